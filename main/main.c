@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cradle: one binary, many names. "cradle VERB ARGS" runs an applet, and so
+ * does a copy or link of the binary named after the applet ("agent",
+ * "next_step_runner", "installer", ...), so that images can provide the
+ * program names assisted-service's generated command lines expect.
+ */
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "strutil.h"
+#include "verbs.h"
+#include "version.h"
+
+static int verb_version(int argc, char **argv)
+{
+        (void)argc;
+        (void)argv;
+        printf("cradle %s (git %s)\n", cradle_version(), cradle_git_revision());
+        return 0;
+}
+
+static void list_verbs(FILE *f)
+{
+        fprintf(f, "Usage: cradle VERB [ARGS...]   (or call a link named after the verb)\n\n"
+                   "cradle is the Assisted Installer's on-host half: discovery agent, installer and\n"
+                   "hardware inventory in one static binary.\n\nVerbs:\n");
+        for (const Verb *v = cradle_verbs; v->name; v++)
+                if (!(v->flags & VERB_HIDDEN))
+                        fprintf(f, "  %-18s %s\n", v->name, v->summary);
+        fprintf(f, "\nRun 'cradle VERB --help' for the options of a verb.\n"
+                   "Options: --help, --version.\n");
+}
+
+static int verb_help(int argc, char **argv)
+{
+        if (argc > 1) {
+                const Verb *v = verb_find(argv[1]);
+                char *help_argv[] = { argv[1], (char *)"--help", NULL };
+                if (!v) {
+                        fprintf(stderr, "cradle: unknown verb '%s'\n", argv[1]);
+                        return 2;
+                }
+                return v->run(2, help_argv);
+        }
+        list_verbs(stdout);
+        return 0;
+}
+
+const Verb cradle_verbs[] = {
+        { "version", verb_version, "print the version and git revision", 0 },
+        { "help", verb_help, "list the verbs, or show a verb's options", 0 },
+        {},
+};
+
+const Verb *verb_find(const char *name)
+{
+        for (const Verb *v = cradle_verbs; v->name; v++)
+                if (streq(v->name, name))
+                        return v;
+        return NULL;
+}
+
+int main(int argc, char **argv)
+{
+        _cleanup_free_ char *copy = strdup(argc > 0 && argv[0] ? argv[0] : "cradle");
+        const char *self = copy ? basename(copy) : "cradle";
+        const Verb *v;
+
+        /* Called by an applet's name: behave like that program. */
+        if (!startswith(self, "cradle")) {
+                v = verb_find(self);
+                if (!v) {
+                        fprintf(stderr,
+                                "unknown binary name %s, expected 'cradle' or one of its verbs "
+                                "(see 'cradle help')\n",
+                                self);
+                        return 1;
+                }
+                return v->run(argc, argv);
+        }
+
+        if (argc < 2) {
+                list_verbs(stderr);
+                return 2;
+        }
+        if (streq(argv[1], "--help") || streq(argv[1], "-h"))
+                return verb_help(1, argv);
+        if (streq(argv[1], "--version"))
+                return verb_version(1, argv);
+
+        v = verb_find(argv[1]);
+        if (!v) {
+                fprintf(stderr, "cradle: unknown verb '%s' (see 'cradle help')\n", argv[1]);
+                return 2;
+        }
+        return v->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <pthread.h>
+
+#include "timeutil.h"
+#include "tests.h"
+
+TEST(full_jitter_bounds)
+{
+        for (unsigned attempt = 0; attempt < 8; attempt++)
+                for (int i = 0; i < 200; i++) {
+                        usec_t d = backoff_full_jitter(2 * USEC_PER_SEC, 10 * USEC_PER_SEC, attempt);
+                        usec_t ceiling = attempt == 0   ? 2 * USEC_PER_SEC
+                                         : attempt == 1 ? 4 * USEC_PER_SEC
+                                         : attempt == 2 ? 8 * USEC_PER_SEC
+                                                        : 10 * USEC_PER_SEC;
+                        ASSERT_TRUE(d < ceiling);
+                }
+}
+
+TEST(exponential_backoff_schedule)
+{
+        ExpBackoff b = EXP_BACKOFF_DEFAULTS;
+        double expected = 0.5;
+
+        for (int i = 0; i < 20; i++) {
+                usec_t d = exp_backoff_next(&b);
+                double s = (double)d / USEC_PER_SEC;
+                ASSERT_TRUE(s >= expected * 0.5 - 0.001 && s <= expected * 1.5 + 0.001);
+                expected = expected * 1.5 > 60 ? 60 : expected * 1.5;
+        }
+        /* after max_elapsed the schedule ends */
+        b.max_elapsed = 1;
+        b.started = now_usec(CLOCK_MONOTONIC) - 10;
+        ASSERT_TRUE(exp_backoff_next(&b) == USEC_INFINITY);
+}
+
+static void *stopper(void *arg)
+{
+        (void)arg;
+        sleep_usec(50 * USEC_PER_MSEC);
+        stop_request();
+        return NULL;
+}
+
+TEST(stop_interrupts_sleep)
+{
+        pthread_t t;
+
+        stop_reset();
+        ASSERT_OK(sleep_usec(1000));
+        ASSERT_EQ(pthread_create(&t, NULL, stopper, NULL), 0);
+        ASSERT_ERROR(sleep_usec(60 * USEC_PER_SEC), ECANCELED);
+        pthread_join(t, NULL);
+        ASSERT_TRUE(stop_requested());
+        ASSERT_ERROR(sleep_usec(1), ECANCELED);
+        stop_reset();
+        ASSERT_OK(sleep_usec(1));
+}
+
+TEST(rfc3339)
+{
+        char s[32];
+
+        format_rfc3339_utc(0, s);
+        ASSERT_STREQ(s, "1970-01-01T00:00:00Z");
+        format_rfc3339_utc(1795424820, s);
+        ASSERT_STREQ(s, "2026-11-23T09:07:00Z");
+}
+
+DEFINE_TEST_MAIN
