@@ -987,12 +987,13 @@ class Service(object):
             sys.stderr.flush()
 
     def reset(self, scenario=None):
-        if scenario is not None:
-            self.initial_scenario = scenario
+        """Back to the start-up scenario, or to the one given; requests, faults
+        and uploaded logs are cleared."""
+        scenario = self.initial_scenario if scenario is None else scenario
         with self.model.lock:
-            self.model.load(self.initial_scenario)
+            self.model.load(scenario)
         self.faults.clear()
-        for f in self.initial_scenario.get("faults") or []:
+        for f in scenario.get("faults") or []:
             self.faults.add(f)
         self.recorder.clear()
         with self.api.logs_lock:
