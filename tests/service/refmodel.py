@@ -513,6 +513,7 @@ class Model(object):
 
     # -- scenario -------------------------------------------------------
     def load(self, scenario):
+        check_scenario(scenario)
         self.scenario = scenario
         self.settings = dict(DEFAULT_SETTINGS)
         self.settings.update(scenario.get("settings") or {})
@@ -1423,6 +1424,43 @@ class Model(object):
         d["_issued_steps"] = dict(h.issued)
         d["_replies"] = list(h.replies)
         return d
+
+
+CLUSTER_KEYS = set(DEFAULT_CLUSTER) | {"id", "status", "status_info", "files", "installer_args",
+                                       "high_availability_mode"}
+INFRA_ENV_KEYS = set(DEFAULT_INFRA_ENV) | {"id", "cluster_id"}
+HOST_KEYS = {"id", "infra_env_id", "cluster_id", "discovery_agent_version", "inventory", "status", "status_info",
+             "role", "suggested_role", "bootstrap", "stage", "current_stage", "progress_info",
+             "installation_disk_id", "installation_disk_path", "requested_hostname", "installer_args", "ignition",
+             "media_status"}
+
+
+def check_scenario(sc):
+    """Fail fast on a misspelt scenario key (raises ValueError)."""
+    if not isinstance(sc, dict):
+        raise ValueError("a scenario is a JSON object")
+
+    def keys(obj, allowed, where):
+        if not isinstance(obj, dict):
+            raise ValueError("%s: expected an object" % where)
+        bad = sorted(k for k in obj if k not in allowed and not k.startswith("_"))
+        if bad:
+            raise ValueError("%s: unknown key(s) %s (allowed: %s)" % (where, ", ".join(bad),
+                                                                    ", ".join(sorted(allowed))))
+
+    keys(sc, {"settings", "clusters", "infra_envs", "hosts", "faults"}, "scenario")
+    keys(sc.get("settings") or {}, set(DEFAULT_SETTINGS), "settings")
+    for i, c in enumerate(sc.get("clusters") or []):
+        keys(c, CLUSTER_KEYS, "clusters[%d]" % i)
+    for i, ie in enumerate(sc.get("infra_envs") or []):
+        keys(ie, INFRA_ENV_KEYS, "infra_envs[%d]" % i)
+    for i, h in enumerate(sc.get("hosts") or []):
+        keys(h, HOST_KEYS, "hosts[%d]" % i)
+        if "id" not in h or "infra_env_id" not in h:
+            raise ValueError("hosts[%d]: id and infra_env_id are required" % i)
+    style = (sc.get("settings") or {}).get("install_cmd_style", "2023")
+    if style not in ("2023", "head"):
+        raise ValueError("settings.install_cmd_style must be \"2023\" or \"head\"")
 
 
 def _gib(n):

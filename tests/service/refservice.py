@@ -10,7 +10,6 @@ See README.md beside this file for the scenario format and the control API.
 """
 
 import argparse
-import base64
 import email.parser
 import email.policy
 import hashlib
@@ -24,7 +23,6 @@ import ssl
 import struct
 import sys
 import tarfile
-import tempfile
 import threading
 import time
 import traceback
@@ -685,6 +683,7 @@ class Control(object):
                 return ctl(200, {"ok": True})
             if parts == ["settings"] and method == "POST":
                 with model.lock:
+                    refmodel.check_scenario({"settings": data or {}})
                     model.settings.update(data or {})
                     return ctl(200, model.settings)
             if parts == ["requests"]:
@@ -962,7 +961,11 @@ class Service(object):
         self.opts = opts
         self.quiet = opts.quiet
         self.sw = Swagger(find_swagger(opts.swagger))
-        self.initial_scenario = refmodel.load_scenario(opts.scenario) if opts.scenario else {}
+        try:
+            self.initial_scenario = refmodel.load_scenario(opts.scenario) if opts.scenario else {}
+            refmodel.check_scenario(self.initial_scenario)
+        except (OSError, ValueError) as e:
+            raise SystemExit("refservice: bad scenario %s: %s" % (opts.scenario, e))
         if opts.next_instruction_seconds is not None:
             self.initial_scenario.setdefault("settings", {})["next_instruction_seconds"] = \
                 opts.next_instruction_seconds

@@ -8,7 +8,6 @@ Everything binds 127.0.0.1; nothing leaves the machine.
 """
 
 import copy
-import gzip
 import io
 import json
 import os
@@ -35,7 +34,7 @@ except ImportError:
     raise unittest.SkipTest("python3-yaml is not installed")
 
 import refservice  # noqa: E402
-from refclient import RefService, request  # noqa: E402
+from refclient import RefService  # noqa: E402
 from swaggerval import Swagger  # noqa: E402
 
 SWAGGER = Swagger(refservice.find_swagger())
@@ -776,6 +775,61 @@ class TestTLS(unittest.TestCase):
                 s.close()
                 self.assertEqual(svc.instructions(IE, H1)[0], 200)
             self.assertEqual(svc.returncode, 0)
+
+
+class TestScenarios(unittest.TestCase):
+    def test_scenario_files(self):
+        d = os.path.join(HERE, "scenarios")
+        names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
+        self.assertIn("lab-3node.json", names)
+        for name in names:
+            with open(os.path.join(d, name)) as f:
+                scen = json.load(f)
+            with RefService(extra_args=["--scenario", os.path.join(d, name)]) as svc:
+                for ie in scen["infra_envs"]:
+                    hid = str(uuid.uuid4())
+                    self.assertEqual(svc.register(ie["id"], hid)[0], 201, name)
+                    st, steps = svc.instructions(ie["id"], hid)
+                    self.assertEqual(st, 200)
+                    small = inventory_for(1, "198.51.100.11/24")
+                    small["disks"][0]["size_bytes"] = 2 * 1000 ** 3
+                    small["cpu"]["count"] = 2
+                    small["memory"]["physical_bytes"] = 2 * 1024 ** 3
+                    step = steps["instructions"][0]
+                    self.assertEqual(svc.reply(ie["id"], hid, step, json.dumps(small))[0], 204)
+                    h = svc.host(hid)
+                    want = "known" if scen["settings"].get("min_disk_size_gb", 100) <= 2 else "insufficient"
+                    self.assertEqual(h["status"].replace("-unbound", ""), want, (name, h["status_info"]))
+
+    def test_bad_scenario_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.json")
+            with open(path, "w") as f:
+                json.dump({"clusters": [{"nmae": "typo"}]}, f)
+            p = subprocess.run(["/usr/bin/python3", refservice.__file__, "--port", "0", "--scenario", path],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn(b"unknown key(s) nmae", p.stderr)
+
+    def test_cli(self):
+        with RefService() as svc:
+            port_file = os.path.join(svc.workdir, "port")
+            cli = ["/usr/bin/python3", os.path.join(HERE, "refclient.py"), "--port-file", port_file]
+            p = subprocess.run(cli + ["api", "POST", "/v2/infra-envs/%s/hosts" % IE, json.dumps({"host_id": H1})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 0)
+            self.assertEqual(json.loads(p.stdout)["id"], H1)
+            p = subprocess.run(cli + ["ctl", "POST", "/hosts/" + H1, json.dumps({"status": "installed"})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 0)
+            p = subprocess.run(cli + ["wait-status", H1, "installed", "5"], timeout=30)
+            self.assertEqual(p.returncode, 0)
+            p = subprocess.run(cli + ["api", "POST", "/v2/infra-envs/%s/hosts" % IE, json.dumps({"host_id": H1})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 1, "403 after installation")
+            p = subprocess.run(cli + ["ctl", "POST", "/settings", json.dumps({"no_such_setting": 1})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 1)
 
 
 class TestSelf(unittest.TestCase):
