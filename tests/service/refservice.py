@@ -333,7 +333,8 @@ class Api(object):
                 return openapi_error(415, "unsupported media type %s, only %s are allowed" % (
                     json.dumps(req_ct), "[" + " ".join(self.sw.op_consumes(op)) + "]"))
         produces = self.sw.op_produces(op)
-        if not _accept_matches(headers.get("Accept"), produces, req_ct):
+        # middleware/validation.go responseFormat: NegotiateContentType(r, produces, "") == "" -> 406
+        if produces and not _accept_matches(headers.get("Accept"), produces, ""):
             return openapi_error(406, "unsupported media type requested, only %s are available" % (
                 "[" + " ".join(produces) + "]"))
         # parameters

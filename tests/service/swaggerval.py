@@ -338,7 +338,9 @@ class Swagger(object):
         Returns (None, None, None) for no path, (template, None, allowed) for a
         path without that method.
         """
-        segs = [s for s in path.split("/") if s]
+        segs = path.split("/")[1:] if path.startswith("/") else path.split("/")
+        if any(s == "" for s in segs):
+            return None, None, None   # denco: no route for empty segments / trailing slash
         methods_seen = None
         for tmpl, tsegs, item in self._routes:
             if len(tsegs) != len(segs):
