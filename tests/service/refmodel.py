@@ -463,9 +463,11 @@ class Host(object):
             p["progress_info"] = self.progress["progress_info"]
         return dict(sorted(p.items()))
 
-    def registration_api(self, next_step_args):
-        """The 201 body of register: a Host built fresh by V2RegisterHost
-        (no inventory, zero created/updated times) + next_step_runner_command."""
+    def registration_api(self, next_step_args, sno=False):
+        """The 201 body of register: the Host struct V2RegisterHost builds
+        afresh (default role, no inventory, zero created/updated times) +
+        next_step_runner_command."""
+        role = "master" if sno else "auto-assign"
         out = {
             "checked_in_at": self.checked_in_at,
             "created_at": ZERO_RFC,
@@ -480,19 +482,19 @@ class Host(object):
             "progress_stages": [],
             "registered_at": self.registered_at,
             "requested_hostname": self.id,
-            "role": self.role,
+            "role": role,
             "stage_started_at": ZERO_MS,
             "stage_updated_at": ZERO_MS,
             "status": self.status,
             "status_info": self.status_info,
             "status_updated_at": self.status_updated_at,
-            "suggested_role": self.suggested_role,
+            "suggested_role": role,
             "updated_at": ZERO_RFC,
             "user_name": "admin",
         }
         if self.cluster_id:
             out["cluster_id"] = self.cluster_id
-        if self.bootstrap:
+        if sno:
             out["bootstrap"] = True
         out = dict(sorted(out.items()))
         out["next_step_runner_command"] = {"args": next_step_args}
@@ -616,7 +618,7 @@ class Model(object):
                          "Waiting for host to send hardware details")
             self.hosts[(ie_id, host_id)] = h
             self.refresh_cluster(cluster)
-            return h.registration_api(self.next_step_args(h)), h
+            return h.registration_api(self.next_step_args(h), cluster is not None and cluster.sno), h
         # existing host: TransitionTypeRegisterHost rules (statemachine.go)
         st = h.status
         stage = h.progress["current_stage"]
@@ -650,7 +652,7 @@ class Model(object):
         h.checked_in_at = h.registered_at
         h.touch()
         self.refresh_cluster(cluster)
-        body = h.registration_api(self.next_step_args(h))
+        body = h.registration_api(self.next_step_args(h), cluster is not None and cluster.sno)
         # observed 05: re-registration answers with status/status_info null
         body["status"] = None
         body["status_info"] = None

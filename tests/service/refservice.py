@@ -353,6 +353,12 @@ class Api(object):
             try:
                 return handler(args, headers, rec)
             except ApiError as err:
+                if produces == ["application/octet-stream"]:
+                    # the responder writes models.Error with the negotiated producer: go-openapi's
+                    # ByteStreamProducer json.Marshal()s the struct, the header stays octet-stream
+                    r = Response(err.http_status(), go_dumps(err.body()), "application/octet-stream")
+                    r.json = err.body()
+                    return r
                 return error_response(err)
 
     def authenticate(self, op, headers, rawquery):
@@ -801,6 +807,7 @@ def redact_query(rawquery):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     svc = None   # set on the subclass
+    timeout = 300   # idle keep-alive connections are dropped after this many seconds
 
     def setup(self):
         BaseHTTPRequestHandler.setup(self)
@@ -812,7 +819,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.svc.log("TLS handshake failed: %s" % e)
                 self.close_connection = True
                 raise
-            self.request.settimeout(None)
+            self.request.settimeout(self.timeout)
 
     def log_message(self, fmt, *args):
         pass

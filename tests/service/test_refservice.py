@@ -530,12 +530,51 @@ class TestProgress(Base):
         self.assertTrue(any("exclude_hosts" in w for w in rec["warnings"]))
 
 
+class TestInstallerOnly(Base):
+    """A scenario that starts with the cluster installing: what an installer-only test needs."""
+    scenario = {
+        "settings": {"min_disk_size_gb": 1},
+        "clusters": [{"id": CL, "status": "installing", "files": {"bootstrap.ign": {"ignition": {"version": "3.2.0"},
+                                                                                    "storage": {}}}}],
+        "infra_envs": [{"id": IE, "cluster_id": CL}],
+        "hosts": [{"id": H1, "infra_env_id": IE, "inventory": inventory_for(1), "role": "master",
+                   "bootstrap": True, "status": "installing"},
+                  {"id": H2, "infra_env_id": IE, "inventory": inventory_for(2), "role": "master",
+                   "status": "installing"},
+                  {"id": H3, "infra_env_id": IE, "inventory": inventory_for(3), "role": "worker",
+                   "status": "installing"}],
+    }
+
+    def test_installer_calls(self):
+        st, body = self.svc.api("GET", "/v2/clusters/%s/downloads/files?file_name=bootstrap.ign" % CL,
+                                headers={"Accept": "application/octet-stream"})
+        self.assertEqual(st, 200)
+        self.assertEqual(body, {"ignition": {"version": "3.2.0"}, "storage": {}})
+        r = self.svc.raw("GET", "/api/assisted-install/v2/infra-env/%s/hosts/%s/downloads/ignition" % (IE, H3))
+        self.assertIn("filename=worker-%s.ign" % H3, r.headers["Content-Disposition"])
+        self.assertEqual(self.svc.progress(IE, H3, "Starting installation", "worker")[0], 200)
+        self.assertEqual(self.svc.progress(IE, H3, "Installing", "worker")[0], 200)
+        self.assertEqual(self.svc.progress(IE, H3, "Writing image to disk", "50%")[0], 200)
+        self.assertEqual(self.svc.progress(IE, H3, "Waiting for control plane")[0], 200)
+        # the worker waits for two masters Done
+        for h in (H1, H2):
+            self.svc.set_host(h, status="installed", stage="Done")
+        st, masters = self.svc.api("GET", "/v2/clusters/%s/hosts?role=master" % CL)
+        self.assertEqual([m["progress"]["current_stage"] for m in masters], ["Done", "Done"])
+        self.assertEqual(self.svc.progress(IE, H3, "Rebooting")[0], 200)
+        self.assertEqual(self.svc.host(H3)["progress_stages"][3], "Waiting for control plane")
+        st, _ = self.svc.api("PUT", "/v2/infra-envs/%s/hosts/%s/logs-progress" % (IE, H3), {"logs_state": "requested"})
+        self.assertEqual(st, 204)
+
+
 class TestDownloadsAndLogs(Base):
     def test_host_ignition(self):
         self.three_known()
         path = "/v2/infra-env/%s/hosts/%s/downloads/ignition" % (IE, H1)
         r = self.svc.raw("GET", "/api/assisted-install" + path)
         self.assertEqual(r.status, 409, "not while the cluster is not installing")
+        self.assertEqual(r.headers["Content-Type"], "application/octet-stream")
+        self.assertEqual(json.loads(r.body)["kind"], "Error")
         self.svc.install(CL)
         r = self.svc.raw("GET", "/api/assisted-install" + path)
         self.assertEqual(r.status, 200)
