@@ -986,7 +986,7 @@ class Model(object):
         from swaggerval import go_decode, GoJSONError
         schema = {"$ref": "#/definitions/" + model}
         try:
-            value = go_decode(output or "")
+            value = go_decode(output or "", strict=True)   # json.Unmarshal in filterReply
         except GoJSONError as e:
             msg = str(e)
             if msg == "EOF":

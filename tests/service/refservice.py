@@ -440,6 +440,8 @@ class Api(object):
                 if uerr:
                     errors.append(ValidationError(400, 'parsing %s body from "" failed, because %s' % (name, uerr)))
                     continue
+                if value is None and self.sw.schema_type(schema) == "object":
+                    value = {}   # JSON null leaves Go's struct at its zero value
                 errors.extend(self.sw.validate(schema, value, "", "body"))
                 unknown = self.sw.unknown_keys(schema, value)
                 warnings.extend("unknown body key %s (ignored by the service)" % k for k in unknown)

@@ -87,11 +87,12 @@ _DECODER = json.JSONDecoder(parse_float=GoNum, parse_constant=_reject_constant)
 _WS = " \t\r\n"
 
 
-def go_decode(raw):
+def go_decode(raw, strict=False):
     """Decode the first JSON value of raw (bytes or str) like json.Decoder.
 
     Returns the value; raises GoJSONError with a Go-like message.
-    Trailing data after the first value is ignored, as with json.Decoder.
+    Trailing data after the first value is ignored, as with json.Decoder;
+    strict=True behaves like json.Unmarshal (only whitespace may follow).
     """
     if isinstance(raw, bytes):
         text = raw.decode("utf-8", "replace")
@@ -103,7 +104,12 @@ def go_decode(raw):
     if i >= len(text):
         raise GoJSONError("EOF")
     try:
-        value, _end = _DECODER.raw_decode(text, i)
+        value, end = _DECODER.raw_decode(text, i)
+        if strict:
+            while end < len(text) and text[end] in _WS:
+                end += 1
+            if end < len(text):
+                raise GoJSONError("invalid character %s after top-level value" % _go_quote_char(text[end]))
     except json.JSONDecodeError as e:
         if e.pos >= len(text.rstrip(_WS)):
             raise GoJSONError("unexpected EOF")

@@ -159,6 +159,12 @@ class TestRegistration(Base):
         self.assertEqual(st, 400)
         st, body = self.svc.api("POST", ep, b"", {"Content-Type": "application/json"})
         self.assertEqual((st, body["code"]), (422, 602))
+        st, body = self.svc.api("POST", ep, "null", {"Content-Type": "application/json"})
+        self.assertEqual((st, body), (422, {"code": 602, "message": "host_id in body is required"}))
+        st, body = self.svc.api("POST", ep, "[]", {"Content-Type": "application/json"})
+        self.assertEqual(st, 400)
+        st, body = self.svc.api("POST", ep, '{"host_id": "%s"} trailing' % H1, {"Content-Type": "application/json"})
+        self.assertEqual(st, 201, "json.Decoder reads the first value only")
         r = self.svc.raw("POST", "/api/assisted-install" + ep, json.dumps({"host_id": H1}))
         self.assertEqual(r.status, 415)  # urllib sends x-www-form-urlencoded
 
@@ -324,6 +330,8 @@ class TestStepReplies(Base):
         st, body = self.svc.reply(IE, H1, step, "{not json")
         self.assertEqual(st, 400)
         self.assertEqual(body["kind"], "Error")
+        st, body = self.svc.reply(IE, H1, step, json.dumps(inventory_for(1)) + "\n{}")
+        self.assertEqual((st, body["reason"]), (400, "invalid character '{' after top-level value"))
         inv = inventory_for(1)
         inv["cpu"]["count"] = "8"
         st, body = self.svc.reply(IE, H1, step, json.dumps(inv))
