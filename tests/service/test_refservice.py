@@ -303,6 +303,60 @@ class TestInstructions(Base):
         self.assertEqual(types, ["inventory", "ntp-synchronizer", "domain-resolution"])
 
 
+ARG_MODELS = {
+    "connectivity-check": "connectivity-check-params", "free-network-addresses": "free_addresses_request",
+    "ntp-synchronizer": "ntp_synchronization_request", "domain-resolution": "domain_resolution_request",
+    "verify-vips": "verify_vips_request", "installation-disk-speed-check": "disk_speed_check_request",
+    "container-image-availability": "container_image_availability_request", "install": "install_cmd_request",
+    "logs-gather": "logs_gather_cmd_request", "upgrade-agent": "upgrade_agent_request",
+    "dhcp-lease-allocate": "dhcp_allocation_request", "tang-connectivity-check": "tang_connectivity_request",
+}
+
+
+class TestStepArgs(Base):
+    """Every step the service sends carries args its request model accepts (what the agent validates)."""
+    scenario = {
+        "clusters": [{"id": CL, "vip_dhcp_allocation": True,
+                      "tang_servers": '[{"url":"http://198.51.100.5:7500","thumbprint":"abc"}]'}],
+        "infra_envs": [{"id": IE, "cluster_id": CL, "additional_ntp_sources": "ntp.example.test"}],
+    }
+
+    def check(self, steps, seen):
+        for s in steps or []:
+            seen.add(s["step_type"])
+            if s["step_type"] == "inventory":
+                self.assertEqual(len(s["args"]), 1)
+                continue
+            if s["step_type"] == "stop-installation":
+                self.assertEqual(s["args"], [])
+                continue
+            model = ARG_MODELS[s["step_type"]]
+            value = json.loads(s["args"][0])
+            self.assertEqual(schema_errors(model, value), [], s)
+            if s["step_type"] == "installation-disk-speed-check":
+                self.assertEqual(s["args"][1], "480.00")
+
+    def test_all_phases(self):
+        seen = set()
+        self.three_known()
+        for h in (H1, H2, H3):
+            self.check(self.steps(h)["instructions"], seen)
+        self.svc.install(CL, prepare=True)
+        self.check(self.steps(H1)["instructions"], seen)
+        self.svc.install(CL, force=True)
+        self.check(self.steps(H1)["instructions"], seen)
+        self.svc.set_host(H1, status="error")
+        self.svc.set_host(H3, status="error")
+        self.check(self.steps(H1)["instructions"], seen)
+        self.check(self.steps(H3)["instructions"], seen)
+        self.svc.control("POST", "/settings", {"enable_upgrade_agent": True})
+        self.svc.set_host(H2, status="known")
+        st, body = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H2),
+                                headers={"discovery_agent_version": "quay.io/x/agent:old"})
+        self.check(body["instructions"], seen)
+        self.assertEqual(seen, (set(ARG_MODELS) | {"inventory", "stop-installation"}) - {"verify-vips"})
+
+
 class TestStepReplies(Base):
     def test_every_observed_reply_204(self):
         self.three_known()
