@@ -14,7 +14,7 @@ As a library (Python tests):
 
 As a command (shell tests):
 
-    refclient.py start --port-file F [--scenario S] [-- refservice options...]   (runs in the foreground)
+    refclient.py start --port 0 --port-file F [--scenario S] [other refservice options]   (foreground)
     refclient.py --url http://127.0.0.1:PORT ctl GET /hosts
     refclient.py --port-file F ctl POST /clusters/<id>/install '{"prepare": false}'
     refclient.py --port-file F api POST /v2/infra-envs/<ie>/hosts '{"host_id": "..."}'
@@ -258,6 +258,10 @@ class RefService(object):
 
 def _cli(argv):
     import argparse
+    if argv[:1] == ["start"]:
+        # everything after "start" belongs to refservice.py
+        rest = [x for x in argv[1:] if x != "--"]
+        os.execv("/usr/bin/python3", ["/usr/bin/python3", SERVICE] + rest)
     ap = argparse.ArgumentParser(description="talk to a running refservice")
     ap.add_argument("--url", help="service origin, e.g. http://127.0.0.1:8090")
     ap.add_argument("--port-file", help="read the port from this file (http://127.0.0.1:PORT)")
@@ -276,16 +280,16 @@ def _cli(argv):
     w.add_argument("host_id")
     w.add_argument("status")
     w.add_argument("timeout", nargs="?", type=float, default=60.0)
-    s = sub.add_parser("start", help="run refservice.py in the foreground (options passed through)")
-    s.add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("start", help="run refservice.py in the foreground: start [refservice options]")
     opts = ap.parse_args(argv)
-    if opts.cmd == "start":
-        rest = [x for x in opts.rest if x != "--"]
-        os.execv("/usr/bin/python3", ["/usr/bin/python3", SERVICE] + rest)
     url = opts.url
     if not url and opts.port_file:
-        with open(opts.port_file) as f:
-            url = "http://127.0.0.1:%d" % int(f.read().strip())
+        try:
+            with open(opts.port_file) as f:
+                url = "http://127.0.0.1:%d" % int(f.read().strip())
+        except (OSError, ValueError) as e:
+            sys.stderr.write("refclient: no port in %s: %s\n" % (opts.port_file, e))
+            return 2
     if not url:
         ap.error("--url or --port-file is required")
     svc = RefService.attach(url, token=opts.token, cafile=opts.cacert)

@@ -417,6 +417,9 @@ class Api(object):
             elif where == "header":
                 raw = headers.get(name)
                 if raw is None:
+                    for k in headers.keys():
+                        if k.lower().replace("-", "_") == name.lower():
+                            warnings.append("header %s is not %s: the service does not see it" % (k, name))
                     if p.get("required"):
                         errors.append(ValidationError(swaggerval.REQUIRED, "%s in header is required" % name))
                     continue

@@ -284,6 +284,14 @@ class TestInstructions(Base):
         self.assertEqual(st, 404)
         self.assertEqual(body, O6["unknown host id (404)"])
 
+    def test_header_name_near_miss_warned(self):
+        self.register(H1)
+        self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1),
+                     headers={"Discovery-Agent-Version": AGENT})
+        rec = self.svc.requests(operation="v2GetNextSteps")[-1]
+        self.assertIn("header Discovery-Agent-Version is not discovery_agent_version: the service does not see it",
+                      rec["warnings"])
+
     def test_timestamp_query_validated(self):
         self.register(H1)
         st, body = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s/instructions?timestamp=abc" % (IE, H1))
