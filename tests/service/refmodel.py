@@ -1168,11 +1168,18 @@ class Model(object):
             want = int(cluster.spec.get("control_plane_count", 3))
             h.suggested_role = "master" if len(masters) < want else "worker"
         failing = [x["message"] for cat in v.values() for x in cat if x["status"] == "failure"]
+        # minimal hardware failures get their own status_info (host/statemachine.go, common.go)
+        hw_failing = [x["message"] for cat in v.values() for x in cat
+                      if x["status"] == "failure" and x["id"] in ("has-min-cpu-cores", "has-min-memory",
+                                                                   "has-min-valid-disks")]
         st = h.status
         if st in ("discovering", "known", "insufficient", "pending-for-input", "disconnected"):
             if h.inventory_obj is None:
                 return
-            if failing:
+            if hw_failing:
+                h.set_status("insufficient", "Host does not meet the minimum hardware requirements: "
+                             + " ; ".join(hw_failing))
+            elif failing:
                 h.set_status("insufficient", "Host cannot be installed due to following failing validation(s): "
                              + " ; ".join(failing))
             else:

@@ -264,7 +264,8 @@ class TestInstructions(Base):
         self.svc.reply(IE, H1, step, json.dumps(inv))
         h = self.svc.host(H1)
         self.assertEqual(h["status"], "insufficient")
-        self.assertIn("No eligible disks were found", h["status_info"])
+        self.assertEqual(h["status_info"], "Host does not meet the minimum hardware requirements: No eligible disks "
+                                           "were found, please check specific disks to see why they are not eligible")
         disks = json.loads(h["inventory"])["disks"]
         self.assertEqual(disks[0]["installation_eligibility"]["not_eligible_reasons"],
                          ["Disk is too small (disk only has 10 GB, but 100 GB are required)"])
