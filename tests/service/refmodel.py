@@ -13,7 +13,6 @@ import copy
 import datetime
 import ipaddress
 import json
-import os
 import random
 import threading
 import uuid
@@ -1481,6 +1480,3 @@ def load_scenario(path):
     with open(path, "r", encoding="utf-8") as f:
         return json.load(f)
 
-
-def env_default(name, default):
-    return os.environ.get(name, default)

@@ -430,11 +430,12 @@ class Swagger(object):
         kind = _json_kind(v)
 
         def err():
+            # encoding/json: "number <literal>" only when a number does not fit an integer
+            word = _go_value_word(v) if t == "integer" else kind
             if top or not path:
-                return "json: cannot unmarshal %s into Go value of type %s" % (
-                    _go_value_word(v), self.go_type_name(schema))
+                return "json: cannot unmarshal %s into Go value of type %s" % (word, self.go_type_name(schema))
             return "json: cannot unmarshal %s into Go struct field %s.%s of type %s" % (
-                _go_value_word(v), model, ".".join(path), self.go_type_name(schema))
+                word, model, ".".join(path), self.go_type_name(schema))
 
         if t is None:
             return None
