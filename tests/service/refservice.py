@@ -1,0 +1,1094 @@
+#!/usr/bin/python3
+"""refservice: a faithful fake of assisted-service's agent- and installer-facing
+REST API (v2), for testing the cradle agent and installer.
+
+Usage: refservice.py [--bind 127.0.0.1] [--port 0 --port-file F] [--scenario S.json]
+                     [--record requests.jsonl] [--logs-dir DIR] [--token T]
+                     [--tls-cert C --tls-key K] [--swagger swagger.yaml] [--quiet]
+
+See README.md beside this file for the scenario format and the control API.
+"""
+
+import argparse
+import email.parser
+import email.policy
+import hashlib
+import io
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import struct
+import sys
+import tarfile
+import threading
+import time
+import traceback
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import swaggerval  # noqa: E402
+from swaggerval import GoJSONError, Swagger, ValidationError, go_decode, go_dumps  # noqa: E402
+import refmodel  # noqa: E402
+from refmodel import ApiError, Model, now_ms  # noqa: E402
+
+SWAGGER_REL = os.path.join("shared", "reference", "assisted-service", "swagger.yaml")
+CONTROL_PREFIX = "/__control"
+
+# observed/01
+COMPONENT_VERSIONS = {"versions": {
+    "assisted-installer": "quay.io/edge-infrastructure/assisted-installer:latest",
+    "assisted-installer-controller": "quay.io/edge-infrastructure/assisted-installer-controller:latest",
+    "assisted-installer-service": "Unknown",
+    "discovery-agent": "quay.io/edge-infrastructure/assisted-installer-agent:latest"}}
+OPENSHIFT_VERSIONS = {
+    "4.13": {"cpu_architectures": ["x86_64"], "default": True, "display_name": "4.13.18",
+             "support_level": "production"},
+    "4.14": {"cpu_architectures": ["x86_64"], "display_name": "4.14.0-rc.7", "support_level": "beta"}}
+
+SECRET_HEADERS = ("x-secret-key", "authorization", "watcher-authorization", "image-token")
+SECRET_QUERY = ("api_key", "image_token")
+
+
+def find_swagger(explicit=None):
+    if explicit:
+        return explicit
+    env = os.environ.get("REFSERVICE_SWAGGER")
+    if env:
+        return env
+    d = HERE
+    while True:
+        cand = os.path.join(d, SWAGGER_REL)
+        if os.path.exists(cand):
+            return cand
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    raise FileNotFoundError("swagger.yaml not found (looked for %s above %s); use --swagger" % (SWAGGER_REL, HERE))
+
+
+class Response(object):
+    def __init__(self, status, body=b"", content_type=None, headers=None):
+        self.status = status
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        self.body = body
+        self.content_type = content_type
+        self.headers = headers or {}
+        self.action = None   # fault actions: reset, close, truncate
+        self.json = None
+
+
+def json_response(status, obj, headers=None):
+    # go-openapi runtime.JSONProducer: json.Encoder with SetEscapeHTML(false), trailing newline
+    r = Response(status, go_dumps(obj, escape_html=False) + "\n", "application/json", headers)
+    r.json = obj
+    return r
+
+
+def error_response(err):
+    return json_response(err.http_status(), err.body())
+
+
+def openapi_error(code, message, headers=None):
+    return json_response(422 if code >= 600 else code, {"code": code, "message": message}, headers)
+
+
+# ---------------------------------------------------------------------------
+# faults
+
+
+class Faults(object):
+    ACTIONS = ("status", "delay", "reset", "close", "garbage", "html", "truncate")
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.rules = []
+        self.next_id = 1
+
+    def clear(self):
+        with self.lock:
+            self.rules = []
+
+    def add(self, spec):
+        if not isinstance(spec, dict):
+            raise ValueError("a fault rule is a JSON object")
+        action = spec.get("action", "status")
+        if action not in self.ACTIONS:
+            raise ValueError("unknown fault action %r (one of %s)" % (action, ", ".join(self.ACTIONS)))
+        rule = {
+            "id": spec.get("id") or "f%d" % self.next_id,
+            "method": (spec.get("method") or "").upper() or None,
+            "path": spec.get("path") or ".*",
+            "query": spec.get("query"),
+            "skip": int(spec.get("skip", 0)),
+            "count": spec.get("count", 1),
+            "action": action,
+            "status": spec.get("status"),
+            "body": spec.get("body"),
+            "content_type": spec.get("content_type"),
+            "delay": float(spec.get("delay", 0)),
+            "after": bool(spec.get("after", False)),
+            "seen": 0,
+            "applied": 0,
+        }
+        re.compile(rule["path"])
+        if rule["query"]:
+            re.compile(rule["query"])
+        with self.lock:
+            self.next_id += 1
+            self.rules.append(rule)
+        return dict(rule)
+
+    def delete(self, rid):
+        with self.lock:
+            n = len(self.rules)
+            self.rules = [r for r in self.rules if r["id"] != rid]
+            return n != len(self.rules)
+
+    def list(self):
+        with self.lock:
+            return [dict(r) for r in self.rules]
+
+    def pick(self, method, path, query):
+        with self.lock:
+            for r in self.rules:
+                if r["method"] and r["method"] != method:
+                    continue
+                if not re.search(r["path"], path):
+                    continue
+                if r["query"] and not re.search(r["query"], query or ""):
+                    continue
+                r["seen"] += 1
+                if r["seen"] <= r["skip"]:
+                    continue
+                if r["count"] is not None and r["applied"] >= int(r["count"]):
+                    continue
+                r["applied"] += 1
+                return dict(r)
+        return None
+
+    @staticmethod
+    def response(rule):
+        a = rule["action"]
+        st = rule.get("status")
+        body = rule.get("body")
+        ct = rule.get("content_type")
+        if a in ("reset", "close"):
+            r = Response(0)
+            r.action = a
+            return r
+        if a == "html":
+            st = st or 502
+            if body is None:
+                body = "<html>\r\n<head><title>%d Bad Gateway</title></head>\r\n<body>\r\n<center><h1>%d Bad " \
+                       "Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n" % (st, st)
+            return Response(st, body, ct or "text/html")
+        if a == "garbage":
+            return Response(st or 200, body if body is not None else '{"instructions": [{"step_type": "inv',
+                            ct or "application/json")
+        if a == "truncate":
+            r = Response(st or 200, body if body is not None else
+                         '{"next_instruction_seconds":60,"post_step_action":"continue","instructions":null}\n',
+                         ct or "application/json")
+            r.action = "truncate"
+            return r
+        # status
+        st = st or 500
+        if body is None:
+            return json_response(st, {"code": str(st), "href": "", "id": st, "kind": "Error",
+                                      "reason": "fault injected by refservice (rule %s)" % rule["id"]})
+        if isinstance(body, (dict, list)):
+            return json_response(st, body)
+        return Response(st, body, ct or "application/json")
+
+
+# ---------------------------------------------------------------------------
+# recording
+
+
+class Recorder(object):
+    def __init__(self, path=None):
+        self.lock = threading.Lock()
+        self.items = []
+        self.seq = 0
+        self.path = path
+        self.fp = open(path, "a", encoding="utf-8") if path else None
+
+    def clear(self):
+        with self.lock:
+            self.items = []
+
+    def add(self, rec):
+        with self.lock:
+            self.seq += 1
+            rec["seq"] = self.seq
+            self.items.append(rec)
+            if self.fp:
+                self.fp.write(json.dumps(rec, sort_keys=True) + "\n")
+                self.fp.flush()
+
+    def query(self, since=0, path=None, method=None, operation=None):
+        with self.lock:
+            out = []
+            for r in self.items:
+                if r["seq"] <= since:
+                    continue
+                if path and not re.search(path, r["path"]):
+                    continue
+                if method and r["method"] != method.upper():
+                    continue
+                if operation and r.get("operation") != operation:
+                    continue
+                out.append(r)
+            return out
+
+    def close(self):
+        if self.fp:
+            self.fp.close()
+            self.fp = None
+
+
+# ---------------------------------------------------------------------------
+# the API (go-openapi request pipeline + handlers)
+
+
+def _accept_matches(accept, offers, default):
+    """go-openapi middleware.NegotiateContentType (simplified: q=0 excluded)."""
+    if not accept:
+        return offers[0] if offers else default
+    specs = []
+    for part in accept.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        fields = [f.strip() for f in part.split(";")]
+        q = 1.0
+        for f in fields[1:]:
+            if f.startswith("q="):
+                try:
+                    q = float(f[2:])
+                except ValueError:
+                    q = 0.0
+        if q > 0:
+            specs.append(fields[0].lower())
+    if not specs:
+        return offers[0] if offers else default
+    for offer in offers:
+        o = offer.lower()
+        for s in specs:
+            if s == "*/*" or s == o or (s.endswith("/*") and o.startswith(s[:-1])):
+                return offer
+    return default
+
+
+_BOOL_TRUE = ("true", "1", "yes", "ok", "y", "on", "selected", "checked", "t", "enabled")
+_BOOL_FALSE = ("false", "0", "no", "n", "off", "f", "disabled", "")
+
+
+class Api(object):
+    def __init__(self, swagger, model, token=None, logs_dir=None):
+        self.sw = swagger
+        self.model = model
+        self.token = token
+        self.logs_dir = logs_dir
+        self.logs = []
+        self.logs_lock = threading.Lock()
+
+    # -- pipeline ----------------------------------------------------------
+    def handle(self, method, path, rawquery, headers, body, rec):
+        base = self.sw.base_path
+        if not (path == base or path.startswith(base + "/")):
+            return openapi_error(404, "path %s was not found" % path)
+        sub = path[len(base):] or "/"
+        tmpl, op, params = self.sw.route(method, sub)
+        if tmpl is None:
+            return openapi_error(404, "path %s was not found" % path)
+        if op is None:
+            allowed = params
+            return openapi_error(405, "method %s is not allowed, but [%s] are" % (method, ",".join(allowed)),
+                                 {"Allow": ",".join(allowed)})
+        op_id = op.get("operationId")
+        rec["operation"] = op_id
+        rec["route"] = tmpl
+        # security
+        auth = self.authenticate(op, headers, rawquery)
+        rec["auth"] = auth[0]
+        if auth[1] is not None:
+            return auth[1]
+        # content type, response format
+        has_body = bool(body) or headers.get("Transfer-Encoding", "").lower() == "chunked"
+        req_ct = ""
+        if has_body:
+            ct = headers.get("Content-Type") or "application/octet-stream"
+            req_ct = ct.split(";")[0].strip().lower()
+            consumes = [c.lower() for c in self.sw.op_consumes(op)]
+            if req_ct not in consumes:
+                return openapi_error(415, "unsupported media type %s, only %s are allowed" % (
+                    json.dumps(req_ct), "[" + " ".join(self.sw.op_consumes(op)) + "]"))
+        produces = self.sw.op_produces(op)
+        # middleware/validation.go responseFormat: NegotiateContentType(r, produces, "") == "" -> 406
+        if produces and not _accept_matches(headers.get("Accept"), produces, ""):
+            return openapi_error(406, "unsupported media type requested, only %s are available" % (
+                "[" + " ".join(produces) + "]"))
+        # parameters
+        query = urllib.parse.parse_qs(rawquery, keep_blank_values=True)
+        args, errors, warnings = self.bind(op, params, query, headers, body, req_ct)
+        rec["validation_errors"] = [e.message for e in errors]
+        if warnings:
+            rec.setdefault("warnings", []).extend(warnings)
+        if errors:
+            e = errors[0]
+            return openapi_error(e.code, e.message)
+        handler = getattr(self, "op_" + op_id, None)
+        if handler is None:
+            return openapi_error(501, "operation %s has not yet been implemented by refservice" % op_id)
+        with self.model.lock:
+            try:
+                return handler(args, headers, rec)
+            except ApiError as err:
+                if produces == ["application/octet-stream"]:
+                    # the responder writes models.Error with the negotiated producer: go-openapi's
+                    # ByteStreamProducer json.Marshal()s the struct, the header stays octet-stream
+                    r = Response(err.http_status(), go_dumps(err.body()), "application/octet-stream")
+                    r.json = err.body()
+                    return r
+                return error_response(err)
+
+    def authenticate(self, op, headers, rawquery):
+        if not self.token:
+            return "none", None
+        schemes = self.sw.op_security(op)
+        presented = []
+        query = urllib.parse.parse_qs(rawquery)
+        for s in schemes:
+            if s == "agentAuth" and headers.get("X-Secret-Key") is not None:
+                presented.append(headers.get("X-Secret-Key"))
+            elif s == "userAuth" and headers.get("Authorization") is not None:
+                v = headers.get("Authorization")
+                presented.append(v[7:] if v.lower().startswith("bearer ") else v)
+            elif s == "urlAuth" and query.get("api_key"):
+                presented.append(query["api_key"][0])
+            elif s == "watcherAuth" and headers.get("Watcher-Authorization") is not None:
+                presented.append(headers.get("Watcher-Authorization"))
+            elif s == "imageAuth" and headers.get("Image-Token") is not None:
+                presented.append(headers.get("Image-Token"))
+            elif s == "imageURLAuth" and query.get("image_token"):
+                presented.append(query["image_token"][0])
+        if not presented or all(p == "" for p in presented):
+            # go-openapi: no authenticator applied -> errors.Unauthenticated("invalid credentials")
+            return "missing", json_response(401, {"code": 401, "message": "unauthenticated for invalid credentials"})
+        if any(p == self.token for p in presented):
+            return "ok", None
+        return "wrong", json_response(401, {"code": 401, "message": "Unauthorized"})
+
+    def bind(self, op, path_params, query, headers, body, req_ct):
+        args = {}
+        errors = []
+        warnings = []
+        declared_query = set()
+        for p in op.get("parameters", []):
+            p = self.sw.resolve(p)
+            name = p["name"]
+            where = p["in"]
+            if where == "path":
+                raw = urllib.parse.unquote(path_params.get(name, ""))
+                errors.extend(self._simple(p, raw, args))
+            elif where == "query":
+                declared_query.add(name)
+                if name not in query:
+                    if p.get("required"):
+                        errors.append(ValidationError(swaggerval.REQUIRED, "%s in query is required" % name))
+                    elif "default" in p:
+                        args[name] = p["default"]
+                    continue
+                raw = query[name][0]
+                if raw == "":
+                    if p.get("required"):
+                        errors.append(ValidationError(swaggerval.REQUIRED, "%s in query is required" % name))
+                    continue
+                errors.extend(self._simple(p, raw, args))
+            elif where == "header":
+                raw = headers.get(name)
+                if raw is None:
+                    for k in headers.keys():
+                        if k.lower().replace("-", "_") == name.lower():
+                            warnings.append("header %s is not %s: the service does not see it" % (k, name))
+                    if p.get("required"):
+                        errors.append(ValidationError(swaggerval.REQUIRED, "%s in header is required" % name))
+                    continue
+                errors.extend(self._simple(p, raw, args))
+            elif where == "body":
+                schema = p.get("schema", {})
+                if not body:
+                    if p.get("required"):
+                        errors.append(ValidationError(swaggerval.REQUIRED, "%s in body is required" % name))
+                    continue
+                try:
+                    value = go_decode(body)
+                except GoJSONError as e:
+                    if str(e) == "EOF":   # io.EOF: only whitespace was sent
+                        if p.get("required"):
+                            errors.append(ValidationError(swaggerval.REQUIRED, "%s in body is required" % name))
+                        continue
+                    errors.append(ValidationError(400, 'parsing %s body from "" failed, because %s' % (name, e)))
+                    continue
+                uerr = self.sw.go_unmarshal_error(schema, value)
+                if uerr:
+                    errors.append(ValidationError(400, 'parsing %s body from "" failed, because %s' % (name, uerr)))
+                    continue
+                if value is None and self.sw.schema_type(schema) == "object":
+                    value = {}   # JSON null leaves Go's struct at its zero value
+                errors.extend(self.sw.validate(schema, value, "", "body"))
+                unknown = self.sw.unknown_keys(schema, value)
+                warnings.extend("unknown body key %s (ignored by the service)" % k for k in unknown)
+                args["body"] = value
+            elif where == "formData":
+                if req_ct != "multipart/form-data":
+                    if p.get("required"):
+                        errors.append(ValidationError(swaggerval.REQUIRED, "%s in formData is required" % name))
+                    continue
+                try:
+                    parts = parse_multipart(headers.get("Content-Type", ""), body)
+                except ValueError as e:
+                    errors.append(ValidationError(400, 'parsing %s formData from "" failed, because %s' % (name, e)))
+                    continue
+                part = parts.get(name)
+                if part is None:
+                    if p.get("required"):
+                        errors.append(ValidationError(swaggerval.REQUIRED, "%s in formData is required" % name))
+                    continue
+                args[name] = part
+                args["_parts"] = parts
+        for k in query:
+            if k not in declared_query:
+                warnings.append("unknown query parameter %s (ignored by the service)" % k)
+        return args, errors, warnings
+
+    def _simple(self, p, raw, args):
+        name = p["name"]
+        where = p["in"]
+        t = p.get("type", "string")
+        fmt = p.get("format")
+        if t == "integer":
+            try:
+                if not re.match(r"^[+-]?[0-9]+$", raw):
+                    raise ValueError(raw)
+                v = int(raw)
+                lim = 2 ** 31 if fmt == "int32" else 2 ** 63
+                if not -lim <= v < lim:
+                    raise ValueError(raw)
+            except ValueError:
+                return [ValidationError(swaggerval.INVALID_TYPE, '%s in %s must be of type %s: %s' % (
+                    name, where, "int32" if fmt == "int32" else "int64", json.dumps(raw)))]
+            args[name] = v
+            return []
+        if t == "boolean":
+            low = raw.strip().lower()
+            if low in _BOOL_TRUE:
+                args[name] = True
+            elif low in _BOOL_FALSE:
+                args[name] = False
+            else:
+                return [ValidationError(swaggerval.INVALID_TYPE, '%s in %s must be of type bool: %s' % (
+                    name, where, json.dumps(raw)))]
+            return []
+        errs = self.sw.validate({k: v for k, v in p.items() if k in ("type", "enum", "pattern", "format",
+                                                                     "minLength", "maxLength")},
+                                raw, name, where)
+        if not errs:
+            args[name] = raw
+        return errs
+
+    # -- handlers (operationId) --------------------------------------------
+    def _style(self):
+        return self.model.settings.get("install_cmd_style", "2023")
+
+    def op_v2RegisterHost(self, a, headers, rec):
+        body, _h = self.model.register(a["infra_env_id"], a["body"], a.get("discovery_agent_version"))
+        return json_response(201, body)
+
+    def op_v2GetNextSteps(self, a, headers, rec):
+        steps = self.model.next_steps(a["infra_env_id"], a["host_id"], a.get("timestamp"),
+                                      a.get("discovery_agent_version"))
+        return json_response(200, steps)
+
+    def op_v2PostStepReply(self, a, headers, rec):
+        reply = a.get("body")
+        if reply is None:
+            # body is optional in swagger; the handler dereferences it (nil pointer -> recovered panic)
+            return json_response(500, {"code": 500, "message": "refservice: step reply without a body"})
+        r = self.model.step_reply(a["infra_env_id"], a["host_id"], reply)
+        rec["step_reply"] = r
+        return Response(204)
+
+    def op_v2UpdateHostInstallProgress(self, a, headers, rec):
+        self.model.update_progress(a["infra_env_id"], a["host_id"], a["body"])
+        return Response(200)
+
+    def op_v2UpdateHostLogsProgress(self, a, headers, rec):
+        self.model.host_logs_progress(a["infra_env_id"], a["host_id"], a["body"].get("logs_state") or "")
+        return Response(204)
+
+    def op_v2UpdateClusterLogsProgress(self, a, headers, rec):
+        self.model.cluster_logs_progress(a["cluster_id"], a["body"].get("logs_state") or "")
+        return Response(204)
+
+    def op_v2GetHost(self, a, headers, rec):
+        h = self.model.host(a["infra_env_id"], a["host_id"])
+        return json_response(200, h.to_api())
+
+    def op_v2ListHosts(self, a, headers, rec):
+        self.model.infra_env(a["infra_env_id"])
+        hosts = sorted((h for h in self.model.hosts.values() if h.infra_env_id == a["infra_env_id"]),
+                       key=lambda h: h.seq)
+        return json_response(200, [h.to_api() for h in hosts])
+
+    def op_v2GetCluster(self, a, headers, rec):
+        c = self.model.cluster(a["cluster_id"])
+        hosts = self.model.cluster_hosts(c.id)
+        return json_response(200, c.to_api(hosts, self._style(), include_hosts=not a.get("exclude-hosts", False)))
+
+    def op_ListClusterHosts(self, a, headers, rec):
+        c = self.model.cluster(a["cluster_id"])
+        out = []
+        for h in self.model.cluster_hosts(c.id):
+            if a.get("role") and h.role != a["role"]:
+                continue
+            if a.get("status") and h.status != a["status"]:
+                continue
+            out.append(h.to_api(include_inventory=bool(a.get("with-inventory")),
+                                include_connectivity=bool(a.get("with-connectivity"))))
+        return json_response(200, out)
+
+    def op_GetInfraEnv(self, a, headers, rec):
+        return json_response(200, self.model.infra_env(a["infra_env_id"]).to_api())
+
+    def op_v2InstallCluster(self, a, headers, rec):
+        c = self.model.install_cluster(a["cluster_id"])
+        return json_response(202, c.to_api(self.model.cluster_hosts(c.id), self._style()))
+
+    def op_v2ListComponentVersions(self, a, headers, rec):
+        return json_response(200, COMPONENT_VERSIONS)
+
+    def op_v2ListSupportedOpenshiftVersions(self, a, headers, rec):
+        return json_response(200, OPENSHIFT_VERSIONS)
+
+    def op_v2DownloadHostIgnition(self, a, headers, rec):
+        name, data = self.model.host_ignition(a["infra_env_id"], a["host_id"])
+        return file_response(name, data)
+
+    def op_V2DownloadClusterFiles(self, a, headers, rec):
+        data = self.model.cluster_file(a["cluster_id"], a["file_name"])
+        return file_response(a["file_name"], data)
+
+    def op_V2UploadLogs(self, a, headers, rec):
+        cluster_id = a["cluster_id"]
+        logs_type = a["logs_type"]
+        host_id = a.get("host_id")
+        m = self.model
+        h = None
+        if logs_type == "host":
+            if not host_id:
+                raise ApiError(500, "cluster_id and host_id are required for upload %s logs" % logs_type)
+            h = next((x for x in m.hosts.values() if x.id == host_id and x.cluster_id == cluster_id), None)
+            if h is None:
+                raise ApiError(404, "failed to get host %s in cluster %s: record not found" % (host_id, cluster_id))
+        else:
+            m.cluster(cluster_id)
+        part = a.get("upfile")
+        if part is None:
+            raise ApiError(500, "refservice: no upfile part in the upload")
+        meta = self.store_logs(cluster_id, logs_type, host_id, a.get("infra_env_id"), part)
+        rec["logs"] = meta
+        if h is not None:
+            h.logs_collected_at = now_ms()
+            h.logs_info = "collecting"
+            h.touch()
+        else:
+            c = m.cluster(cluster_id)
+            c.controller_logs_collected_at = now_ms()
+            c.logs_info = "collecting"
+        return Response(204)
+
+    def store_logs(self, cluster_id, logs_type, host_id, ie_id, part):
+        data = part["data"]
+        with self.logs_lock:
+            n = len(self.logs) + 1
+            name = "%03d_%s_%s%s.tar.gz" % (n, cluster_id, logs_type, "_" + host_id if host_id else "")
+            meta = {"name": name, "cluster_id": cluster_id, "logs_type": logs_type, "host_id": host_id,
+                    "infra_env_id": ie_id, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                    "filename": part.get("filename"), "content_type": part.get("content_type"),
+                    "gzip": data[:2] == b"\x1f\x8b", "time": now_ms()}
+            try:
+                with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tf:
+                    meta["tar_members"] = tf.getnames()
+            except (tarfile.TarError, EOFError, OSError) as e:
+                meta["tar_error"] = str(e)
+            if self.logs_dir:
+                with open(os.path.join(self.logs_dir, name), "wb") as f:
+                    f.write(data)
+                meta["path"] = os.path.join(self.logs_dir, name)
+            meta["_data"] = data
+            self.logs.append(meta)
+            return {k: v for k, v in meta.items() if k != "_data"}
+
+
+def file_response(name, data):
+    # filemiddleware.NewResponder: Content-Disposition + octet-stream
+    return Response(200, data, "application/octet-stream",
+                    {"Content-Disposition": "attachment; filename=%s" % name})
+
+
+def parse_multipart(content_type, body):
+    if "boundary=" not in content_type:
+        raise ValueError("no multipart boundary param in Content-Type")
+    msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\nMIME-Version: 1.0\r\n\r\n" + body)
+    if not msg.is_multipart():
+        raise ValueError("multipart: NextPart: EOF")
+    parts = {}
+    for part in msg.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if not name:
+            continue
+        parts[name] = {"filename": part.get_filename(), "content_type": part.get_content_type(),
+                       "data": part.get_payload(decode=True) or b""}
+    if not parts and body.strip():
+        raise ValueError("multipart: NextPart: EOF")
+    return parts
+
+
+# ---------------------------------------------------------------------------
+# control API
+
+
+class Control(object):
+    def __init__(self, service):
+        self.svc = service
+
+    def handle(self, method, path, rawquery, body):
+        q = urllib.parse.parse_qs(rawquery)
+        sub = path[len(CONTROL_PREFIX):].strip("/")
+        parts = sub.split("/") if sub else []
+        svc = self.svc
+        model = svc.model
+        raw_body = len(parts) == 4 and parts[0] == "clusters" and parts[2] == "files"
+        try:
+            data = json.loads(body.decode("utf-8")) if body and not raw_body else None
+        except ValueError as e:
+            return ctl(400, {"error": "control body is not JSON: %s" % e})
+        try:
+            if parts == ["health"]:
+                return ctl(200, {"ok": True, "port": svc.port})
+            if parts == ["state"] and method == "GET":
+                with model.lock:
+                    return ctl(200, model.snapshot())
+            if parts == ["reset"] and method == "POST":
+                svc.reset((data or {}).get("scenario"))
+                return ctl(200, {"ok": True})
+            if parts == ["settings"] and method == "POST":
+                with model.lock:
+                    refmodel.check_scenario({"settings": data or {}})
+                    model.settings.update(data or {})
+                    return ctl(200, model.settings)
+            if parts == ["requests"]:
+                if method == "DELETE":
+                    svc.recorder.clear()
+                    return ctl(200, {"ok": True})
+                items = svc.recorder.query(int(q.get("since", ["0"])[0]), q.get("path", [None])[0],
+                                           q.get("method", [None])[0], q.get("operation", [None])[0])
+                return ctl(200, items)
+            if parts and parts[0] == "faults":
+                if method == "GET":
+                    return ctl(200, svc.faults.list())
+                if method == "POST":
+                    specs = data if isinstance(data, list) else [data]
+                    return ctl(200, [svc.faults.add(s) for s in specs])
+                if method == "DELETE" and len(parts) == 1:
+                    svc.faults.clear()
+                    return ctl(200, {"ok": True})
+                if method == "DELETE" and len(parts) == 2:
+                    return ctl(200 if svc.faults.delete(parts[1]) else 404, {"deleted": parts[1]})
+            if parts and parts[0] == "hosts":
+                with model.lock:
+                    if len(parts) == 1 and method == "GET":
+                        return ctl(200, [model.host_debug(h) for h in sorted(model.hosts.values(),
+                                                                             key=lambda x: x.seq)])
+                    if len(parts) == 1 and method == "POST":
+                        h = model.add_host(data)
+                        return ctl(200, model.host_debug(h))
+                    h = model.find_host(parts[1])
+                    if h is None:
+                        return ctl(404, {"error": "no host %s" % parts[1]})
+                    if len(parts) == 2 and method == "GET":
+                        return ctl(200, model.host_debug(h))
+                    if len(parts) == 2 and method == "POST":
+                        model.control_update_host(h, data or {})
+                        c = model.clusters.get(h.cluster_id) if h.cluster_id else None
+                        if data and "inventory" in data:
+                            inv = data["inventory"]
+                            model.apply_inventory(h, inv if isinstance(inv, dict) else json.loads(inv))
+                        model.refresh_cluster_install(c)
+                        return ctl(200, model.host_debug(h))
+            if parts and parts[0] == "clusters":
+                with model.lock:
+                    if len(parts) == 1 and method == "POST":
+                        c = model.add_cluster(data or {})
+                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                    c = model.clusters.get(parts[1]) if len(parts) > 1 else None
+                    if c is None:
+                        return ctl(404, {"error": "no cluster %s" % (parts[1] if len(parts) > 1 else "")})
+                    if len(parts) == 2 and method == "GET":
+                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                    if len(parts) == 2 and method == "POST":
+                        model.control_update_cluster(c, data or {})
+                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                    if len(parts) == 3 and parts[2] == "install" and method == "POST":
+                        d = data or {}
+                        model.install_cluster(c.id, prepare=bool(d.get("prepare")), force=bool(d.get("force")),
+                                              bootstrap_host=d.get("bootstrap_host_id"))
+                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                    if len(parts) == 4 and parts[2] == "files" and method in ("PUT", "POST"):
+                        c.set_file(parts[3], body)
+                        return ctl(200, {"name": parts[3], "size": len(body)})
+            if parts == ["infra-envs"] and method == "POST":
+                with model.lock:
+                    ie = model.add_infra_env(data or {})
+                    return ctl(200, ie.to_api())
+            if parts and parts[0] == "logs":
+                api = svc.api
+                with api.logs_lock:
+                    if len(parts) == 1:
+                        return ctl(200, [{k: v for k, v in m.items() if k != "_data"} for m in api.logs])
+                    for m in api.logs:
+                        if m["name"] == parts[1]:
+                            return Response(200, m["_data"], "application/octet-stream")
+                return ctl(404, {"error": "no such logs"})
+        except ApiError as e:
+            return ctl(e.http_status(), {"error": e.message})
+        except (KeyError, ValueError, TypeError) as e:
+            return ctl(400, {"error": "%s: %s" % (type(e).__name__, e)})
+        return ctl(404, {"error": "unknown control endpoint %s %s" % (method, path)})
+
+
+def ctl(status, obj):
+    r = Response(status, json.dumps(obj, sort_keys=True, default=str) + "\n", "application/json")
+    r.json = obj
+    return r
+
+
+# ---------------------------------------------------------------------------
+# HTTP server
+
+
+def redact_headers(headers, token):
+    out = {}
+    for k, v in headers.items():
+        if k.lower() in SECRET_HEADERS:
+            state = "present"
+            if token:
+                raw = v[7:] if k.lower() == "authorization" and v.lower().startswith("bearer ") else v
+                state = "matches --token" if raw == token else "does not match --token"
+            out[k] = "<redacted, %s>" % state
+        else:
+            out[k] = v
+    return out
+
+
+def redact_query(rawquery):
+    if not rawquery:
+        return rawquery
+    pairs = urllib.parse.parse_qsl(rawquery, keep_blank_values=True)
+    return urllib.parse.urlencode([(k, "<redacted>" if k in SECRET_QUERY else v) for k, v in pairs])
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    svc = None   # set on the subclass
+    timeout = 300   # idle keep-alive connections are dropped after this many seconds
+
+    def setup(self):
+        BaseHTTPRequestHandler.setup(self)
+        if isinstance(self.request, ssl.SSLSocket):
+            self.request.settimeout(10)
+            try:
+                self.request.do_handshake()
+            except (ssl.SSLError, OSError) as e:
+                self.svc.log("TLS handshake failed: %s" % e)
+                self.close_connection = True
+                raise
+            self.request.settimeout(self.timeout)
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def send_response(self, code, message=None):
+        # no Server header (Go's net/http sends none)
+        self.log_request(code)
+        self.send_response_only(code, message)
+        self.send_header("Date", self.date_time_string())
+
+    def read_body(self):
+        te = (self.headers.get("Transfer-Encoding") or "").lower()
+        if te == "chunked":
+            chunks = []
+            while True:
+                line = self.rfile.readline(65537)
+                if not line:
+                    break
+                size = int(line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while True:
+                        trailer = self.rfile.readline(65537)
+                        if trailer in (b"\r\n", b"\n", b""):
+                            break
+                    break
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(chunks)
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def do_any(self):
+        svc = self.svc
+        t0 = time.time()
+        url = urllib.parse.urlsplit(self.path)
+        path = url.path
+        method = self.command
+        body = self.read_body()
+        if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + "/"):
+            resp = svc.control.handle(method, path, url.query, body)
+            self.write(resp, method)
+            return
+        headers = self.headers
+        rec = {"time": now_ms(), "method": method, "path": path, "query": redact_query(url.query),
+               "headers": redact_headers(dict(headers.items()), svc.api.token),
+               "client": self.client_address[0]}
+        rec.update(describe_body(headers.get("Content-Type", ""), body))
+        rule = svc.faults.pick(method, path, url.query)
+        resp = None
+        if rule is not None:
+            rec["fault"] = rule["id"]
+            if rule["delay"]:
+                time.sleep(rule["delay"])
+            if not rule["after"] and rule["action"] != "delay":
+                resp = Faults.response(rule)
+        if resp is None:
+            try:
+                resp = svc.api.handle(method, path, url.query, headers, body, rec)
+            except Exception as e:  # a bug in the fake: answer 500, keep serving
+                rec["exception"] = traceback.format_exc()
+                resp = json_response(500, {"code": 500, "message": "refservice internal error: %s" % e})
+            if rule is not None and rule["after"] and rule["action"] != "delay":
+                rec["processed_status"] = resp.status
+                resp = Faults.response(rule)
+        rec["status"] = resp.status if not resp.action or resp.action == "truncate" else None
+        rec["fault_action"] = resp.action
+        if resp.json is not None:
+            rec["response"] = resp.json
+        elif resp.body:
+            rec["response_bytes"] = len(resp.body)
+            if resp.content_type and resp.content_type.startswith("text/"):
+                rec["response_text"] = resp.body[:4096].decode("utf-8", "replace")
+        rec["duration_ms"] = int((time.time() - t0) * 1000)
+        svc.recorder.add(rec)
+        svc.log("%s %s%s -> %s%s" % (method, path, "?" + redact_query(url.query) if url.query else "",
+                                      resp.status or resp.action, " (fault %s)" % rule["id"] if rule else ""))
+        self.write(resp, method)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_any
+
+    def write(self, resp, method):
+        if resp.action in ("reset", "close"):
+            self._abort(rst=resp.action == "reset")
+            return
+        self.send_response(resp.status)
+        if resp.content_type and resp.status not in (204, 304) and (resp.body or resp.json is not None):
+            self.send_header("Content-Type", resp.content_type)
+        for k, v in resp.headers.items():
+            self.send_header(k, v)
+        body = resp.body if method != "HEAD" else b""
+        if resp.status in (204, 304):
+            body = b""
+        if resp.action == "truncate":
+            self.send_header("Content-Length", str(len(body) * 2 + 10))
+            self.end_headers()
+            self.wfile.write(body[:max(1, len(body) // 2)])
+            self.wfile.flush()
+            self._abort(rst=False)
+            return
+        if resp.status != 204:
+            self.send_header("Content-Length", str(len(resp.body)))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+        self.wfile.flush()
+
+    def _abort(self, rst):
+        """Drop the connection without (more of) an answer: RST or FIN."""
+        self.close_connection = True
+        sock = self.request
+        try:
+            if rst:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            else:
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
+            os.close(sock.detach())
+        except OSError:
+            pass
+
+
+def describe_body(content_type, body):
+    if not body:
+        return {}
+    out = {"body_bytes": len(body)}
+    ct = content_type.split(";")[0].strip().lower()
+    if ct == "multipart/form-data":
+        try:
+            parts = parse_multipart(content_type, body)
+            out["body_multipart"] = {k: {"filename": v["filename"], "content_type": v["content_type"],
+                                         "size": len(v["data"])} for k, v in parts.items()}
+        except ValueError as e:
+            out["body_error"] = str(e)
+        return out
+    try:
+        out["body"] = json.loads(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        text = body[:65536].decode("utf-8", "replace")
+        out["body_text"] = text
+    return out
+
+
+class Service(object):
+    def __init__(self, opts):
+        self.opts = opts
+        self.quiet = opts.quiet
+        self.sw = Swagger(find_swagger(opts.swagger))
+        try:
+            self.initial_scenario = refmodel.load_scenario(opts.scenario) if opts.scenario else {}
+            refmodel.check_scenario(self.initial_scenario)
+        except (OSError, ValueError) as e:
+            raise SystemExit("refservice: bad scenario %s: %s" % (opts.scenario, e))
+        if opts.next_instruction_seconds is not None:
+            self.initial_scenario.setdefault("settings", {})["next_instruction_seconds"] = \
+                opts.next_instruction_seconds
+        self.model = Model(self.sw, self.initial_scenario)
+        logs_dir = opts.logs_dir
+        if not logs_dir and opts.record:
+            logs_dir = os.path.join(os.path.dirname(os.path.abspath(opts.record)), "uploaded-logs")
+        if logs_dir:
+            os.makedirs(logs_dir, exist_ok=True)
+        self.api = Api(self.sw, self.model, opts.token, logs_dir)
+        self.faults = Faults()
+        for f in self.initial_scenario.get("faults") or []:
+            self.faults.add(f)
+        self.recorder = Recorder(opts.record)
+        self.control = Control(self)
+        self.port = None
+        self.httpd = None
+
+    def log(self, msg):
+        if not self.quiet:
+            sys.stderr.write("refservice: %s\n" % msg)
+            sys.stderr.flush()
+
+    def reset(self, scenario=None):
+        """Back to the start-up scenario, or to the one given; requests, faults
+        and uploaded logs are cleared."""
+        scenario = self.initial_scenario if scenario is None else scenario
+        with self.model.lock:
+            self.model.load(scenario)
+        self.faults.clear()
+        for f in scenario.get("faults") or []:
+            self.faults.add(f)
+        self.recorder.clear()
+        with self.api.logs_lock:
+            self.api.logs = []
+
+    def serve(self):
+        opts = self.opts
+        bind = opts.bind
+        if bind in ("", "0.0.0.0", "::", "[::]"):
+            raise SystemExit("refservice: refusing to bind %r: bind 127.0.0.1, ::1 or a namespace address" % bind)
+        family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+
+        class Server(ThreadingHTTPServer):
+            address_family = family
+            daemon_threads = True
+            allow_reuse_address = True
+            request_queue_size = 64
+
+            def handle_error(self, request, client_address):
+                pass
+
+        handler = type("BoundHandler", (Handler,), {"svc": self})
+        self.httpd = Server((bind.strip("[]"), opts.port), handler)
+        if opts.tls_cert:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(opts.tls_cert, opts.tls_key)
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True, do_handshake_on_connect=False)
+        self.port = self.httpd.server_address[1]
+        if opts.port_file:
+            tmp = opts.port_file + ".tmp"
+            with open(tmp, "w") as f:
+                f.write("%d\n" % self.port)
+            os.rename(tmp, opts.port_file)
+        self.log("listening on %s://%s:%d%s" % ("https" if opts.tls_cert else "http",
+                                                "[%s]" % bind if family == socket.AF_INET6 else bind, self.port,
+                                                " (auth token set)" if opts.token else ""))
+
+        def stop(signum, frame):
+            threading.Thread(target=self.httpd.shutdown, daemon=True).start()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        try:
+            self.httpd.serve_forever(poll_interval=0.2)
+        finally:
+            self.httpd.server_close()
+            self.recorder.close()
+            self.log("stopped")
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="Reference fake of assisted-service's agent/installer API (v2).")
+    ap.add_argument("--bind", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    ap.add_argument("--port", type=int, default=8090, help="TCP port, 0 = pick a free one (default 8090)")
+    ap.add_argument("--port-file", help="write the chosen port to this file once listening")
+    ap.add_argument("--scenario", help="JSON scenario file (see README.md)")
+    ap.add_argument("--record", help="append every API request as JSON lines to this file")
+    ap.add_argument("--logs-dir", help="store uploaded log tarballs here")
+    ap.add_argument("--token", default=os.environ.get("REFSERVICE_TOKEN"),
+                    help="require this token (X-Secret-Key for agent endpoints)")
+    ap.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (chain)")
+    ap.add_argument("--tls-key", help="private key for --tls-cert")
+    ap.add_argument("--swagger", help="path of assisted-service swagger.yaml")
+    ap.add_argument("--next-instruction-seconds", type=int, help="override next_instruction_seconds")
+    ap.add_argument("--quiet", action="store_true", help="no per-request log lines on stderr")
+    opts = ap.parse_args(argv)
+    if bool(opts.tls_cert) != bool(opts.tls_key):
+        ap.error("--tls-cert and --tls-key go together")
+    return opts
+
+
+def main(argv=None):
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    if swaggerval.yaml is None:
+        sys.stderr.write("refservice: python3-yaml is not installed (apt-get install python3-yaml)\n")
+        return 77
+    Service(opts).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

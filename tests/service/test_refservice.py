@@ -1,0 +1,982 @@
+#!/usr/bin/python3
+"""Tests of the reference service (refservice.py), driven over HTTP with urllib.
+
+Run:  /usr/bin/python3 tests/service/test_refservice.py     (exit 77 without python3-yaml)
+  or  /usr/bin/python3 -m unittest tests/service/test_refservice.py
+
+Everything binds 127.0.0.1; nothing leaves the machine.
+"""
+
+import copy
+import io
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+import urllib.error
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+try:
+    import yaml  # noqa: F401
+except ImportError:
+    if __name__ == "__main__":
+        print("SKIP: python3-yaml is not installed (apt-get install python3-yaml); refservice needs it")
+        sys.exit(77)
+    raise unittest.SkipTest("python3-yaml is not installed")
+
+import refservice  # noqa: E402
+from refclient import RefService  # noqa: E402
+from swaggerval import Swagger  # noqa: E402
+
+try:
+    SWAGGER_PATH = refservice.find_swagger()
+except FileNotFoundError as e:
+    if __name__ == "__main__":
+        print("SKIP: %s (set REFSERVICE_SWAGGER or keep shared/ beside the tree)" % e)
+        sys.exit(77)
+    raise unittest.SkipTest(str(e))
+SWAGGER = Swagger(SWAGGER_PATH)
+OBS = os.path.join(os.path.dirname(os.path.dirname(SWAGGER_PATH)), "observed")
+
+CL = "fb127e4c-aa1c-4cf4-898f-aadb690c4ded"
+IE = "be728aba-3689-4fbe-85ab-b3ff6fbc3f2f"
+H1 = "a1a1a1a1-0000-4000-8000-000000000001"
+H2 = "a1a1a1a1-0000-4000-8000-000000000002"
+H3 = "a1a1a1a1-0000-4000-8000-000000000003"
+AGENT = "quay.io/edge-infrastructure/assisted-installer-agent:latest"
+STEP_ID_RE = re.compile(r"^[a-z-]+-[0-9a-f]{8}$")
+
+
+def observed(name):
+    with open(os.path.join(OBS, name)) as f:
+        return json.load(f)
+
+
+O5 = observed("05-host-register.json")
+O6 = observed("06-instructions.json")
+O7 = observed("07-step-replies.json")
+O8 = observed("08-install-step.json")
+O9 = observed("09-host-states.json")
+O11 = observed("11-install-progress.json")
+INVENTORY = O7["by_step_type"]["inventory"]["request_body_output_decoded"]
+
+
+def inventory_for(n, ip=None):
+    """The observed inventory, made into host n (hostname, MAC, address)."""
+    inv = copy.deepcopy(INVENTORY)
+    inv["hostname"] = "master-%d" % n
+    itf = inv["interfaces"][0]
+    itf["mac_address"] = "52:54:00:00:00:%02x" % n
+    itf["ipv4_addresses"] = [ip or "192.168.122.%d/24" % (10 + n)]
+    return inv
+
+
+def schema_errors(defname, value):
+    return [e.message for e in SWAGGER.validate({"$ref": "#/definitions/" + defname}, value)]
+
+
+class Base(unittest.TestCase):
+    svc = None
+    token = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.svc = RefService(token=cls.token, scenario=getattr(cls, "scenario", None)).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.svc.stop()
+        cls.svc.__exit__(None, None, None)
+        assert rc == 0, "refservice exited %s on SIGTERM" % rc
+
+    def setUp(self):
+        self.svc.reset(getattr(self, "scenario", None))
+
+    # helpers
+    def register(self, host_id, ie=IE, version=AGENT):
+        st, body = self.svc.register(ie, host_id, version)
+        self.assertEqual(st, 201, body)
+        return body
+
+    def steps(self, host_id, ie=IE):
+        st, body = self.svc.instructions(ie, host_id)
+        self.assertEqual(st, 200, body)
+        self.assertEqual(schema_errors("steps", body), [])
+        return body
+
+    def discover(self, host_id, n, ie=IE):
+        self.register(host_id, ie)
+        step = self.steps(host_id, ie)["instructions"][0]
+        st, body = self.svc.reply(ie, host_id, step, json.dumps(inventory_for(n)))
+        self.assertEqual(st, 204, body)
+
+    def three_known(self):
+        for n, h in enumerate((H1, H2, H3), 1):
+            self.discover(h, n)
+        for h in (H1, H2, H3):
+            self.assertEqual(self.svc.host(h)["status"], "known")
+
+
+class TestRegistration(Base):
+    def test_register_shape_as_observed(self):
+        body = self.register(H1)
+        exp = O5["POST /api/assisted-install/v2/infra-envs/{infra_env_id}/hosts"]["response"]
+        self.assertEqual(list(body.keys()), list(exp.keys()))
+        for k in ("created_at", "deleted_at", "discovery_agent_version", "href", "id", "infra_env_id", "kind",
+                  "logs_collected_at", "logs_started_at", "progress_stages", "requested_hostname", "role",
+                  "stage_started_at", "stage_updated_at", "status", "status_info", "suggested_role",
+                  "updated_at", "user_name", "cluster_id", "next_step_runner_command"):
+            self.assertEqual(body[k], exp[k], k)
+        self.assertRegex(body["registered_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+        self.assertEqual(schema_errors("host_registration_response", body), [])
+
+    def test_reregister_answers_status_null(self):
+        self.register(H1)
+        body = self.register(H1)
+        self.assertIsNone(body["status"])
+        self.assertIsNone(body["status_info"])
+        self.assertEqual(body["status_updated_at"], "0001-01-01T00:00:00.000Z")
+        self.assertEqual(self.svc.host(H1)["status"], "discovering")
+
+    def test_register_unknown_infra_env_404(self):
+        st, body = self.svc.register(str(uuid.uuid4()), H1)
+        self.assertEqual(st, 404)
+        self.assertEqual(body["kind"], "Error")
+        self.assertEqual(body["id"], 404)
+
+    def test_register_body_validation(self):
+        ep = "/v2/infra-envs/%s/hosts" % IE
+        st, body = self.svc.api("POST", ep, {"discovery_agent_version": AGENT})
+        self.assertEqual((st, body), (422, {"code": 602, "message": "host_id in body is required"}))
+        st, body = self.svc.api("POST", ep, {"host_id": "not-a-uuid"})
+        self.assertEqual((st, body["code"]), (422, 601))
+        st, body = self.svc.api("POST", ep, {"host_id": 7})
+        self.assertEqual(st, 400)
+        self.assertIn("cannot unmarshal number", body["message"])
+        st, body = self.svc.api("POST", ep, "{\"host_id\": ", {"Content-Type": "application/json"})
+        self.assertEqual(st, 400)
+        st, body = self.svc.api("POST", ep, b"", {"Content-Type": "application/json"})
+        self.assertEqual((st, body["code"]), (422, 602))
+        st, body = self.svc.api("POST", ep, "null", {"Content-Type": "application/json"})
+        self.assertEqual((st, body), (422, {"code": 602, "message": "host_id in body is required"}))
+        st, body = self.svc.api("POST", ep, "[]", {"Content-Type": "application/json"})
+        self.assertEqual(st, 400)
+        st, body = self.svc.api("POST", ep, '{"host_id": "%s"} trailing' % H1, {"Content-Type": "application/json"})
+        self.assertEqual(st, 201, "json.Decoder reads the first value only")
+        r = self.svc.raw("POST", "/api/assisted-install" + ep, json.dumps({"host_id": H1}))
+        self.assertEqual(r.status, 415)  # urllib sends x-www-form-urlencoded
+
+    def test_register_after_installed_403(self):
+        self.register(H1)
+        self.svc.set_host(H1, status="installed", status_info="Done")
+        st, body = self.svc.register(IE, H1)
+        self.assertEqual(st, 403)
+        self.assertEqual(body, O5["register after cluster installed"]["response"])
+
+    def test_register_during_installation_and_reboot(self):
+        self.register(H1)
+        self.svc.set_host(H1, status="installing-in-progress", stage="Writing image to disk")
+        self.register(H1)
+        self.assertEqual(self.svc.host(H1)["status"], "error")
+        self.svc.set_host(H1, status="installing-in-progress", stage="Rebooting")
+        self.register(H1)
+        self.assertEqual(self.svc.host(H1)["status"], "installing-pending-user-action")
+        st, body = self.svc.register(IE, H1)
+        self.assertEqual(st, 403)
+        self.assertEqual(sorted(body), ["code", "message"])
+
+    def test_new_host_conflict_when_cluster_installing(self):
+        self.svc.control("POST", "/clusters/%s" % CL, {"status": "installing"})
+        st, body = self.svc.register(IE, H1)
+        self.assertEqual(st, 409)
+
+    def test_late_binding_infra_env(self):
+        ie = str(uuid.uuid4())
+        self.svc.control("POST", "/infra-envs", {"id": ie, "name": "late"})
+        body = self.register(H1, ie)
+        self.assertNotIn("cluster_id", body)
+        self.assertEqual(body["status"], "discovering-unbound")
+        steps = self.steps(H1, ie)["instructions"]
+        self.assertEqual([s["step_type"] for s in steps], ["inventory"])
+        self.svc.reply(ie, H1, steps[0], json.dumps(inventory_for(4)))
+        self.assertEqual(self.svc.host(H1)["status"], "known-unbound")
+        steps = self.steps(H1, ie)["instructions"]
+        self.assertEqual([s["step_type"] for s in steps], ["inventory", "ntp-synchronizer"])
+
+
+class TestInstructions(Base):
+    def test_discovering_inventory_step(self):
+        self.register(H1)
+        body = self.steps(H1)
+        exp = O6["first GET after register (discovering)"]
+        self.assertEqual(body["next_instruction_seconds"], exp["next_instruction_seconds"])
+        self.assertEqual(body["post_step_action"], "continue")
+        self.assertEqual(len(body["instructions"]), 1)
+        step = body["instructions"][0]
+        self.assertEqual(step["args"], exp["instructions"][0]["args"])
+        self.assertEqual(step["step_type"], "inventory")
+        self.assertRegex(step["step_id"], r"^inventory-[0-9a-f]{8}$")
+        self.assertNotEqual(step["step_id"], self.steps(H1)["instructions"][0]["step_id"])
+
+    def test_inventory_stored_as_service_does(self):
+        self.discover(H1, 1)
+        h = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s" % (IE, H1))[1]
+        # the service re-marshals the Inventory: observed/09 is byte-exact what it stored
+        exp = O9["known"]
+        self.assertEqual(h["inventory"], exp["inventory"])
+        for k in ("installation_disk_id", "installation_disk_path", "requested_hostname", "status",
+                  "status_info", "suggested_role", "role"):
+            self.assertEqual(h[k], exp[k], k)
+        self.assertEqual(schema_errors("host", h), [])
+
+    def test_known_phase_steps_as_observed(self):
+        self.discover(H1, 1)
+        got = self.steps(H1)["instructions"]
+        exp = O6["insufficient/known phase, single host"]["instructions"]
+        self.assertEqual([s["step_type"] for s in got], [s["step_type"] for s in exp])
+        for g, e in zip(got, exp):
+            self.assertEqual(g["args"], e["args"], g["step_type"])
+            self.assertRegex(g["step_id"], STEP_ID_RE)
+
+    def test_connectivity_check_with_other_hosts(self):
+        self.three_known()
+        got = self.steps(H1)["instructions"]
+        exp = O6["by_step_type_first_seen"]["connectivity-check"]["response"]["instructions"]
+        self.assertEqual([s["step_type"] for s in got], [s["step_type"] for s in exp])
+        cc = [s for s in got if s["step_type"] == "connectivity-check"][0]
+        self.assertEqual(cc["args"], [s for s in exp if s["step_type"] == "connectivity-check"][0]["args"])
+        self.assertEqual(schema_errors("connectivity-check-params", json.loads(cc["args"][0])), [])
+
+    def test_insufficient_validation(self):
+        self.register(H1)
+        step = self.steps(H1)["instructions"][0]
+        inv = inventory_for(1)
+        inv["disks"][0]["size_bytes"] = 10 * 1000 ** 3
+        self.svc.reply(IE, H1, step, json.dumps(inv))
+        h = self.svc.host(H1)
+        self.assertEqual(h["status"], "insufficient")
+        self.assertEqual(h["status_info"], "Host does not meet the minimum hardware requirements: No eligible disks "
+                                           "were found, please check specific disks to see why they are not eligible")
+        disks = json.loads(h["inventory"])["disks"]
+        self.assertEqual(disks[0]["installation_eligibility"]["not_eligible_reasons"],
+                         ["Disk is too small (disk only has 10 GB, but 100 GB are required)"])
+        # a smaller minimum (tests on loop devices) makes it known
+        self.svc.control("POST", "/settings", {"min_disk_size_gb": 1})
+        self.svc.reply(IE, H1, step, json.dumps(inv))
+        self.assertEqual(self.svc.host(H1)["status"], "known")
+
+    def test_ntp_requirement(self):
+        self.svc.control("POST", "/settings", {"require_ntp_synced": True})
+        self.discover(H1, 1)
+        h = self.svc.host(H1)
+        self.assertEqual(h["status_info"], O9["insufficient (inventory only, NTP not synced)"]["status_info"])
+        ntp = [s for s in self.steps(H1)["instructions"] if s["step_type"] == "ntp-synchronizer"][0]
+        self.svc.reply(IE, H1, ntp, O7["by_step_type"]["ntp-synchronizer"]["request_body"]["output"])
+        h = self.svc.host(H1)
+        self.assertEqual(h["status"], "known")
+        self.assertEqual(h["ntp_sources"], O9["known"]["ntp_sources"])
+
+    def test_unknown_host_404_as_observed(self):
+        ie = "cd940517-65a3-4b9f-89b6-410d4e67c989"
+        self.svc.control("POST", "/infra-envs", {"id": ie, "name": "late"})
+        st, body = self.svc.instructions(ie, "a1a1a1a1-0000-4000-8000-0000000000ff")
+        self.assertEqual(st, 404)
+        self.assertEqual(body, O6["unknown host id (404)"])
+
+    def test_header_name_near_miss_warned(self):
+        self.register(H1)
+        self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1),
+                     headers={"Discovery-Agent-Version": AGENT})
+        rec = self.svc.requests(operation="v2GetNextSteps")[-1]
+        self.assertIn("header Discovery-Agent-Version is not discovery_agent_version: the service does not see it",
+                      rec["warnings"])
+
+    def test_timestamp_query_validated(self):
+        self.register(H1)
+        st, body = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s/instructions?timestamp=abc" % (IE, H1))
+        self.assertEqual((st, body["code"]), (422, 601))
+
+    def test_upgrade_agent_step(self):
+        self.svc.control("POST", "/settings", {"enable_upgrade_agent": True})
+        self.register(H1, version="quay.io/edge-infrastructure/assisted-installer-agent:v0.0.1-old")
+        st, body = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1),
+                                headers={"discovery_agent_version": "quay.io/x/agent:old"})
+        self.assertEqual(body, O6["upgrade-agent (agent version mismatch, ENABLE_UPGRADE_AGENT=true)"])
+
+    def test_disabled_steps(self):
+        self.svc.control("POST", "/settings", {"disabled_steps": ["free-network-addresses", "verify-vips"]})
+        self.discover(H1, 1)
+        types = [s["step_type"] for s in self.steps(H1)["instructions"]]
+        self.assertEqual(types, ["inventory", "ntp-synchronizer", "domain-resolution"])
+
+
+ARG_MODELS = {
+    "connectivity-check": "connectivity-check-params", "free-network-addresses": "free_addresses_request",
+    "ntp-synchronizer": "ntp_synchronization_request", "domain-resolution": "domain_resolution_request",
+    "verify-vips": "verify_vips_request", "installation-disk-speed-check": "disk_speed_check_request",
+    "container-image-availability": "container_image_availability_request", "install": "install_cmd_request",
+    "logs-gather": "logs_gather_cmd_request", "upgrade-agent": "upgrade_agent_request",
+    "dhcp-lease-allocate": "dhcp_allocation_request", "tang-connectivity-check": "tang_connectivity_request",
+}
+
+
+class TestStepArgs(Base):
+    """Every step the service sends carries args its request model accepts (what the agent validates)."""
+    scenario = {
+        "clusters": [{"id": CL, "vip_dhcp_allocation": True,
+                      "tang_servers": '[{"url":"http://198.51.100.5:7500","thumbprint":"abc"}]'}],
+        "infra_envs": [{"id": IE, "cluster_id": CL, "additional_ntp_sources": "ntp.example.test"}],
+    }
+
+    def check(self, steps, seen):
+        for s in steps or []:
+            seen.add(s["step_type"])
+            if s["step_type"] == "inventory":
+                self.assertEqual(len(s["args"]), 1)
+                continue
+            if s["step_type"] == "stop-installation":
+                self.assertEqual(s["args"], [])
+                continue
+            model = ARG_MODELS[s["step_type"]]
+            value = json.loads(s["args"][0])
+            self.assertEqual(schema_errors(model, value), [], s)
+            if s["step_type"] == "installation-disk-speed-check":
+                self.assertEqual(s["args"][1], "480.00")
+
+    def test_all_phases(self):
+        seen = set()
+        self.three_known()
+        for h in (H1, H2, H3):
+            self.check(self.steps(h)["instructions"], seen)
+        self.svc.install(CL, prepare=True)
+        self.check(self.steps(H1)["instructions"], seen)
+        self.svc.install(CL, force=True)
+        self.check(self.steps(H1)["instructions"], seen)
+        self.svc.set_host(H1, status="error")
+        self.svc.set_host(H3, status="error")
+        self.check(self.steps(H1)["instructions"], seen)
+        self.check(self.steps(H3)["instructions"], seen)
+        self.svc.control("POST", "/settings", {"enable_upgrade_agent": True})
+        self.svc.set_host(H2, status="known")
+        st, body = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H2),
+                                headers={"discovery_agent_version": "quay.io/x/agent:old"})
+        self.check(body["instructions"], seen)
+        self.assertEqual(seen, (set(ARG_MODELS) | {"inventory", "stop-installation"}) - {"verify-vips"})
+
+
+class TestStepReplies(Base):
+    def test_every_observed_reply_204(self):
+        self.three_known()
+        for k, v in O7["by_step_type"].items():
+            body = dict(v["request_body"])
+            st, resp = self.svc.api("POST", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1), body)
+            self.assertEqual(st, v["http_status"], (k, resp))
+
+    def test_error_reply_204(self):
+        self.register(H1)
+        st, _ = self.svc.api("POST", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1),
+                             O7["inventory_error_reply (exit_code 1) -> 204"])
+        self.assertEqual(st, 204)
+
+    def test_bad_step_type_422_as_observed(self):
+        self.register(H1)
+        bad = O7["bad step_type -> 422"]
+        st, body = self.svc.api("POST", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1), bad["request_body"])
+        self.assertEqual(st, 422)
+        self.assertEqual(body, bad["response"])
+
+    def test_output_decode_errors_400(self):
+        self.register(H1)
+        step = self.steps(H1)["instructions"][0]
+        st, body = self.svc.reply(IE, H1, step, "{not json")
+        self.assertEqual(st, 400)
+        self.assertEqual(body["kind"], "Error")
+        st, body = self.svc.reply(IE, H1, step, json.dumps(inventory_for(1)) + "\n{}")
+        self.assertEqual((st, body["reason"]), (400, "invalid character '{' after top-level value"))
+        inv = inventory_for(1)
+        inv["cpu"]["count"] = "8"
+        st, body = self.svc.reply(IE, H1, step, json.dumps(inv))
+        self.assertEqual(st, 400)
+        self.assertIn("cannot unmarshal string into Go struct field Inventory.cpu.count of type int64",
+                      body["reason"])
+        st, body = self.svc.api("POST", "/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1),
+                                {"step_id": step["step_id"], "step_type": "inventory"})
+        self.assertEqual(st, 400, "an empty inventory output does not unmarshal")
+
+    def test_output_validation_recorded(self):
+        self.register(H1)
+        step = self.steps(H1)["instructions"][0]
+        inv = inventory_for(1)
+        inv["tpm_version"] = "3.0"
+        inv["made_up_key"] = 1
+        st, _ = self.svc.reply(IE, H1, step, json.dumps(inv))
+        self.assertEqual(st, 204, "the service only unmarshals; it does not Validate()")
+        rec = self.svc.requests(operation="v2PostStepReply")[-1]
+        self.assertIn("tpm_version in body should be one of [none 1.2 2.0]", rec["step_reply"]["output_errors"])
+        self.assertIn("unknown key made_up_key", rec["step_reply"]["output_warnings"])
+        rep = self.svc.host(H1)["_replies"][-1]
+        self.assertTrue(rep["issued"])
+
+    def test_unissued_step_id_warned(self):
+        self.register(H1)
+        st, _ = self.svc.reply(IE, H1, {"step_id": "inventory-00000000", "step_type": "inventory"},
+                               json.dumps(inventory_for(1)))
+        self.assertEqual(st, 204)
+        rep = self.svc.host(H1)["_replies"][-1]
+        self.assertFalse(rep["issued"])
+        self.assertTrue(any("never issued" in w for w in rep["output_warnings"]))
+
+    def test_free_addresses_empty_500(self):
+        self.discover(H1, 1)
+        st, body = self.svc.reply(IE, H1, {"step_id": "x", "step_type": "free-network-addresses"}, "[]")
+        self.assertEqual(st, 500)
+
+    def test_reply_unknown_host_404(self):
+        st, body = self.svc.reply(IE, H2, {"step_id": "x", "step_type": "inventory"}, "{}")
+        self.assertEqual(st, 404)
+
+
+class TestInstall(Base):
+    def test_install_step_as_observed(self):
+        self.three_known()
+        self.svc.install(CL, bootstrap_host_id=H3)
+        for n, h in enumerate((H1, H2, H3), 1):
+            body = self.steps(h)
+            self.assertEqual([s["step_type"] for s in body["instructions"]], ["install"])
+            step = body["instructions"][0]
+            self.assertRegex(step["step_id"], r"^install-[0-9a-f]{8}$")
+            exp = O8["install steps (host3 was chosen bootstrap)"]["host%d" % n]
+            self.assertEqual(step["args"], exp["args"], "host%d" % n)   # byte-exact
+        self.assertEqual(self.svc.host(H3)["bootstrap"], True)
+        self.assertEqual(self.svc.host(H1)["status"], "installing")
+
+    def test_install_roles_workers_and_default_bootstrap(self):
+        hosts = [str(uuid.UUID(int=i + 1)) for i in range(5)]
+        for n, h in enumerate(hosts, 1):
+            self.discover(h, n)
+        self.svc.install(CL)
+        roles = []
+        for h in hosts:
+            args = json.loads(self.steps(h)["instructions"][0]["args"][0])
+            roles.append(args["role"])
+            self.assertEqual(args["boot_device"], "/dev/disk/by-path/pci-0000:04:00.0")
+        self.assertEqual(roles, ["bootstrap", "master", "master", "worker", "worker"])
+
+    def test_install_refused_unless_ready(self):
+        self.register(H1)
+        r = self.svc.raw("POST", "/__control/clusters/%s/install" % CL, {})
+        self.assertEqual(r.status, 409)
+
+    def test_head_style_install_args(self):
+        self.svc.control("POST", "/settings", {"install_cmd_style": "head"})
+        self.three_known()
+        self.svc.install(CL)
+        args = json.loads(self.steps(H1)["instructions"][0]["args"][0])
+        self.assertEqual(args["control_plane_count"], 3)
+        self.assertNotIn("high_availability_mode", args)
+        self.assertEqual(schema_errors("install_cmd_request", args), [])
+        self.assertEqual(SWAGGER.unknown_keys({"$ref": "#/definitions/install_cmd_request"}, args), [])
+
+    def test_preparing_flow(self):
+        self.three_known()
+        self.svc.install(CL, prepare=True)
+        for h in (H1, H2, H3):
+            steps = self.steps(h)["instructions"]
+            exp = O6["by_step_type_first_seen"]["installation-disk-speed-check"]["response"]["instructions"]
+            self.assertEqual([s["args"] for s in steps], [s["args"] for s in exp])
+            for s in steps:
+                key = s["step_type"]
+                out = O7["by_step_type"][key]["request_body"]["output"]
+                self.assertEqual(self.svc.reply(IE, h, s, out)[0], 204)
+        self.assertEqual(self.svc.host(H1)["status"], "installing")
+        st, c = self.svc.api("GET", "/v2/clusters/%s" % CL)
+        self.assertEqual(c["status"], "installing")
+
+    def test_sno(self):
+        scen = {"clusters": [{"id": CL, "control_plane_count": 1}], "infra_envs": [{"id": IE, "cluster_id": CL}]}
+        self.svc.reset(scen)
+        body = self.register(H1)
+        self.assertEqual((body["role"], body.get("bootstrap")), ("master", True))
+        step = self.steps(H1)["instructions"][0]
+        self.svc.reply(IE, H1, step, json.dumps(inventory_for(1)))
+        self.svc.install(CL)
+        args = json.loads(self.steps(H1)["instructions"][0]["args"][0])
+        self.assertEqual((args["role"], args["high_availability_mode"]), ("bootstrap", "None"))
+        for stage in ("Starting installation", "Installing", "Waiting for bootkube", "Writing image to disk",
+                      "Rebooting", "Done"):
+            self.assertEqual(self.svc.progress(IE, H1, stage)[0], 200, stage)
+        self.assertEqual(self.svc.host(H1)["status"], "installed")
+        self.assertEqual(self.svc.api("GET", "/v2/clusters/%s" % CL)[1]["status"], "installed")
+
+
+class TestProgress(Base):
+    def installing(self):
+        self.three_known()
+        self.svc.install(CL, bootstrap_host_id=H3)
+
+    def test_master_sequence_as_observed(self):
+        self.installing()
+        seq = [k for k in O11 if k.startswith("host1-progress-")]
+        pct = {"Starting installation": 14, "Rebooting": 57, "Done": 100}
+        for k in seq:
+            body = O11[k]["request_body"]
+            r = self.svc.raw("PUT", "/api/assisted-install/v2/infra-envs/%s/hosts/%s/progress" % (IE, H1),
+                             json.dumps(body), {"Content-Type": "application/json"})
+            self.assertEqual(r.status, O11[k]["http_status"], k)
+            self.assertEqual(r.body, b"", "200 with an empty body")
+            h = self.svc.host(H1)
+            stage = body["current_stage"]
+            if stage in pct:
+                self.assertEqual(h["progress"]["installation_percentage"], pct[stage])
+            if stage == "Starting installation":
+                exp = O11["host after Starting installation"]
+                self.assertEqual((h["status"], h["status_info"], h["progress_stages"]),
+                                 (exp["status"], exp["status_info"], exp["progress_stages"]))
+        h = self.svc.host(H1)
+        exp = O9["installed (after Done)"]
+        self.assertEqual((h["status"], h["status_info"], h["progress"]["current_stage"]),
+                         (exp["status"], exp["status_info"], "Done"))
+        st, body = self.svc.instructions(IE, H1)
+        self.assertEqual(body, O6["after installed (instructions null)"])
+
+    def test_stage_rules(self):
+        self.installing()
+        self.assertEqual(self.svc.progress(IE, H1, "Installing", "master")[0], 200)
+        self.assertEqual(self.svc.progress(IE, H1, "Installing", "master")[0], 200)   # same stage: no-op
+        st, body = self.svc.progress(IE, H1, "Starting installation")
+        self.assertEqual(st, 409)
+        self.assertEqual(body["reason"], 'Can\'t assign lower stage "Starting installation" after host has '
+                                         'been in stage "Installing"')
+        st, body = self.svc.progress(IE, H1, "Waiting for bootkube")
+        self.assertEqual((st, body["reason"]),
+                         (409, "Stages Waiting for bootkube isn't available for host role master bootstrap false"))
+        st, body = self.svc.progress(IE, H1, "Not a stage")
+        self.assertEqual((st, body["code"]), (422, 606))
+        # bootstrap may use its own stages
+        for s in ("Starting installation", "Installing", "Writing image to disk", "Waiting for control plane",
+                  "Waiting for bootkube", "Waiting for controller", "Rebooting"):
+            self.assertEqual(self.svc.progress(IE, H3, s)[0], 200, s)
+        self.assertEqual(self.svc.host(H3)["progress"]["installation_percentage"], 70)
+
+    def test_failed(self):
+        self.installing()
+        self.svc.progress(IE, H2, "Starting installation", "master")
+        self.assertEqual(self.svc.progress(IE, H2, "Failed", "disk exploded")[0], 200)
+        h = self.svc.host(H2)
+        self.assertEqual((h["status"], h["status_info"]), ("error", "Failed - disk exploded"))
+        self.assertEqual(self.svc.api("GET", "/v2/clusters/%s?exclude-hosts=true" % CL)[1]["status"], "error")
+        steps = self.steps(H2)
+        self.assertEqual([s["step_type"] for s in steps["instructions"]], ["logs-gather", "stop-installation"])
+        self.assertEqual(steps["next_instruction_seconds"], 120)
+
+    def test_progress_before_install_409(self):
+        self.discover(H1, 1)
+        st, body = self.svc.progress(IE, H1, "Starting installation")
+        self.assertEqual((st, body["reason"]),
+                         (409, "Can't set progress <Starting installation> to host in status <known>"))
+
+    def test_install_step_failure_reply(self):
+        self.installing()
+        step = self.steps(H1)["instructions"][0]
+        self.assertEqual(self.svc.reply(IE, H1, step, "", exit_code=2, error="pull failed")[0], 204)
+        self.assertEqual(self.svc.host(H1)["status"], "error")
+
+    def test_worker_wait_queries(self):
+        self.installing()
+        st, hosts = self.svc.api("GET", "/v2/clusters/%s/hosts?role=master" % CL)
+        self.assertEqual(st, 200)
+        self.assertEqual(sorted(h["id"] for h in hosts), [H1, H2, H3])
+        self.assertTrue(all("inventory" not in h for h in hosts))
+        self.assertEqual(schema_errors("host-list", hosts), [])
+        st, body = self.svc.api("GET", "/v2/clusters/%s/hosts?role=boss" % CL)
+        self.assertEqual((st, body["code"]), (422, 606))
+        st, c = self.svc.api("GET", "/v2/clusters/%s?exclude-hosts=true" % CL)
+        self.assertNotIn("hosts", c)
+        self.assertEqual(schema_errors("cluster", c), [])
+        st, c = self.svc.api("GET", "/v2/clusters/%s?exclude_hosts=true" % CL)
+        self.assertEqual(len(c["hosts"]), 3, "the swagger name is exclude-hosts; exclude_hosts is ignored")
+        rec = self.svc.requests(operation="v2GetCluster")[-1]
+        self.assertTrue(any("exclude_hosts" in w for w in rec["warnings"]))
+
+
+class TestInstallerOnly(Base):
+    """A scenario that starts with the cluster installing: what an installer-only test needs."""
+    scenario = {
+        "settings": {"min_disk_size_gb": 1},
+        "clusters": [{"id": CL, "status": "installing", "files": {"bootstrap.ign": {"ignition": {"version": "3.2.0"},
+                                                                                    "storage": {}}}}],
+        "infra_envs": [{"id": IE, "cluster_id": CL}],
+        "hosts": [{"id": H1, "infra_env_id": IE, "inventory": inventory_for(1), "role": "master",
+                   "bootstrap": True, "status": "installing"},
+                  {"id": H2, "infra_env_id": IE, "inventory": inventory_for(2), "role": "master",
+                   "status": "installing"},
+                  {"id": H3, "infra_env_id": IE, "inventory": inventory_for(3), "role": "worker",
+                   "status": "installing"}],
+    }
+
+    def test_installer_calls(self):
+        st, body = self.svc.api("GET", "/v2/clusters/%s/downloads/files?file_name=bootstrap.ign" % CL,
+                                headers={"Accept": "application/octet-stream"})
+        self.assertEqual(st, 200)
+        self.assertEqual(body, {"ignition": {"version": "3.2.0"}, "storage": {}})
+        r = self.svc.raw("GET", "/api/assisted-install/v2/infra-env/%s/hosts/%s/downloads/ignition" % (IE, H3))
+        self.assertIn("filename=worker-%s.ign" % H3, r.headers["Content-Disposition"])
+        self.assertEqual(self.svc.progress(IE, H3, "Starting installation", "worker")[0], 200)
+        self.assertEqual(self.svc.progress(IE, H3, "Installing", "worker")[0], 200)
+        self.assertEqual(self.svc.progress(IE, H3, "Writing image to disk", "50%")[0], 200)
+        self.assertEqual(self.svc.progress(IE, H3, "Waiting for control plane")[0], 200)
+        # the worker waits for two masters Done
+        for h in (H1, H2):
+            self.svc.set_host(h, status="installed", stage="Done")
+        st, masters = self.svc.api("GET", "/v2/clusters/%s/hosts?role=master" % CL)
+        self.assertEqual([m["progress"]["current_stage"] for m in masters], ["Done", "Done"])
+        self.assertEqual(self.svc.progress(IE, H3, "Rebooting")[0], 200)
+        self.assertEqual(self.svc.host(H3)["progress_stages"][3], "Waiting for control plane")
+        st, _ = self.svc.api("PUT", "/v2/infra-envs/%s/hosts/%s/logs-progress" % (IE, H3), {"logs_state": "requested"})
+        self.assertEqual(st, 204)
+
+
+class TestDownloadsAndLogs(Base):
+    def test_host_ignition(self):
+        self.three_known()
+        path = "/v2/infra-env/%s/hosts/%s/downloads/ignition" % (IE, H1)
+        r = self.svc.raw("GET", "/api/assisted-install" + path)
+        self.assertEqual(r.status, 409, "not while the cluster is not installing")
+        self.assertEqual(r.headers["Content-Type"], "application/octet-stream")
+        self.assertEqual(json.loads(r.body)["kind"], "Error")
+        self.svc.install(CL)
+        r = self.svc.raw("GET", "/api/assisted-install" + path)
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.headers["Content-Type"], "application/octet-stream")
+        self.assertIn("filename=master-%s.ign" % H1, r.headers["Content-Disposition"])
+        ign = json.loads(r.body)
+        self.assertEqual(ign["ignition"]["version"], "3.2.0")
+        r = self.svc.raw("GET", "/api/assisted-install" + path, headers={"Accept": "application/json"})
+        self.assertEqual(r.status, 406, "go-openapi refuses a response format it cannot produce")
+        self.svc.set_host(H1, ignition={"ignition": {"version": "3.4.0"}})
+        r = self.svc.raw("GET", "/api/assisted-install" + path, headers={"Accept": "application/octet-stream"})
+        self.assertEqual(json.loads(r.body), {"ignition": {"version": "3.4.0"}})
+        r = self.svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s/hosts/%s/downloads/ignition" % (IE, H1))
+        self.assertEqual(r.status, 404, "plural infra-envs is not the download path")
+
+    def test_cluster_files(self):
+        self.three_known()
+        self.svc.install(CL)
+        self.svc.control("PUT", "/clusters/%s/files/bootstrap.ign" % CL, b'{"ignition":{"version":"3.2.0"}}')
+        r = self.svc.raw("GET", "/api/assisted-install/v2/clusters/%s/downloads/files?file_name=bootstrap.ign" % CL)
+        self.assertEqual((r.status, r.body), (200, b'{"ignition":{"version":"3.2.0"}}'))
+        r = self.svc.raw("GET", "/api/assisted-install/v2/clusters/%s/downloads/files?file_name=x.ign" % CL)
+        self.assertEqual(r.status, 422)
+        r = self.svc.raw("GET", "/api/assisted-install/v2/clusters/%s/downloads/files" % CL)
+        self.assertEqual((r.status, json.loads(r.body)["message"]), (422, "file_name in query is required"))
+
+    def test_logs_progress(self):
+        self.three_known()
+        st, _ = self.svc.api("PUT", "/v2/infra-envs/%s/hosts/%s/logs-progress" % (IE, H1), {"logs_state": "requested"})
+        self.assertEqual(st, 204)
+        self.assertEqual(self.svc.host(H1)["logs_info"], "requested")
+        st, _ = self.svc.api("PUT", "/v2/clusters/%s/logs-progress" % CL, {"logs_state": "requested"})
+        self.assertEqual(st, 204)
+        st, body = self.svc.api("PUT", "/v2/clusters/%s/logs-progress" % CL, {"logs_state": "done"})
+        self.assertEqual((st, body["code"]), (422, 606))
+        st, body = self.svc.api("PUT", "/v2/clusters/%s/logs-progress" % CL, {})
+        self.assertEqual((st, body["message"]), (422, "logs_state in body is required"))
+
+    def test_upload_logs(self):
+        self.three_known()
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+            data = b"hello journal\n"
+            ti = tarfile.TarInfo("logs_host_%s/agent.logs" % H1)
+            ti.size = len(data)
+            tf.addfile(ti, io.BytesIO(data))
+        tgz = buf.getvalue()
+        boundary = "b0undary"
+        body = ("--%s\r\nContent-Disposition: form-data; name=\"upfile\"; filename=\"logs.tar.gz\"\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n" % boundary).encode() + tgz + \
+            ("\r\n--%s--\r\n" % boundary).encode()
+        hdr = {"Content-Type": "multipart/form-data; boundary=%s" % boundary}
+        url = "/api/assisted-install/v2/clusters/%s/logs?logs_type=host&host_id=%s&infra_env_id=%s" % (CL, H1, IE)
+        r = self.svc.raw("POST", url, body, hdr)
+        self.assertEqual(r.status, 204, r.body)
+        logs = self.svc.logs()
+        self.assertEqual(logs[-1]["tar_members"], ["logs_host_%s/agent.logs" % H1])
+        self.assertTrue(logs[-1]["gzip"])
+        got = self.svc.control("GET", "/logs/" + logs[-1]["name"])
+        self.assertEqual(got, tgz)
+        r = self.svc.raw("POST", "/api/assisted-install/v2/clusters/%s/logs" % CL, body, hdr)
+        self.assertEqual((r.status, json.loads(r.body)["message"]), (422, "logs_type in query is required"))
+        r = self.svc.raw("POST", url, tgz, {"Content-Type": "application/gzip"})
+        self.assertEqual(r.status, 415)
+        r = self.svc.raw("POST", "/api/assisted-install/v2/clusters/%s/logs?logs_type=controller" % CL, body, hdr)
+        self.assertEqual(r.status, 204)
+
+    def test_infra_env_and_host_get(self):
+        self.register(H1)
+        st, ie = self.svc.api("GET", "/v2/infra-envs/%s" % IE)
+        self.assertEqual(st, 200)
+        self.assertEqual(schema_errors("infra-env", ie), [])
+        self.assertEqual(sorted(ie), sorted(observed("03-infraenv-create.json")[
+            "POST /api/assisted-install/v2/infra-envs (bound to cluster)"]["response"]))
+        st, lst = self.svc.api("GET", "/v2/infra-envs/%s/hosts" % IE)
+        self.assertEqual([h["id"] for h in lst], [H1])
+        st, h = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s" % (IE, H1))
+        self.assertEqual((st, h["status"]), (200, "discovering"))
+
+
+class TestFaultsAndRecording(Base):
+    def test_503_twice_then_ok(self):
+        self.svc.add_fault(path=r"/hosts$", method="POST", action="status", status=503, count=2)
+        self.assertEqual(self.svc.register(IE, H1)[0], 503)
+        self.assertEqual(self.svc.register(IE, H1)[0], 503)
+        self.assertEqual(self.svc.register(IE, H1)[0], 201)
+        faults = self.svc.control("GET", "/faults")
+        self.assertEqual(faults[0]["applied"], 2)
+
+    def test_skip_then_fault(self):
+        self.register(H1)
+        self.svc.add_fault(path="/instructions$", method="GET", status=404, skip=1, count=1)
+        self.assertEqual(self.svc.instructions(IE, H1)[0], 200)
+        self.assertEqual(self.svc.instructions(IE, H1)[0], 404)
+        self.assertEqual(self.svc.instructions(IE, H1)[0], 200)
+
+    def test_reset_and_close(self):
+        self.svc.add_fault(path="/hosts$", action="reset")
+        with self.assertRaises((ConnectionError, urllib.error.URLError, OSError)):
+            self.svc.register(IE, H1)
+        self.svc.add_fault(path="/hosts$", action="close")
+        with self.assertRaises((ConnectionError, urllib.error.URLError, OSError)):
+            self.svc.register(IE, H1)
+        self.assertEqual(self.svc.register(IE, H1)[0], 201)
+        recs = self.svc.requests(path="/hosts$")
+        self.assertEqual([r["fault_action"] for r in recs], ["reset", "close", None])
+
+    def test_garbage_html_truncate_delay(self):
+        self.register(H1)
+        self.svc.add_fault(path="/instructions$", action="garbage")
+        r = self.svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1))
+        self.assertEqual(r.status, 200)
+        with self.assertRaises(ValueError):
+            json.loads(r.body)
+        self.svc.add_fault(path="/instructions$", action="html", status=502)
+        r = self.svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1))
+        self.assertEqual((r.status, r.headers["Content-Type"]), (502, "text/html"))
+        self.svc.add_fault(path="/instructions$", action="truncate")
+        with self.assertRaises(Exception):
+            self.svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s/hosts/%s/instructions" % (IE, H1))
+        self.svc.add_fault(path="/instructions$", action="delay", delay=0.2)
+        self.assertEqual(self.svc.instructions(IE, H1)[0], 200)
+        recs = self.svc.requests(path="/instructions$")
+        self.assertEqual([r.get("fault") is not None for r in recs], [True, True, True, True])
+
+    def test_fault_after_processing(self):
+        self.svc.add_fault(path="/hosts$", method="POST", status=500, after=True)
+        self.assertEqual(self.svc.register(IE, H1)[0], 500)
+        self.assertEqual(self.svc.host(H1)["status"], "discovering", "the request was processed")
+        rec = self.svc.requests(path="/hosts$")[-1]
+        self.assertEqual(rec["processed_status"], 201)
+
+    def test_scenario_faults(self):
+        scen = {"faults": [{"path": "/instructions$", "status": 503, "count": 1}]}
+        self.svc.reset(scen)
+        self.register(H1)
+        self.assertEqual(self.svc.instructions(IE, H1)[0], 503)
+        self.assertEqual(self.svc.instructions(IE, H1)[0], 200)
+
+    def test_recorded_bodies_and_errors(self):
+        self.register(H1)
+        self.svc.api("POST", "/v2/infra-envs/%s/hosts" % IE, {"host_id": "nope", "extra": 1})
+        recs = self.svc.requests(operation="v2RegisterHost")
+        self.assertEqual(recs[0]["body"]["host_id"], H1)
+        self.assertEqual(recs[0]["status"], 201)
+        self.assertEqual(recs[0]["validation_errors"], [])
+        self.assertEqual(recs[1]["validation_errors"], ['host_id in body must be of type uuid: "nope"'])
+        self.assertIn("unknown body key extra (ignored by the service)", recs[1]["warnings"])
+        with open(self.svc.record_path) as f:
+            lines = [json.loads(x) for x in f]
+        self.assertEqual(lines[-1]["seq"], recs[-1]["seq"])
+        self.svc.control("DELETE", "/requests")
+        self.assertEqual(self.svc.requests(), [])
+
+    def test_unknown_path_404(self):
+        r = self.svc.raw("GET", "/api/assisted-install/v2/no-such-thing")
+        self.assertEqual(json.loads(r.body), {"code": 404, "message":
+                                              "path /api/assisted-install/v2/no-such-thing was not found"})
+
+
+class TestAuth(Base):
+    token = "dummy-token-value"
+
+    def test_auth(self):
+        ep = "/v2/infra-envs/%s/hosts" % IE
+        st, body = self.svc.api("POST", ep, {"host_id": H1}, auth=False)
+        self.assertEqual((st, body), (401, {"code": 401, "message": "unauthenticated for invalid credentials"}))
+        st, body = self.svc.api("POST", ep, {"host_id": H1}, {"X-Secret-Key": "wrong"}, auth=False)
+        self.assertEqual(st, 401)
+        self.assertEqual(self.svc.api("POST", ep, {"host_id": H1})[0], 201)
+        # the installer's bootstrap.ign download accepts the agent key too
+        st, _ = self.svc.api("GET", "/v2/clusters/%s" % CL)
+        self.assertEqual(st, 200)
+        # v2GetHost is userAuth only
+        st, _ = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s" % (IE, H1))
+        self.assertEqual(st, 401)
+        st, _ = self.svc.api("GET", "/v2/infra-envs/%s/hosts/%s" % (IE, H1),
+                             headers={"Authorization": "Bearer " + self.token})
+        self.assertEqual(st, 200)
+        with open(self.svc.record_path) as f:
+            self.assertNotIn(self.token, f.read())
+        recs = self.svc.requests(operation="v2RegisterHost")
+        self.assertEqual([r["auth"] for r in recs], ["missing", "wrong", "ok"])
+
+    def test_replay_go_agent_capture(self):
+        """The Go agent's own requests (observed/go-agent-wire-capture.json) get the real service's codes."""
+        cap = observed("go-agent-wire-capture.json")
+        ie = "11111111-2222-3333-4444-555555555555"
+        self.svc.control("POST", "/infra-envs", {"id": ie, "name": "capture", "cluster_id": CL})
+        reqs = [cap["register_ok_first_request"]] + cap["next_step_runner_session"] + \
+            cap["next_step_runner_session_first_run_with_invalid_connectivity_args"]
+        # the session's host registered before the capture started
+        self.assertEqual(self.svc.register(ie, "e723d39a-3196-4349-91e2-2aeb34c91cce")[0], 201)
+        seen = 0
+        for rq in reqs:
+            if not rq["path"].startswith("/api/assisted-install/"):
+                continue   # the capture's own ignition / tang endpoints
+            hdrs = {k: v for k, v in rq["headers"].items() if k not in ("Host", "Content-Length")}
+            body = json.dumps(rq["body"]) if rq["body"] is not None else None
+            r = self.svc.raw(rq["method"], rq["path"], body, hdrs)
+            if rq["method"] == "POST" and rq["path"].endswith("/hosts"):
+                exp = 201
+            elif rq["method"] == "GET":
+                exp = 200
+            elif rq["body"].get("step_type") == "no-such-step":
+                exp = 422   # observed/07: enum validation of step_type
+            else:
+                exp = 204
+            self.assertEqual(r.status, exp, (rq["method"], rq["path"], rq["body"], r.body))
+            if exp == 200:
+                self.assertEqual(schema_errors("steps", json.loads(r.body)), [])
+            seen += 1
+        self.assertEqual(seen, 15)
+
+
+class TestTLS(unittest.TestCase):
+    def test_https(self):
+        openssl = shutil.which("openssl")
+        if not openssl:
+            self.skipTest("openssl command not found")
+        with tempfile.TemporaryDirectory() as d:
+            cert, key = os.path.join(d, "c.pem"), os.path.join(d, "k.pem")
+            subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                            "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with RefService(tls=(cert, key, cert)) as svc:
+                self.assertTrue(svc.url.startswith("https://127.0.0.1:"))
+                st, body = svc.register(IE, H1)
+                self.assertEqual(st, 201)
+                # a plain-HTTP client on the TLS port gets no answer, and the server keeps serving
+                s = socket.create_connection(("127.0.0.1", int(svc.url.rsplit(":", 1)[1])), timeout=5)
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                try:
+                    s.recv(100)
+                except OSError:
+                    pass
+                s.close()
+                self.assertEqual(svc.instructions(IE, H1)[0], 200)
+            self.assertEqual(svc.returncode, 0)
+
+
+class TestScenarios(unittest.TestCase):
+    def test_scenario_files(self):
+        d = os.path.join(HERE, "scenarios")
+        names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
+        self.assertIn("lab-3node.json", names)
+        for name in names:
+            with open(os.path.join(d, name)) as f:
+                scen = json.load(f)
+            with RefService(extra_args=["--scenario", os.path.join(d, name)]) as svc:
+                for ie in scen["infra_envs"]:
+                    hid = str(uuid.uuid4())
+                    self.assertEqual(svc.register(ie["id"], hid)[0], 201, name)
+                    st, steps = svc.instructions(ie["id"], hid)
+                    self.assertEqual(st, 200)
+                    small = inventory_for(1, "198.51.100.11/24")
+                    small["disks"][0]["size_bytes"] = 2 * 1000 ** 3
+                    small["cpu"]["count"] = 2
+                    small["memory"]["physical_bytes"] = 2 * 1024 ** 3
+                    step = steps["instructions"][0]
+                    self.assertEqual(svc.reply(ie["id"], hid, step, json.dumps(small))[0], 204)
+                    h = svc.host(hid)
+                    want = "known" if scen["settings"].get("min_disk_size_gb", 100) <= 2 else "insufficient"
+                    self.assertEqual(h["status"].replace("-unbound", ""), want, (name, h["status_info"]))
+
+    def test_bad_scenario_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.json")
+            with open(path, "w") as f:
+                json.dump({"clusters": [{"nmae": "typo"}]}, f)
+            p = subprocess.run(["/usr/bin/python3", refservice.__file__, "--port", "0", "--scenario", path],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn(b"unknown key(s) nmae", p.stderr)
+
+    def test_cli(self):
+        with RefService() as svc:
+            port_file = os.path.join(svc.workdir, "port")
+            cli = ["/usr/bin/python3", os.path.join(HERE, "refclient.py"), "--port-file", port_file]
+            p = subprocess.run(cli + ["api", "POST", "/v2/infra-envs/%s/hosts" % IE, json.dumps({"host_id": H1})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 0)
+            self.assertEqual(json.loads(p.stdout)["id"], H1)
+            p = subprocess.run(cli + ["ctl", "POST", "/hosts/" + H1, json.dumps({"status": "installed"})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 0)
+            p = subprocess.run(cli + ["wait-status", H1, "installed", "5"], timeout=30)
+            self.assertEqual(p.returncode, 0)
+            p = subprocess.run(cli + ["api", "POST", "/v2/infra-envs/%s/hosts" % IE, json.dumps({"host_id": H1})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 1, "403 after installation")
+            p = subprocess.run(cli + ["ctl", "POST", "/settings", json.dumps({"no_such_setting": 1})],
+                               stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 1)
+
+
+class TestSelf(unittest.TestCase):
+    def test_bind_all_refused(self):
+        p = subprocess.run(["/usr/bin/python3", refservice.__file__, "--bind", "0.0.0.0", "--port", "0"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn(b"refusing to bind", p.stderr)
+
+    def test_ipv6_loopback(self):
+        try:
+            s = socket.socket(socket.AF_INET6)
+            s.bind(("::1", 0))
+            s.close()
+        except OSError:
+            self.skipTest("no IPv6 loopback here")
+        with RefService(bind="::1") as svc:
+            self.assertEqual(svc.register(IE, H1)[0], 201)
+
+
+def _main():
+    loader = unittest.TestLoader()
+    suite = loader.loadTestsFromModule(sys.modules[__name__])
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    failed = len(result.failures) + len(result.errors)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped
+    print("refservice: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
