@@ -58,6 +58,7 @@ static const char *const system_ca_bundles[] = {
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static bool curl_has_openssl;
+static bool curl_has_libz;
 
 static void curl_init_once(void)
 {
@@ -66,6 +67,7 @@ static void curl_init_once(void)
         curl_global_init(CURL_GLOBAL_DEFAULT);
         v = curl_version_info(CURLVERSION_NOW);
         curl_has_openssl = v && v->ssl_version && strstr(v->ssl_version, "OpenSSL");
+        curl_has_libz = v && (v->features & CURL_VERSION_LIBZ);
 }
 
 static int set_error(char **reterr, const char *fmt, ...) _printf_(2, 3);
@@ -624,6 +626,9 @@ static int perform_once(HttpClient *c, const HttpRequest *req, const char *url, 
         curl_easy_setopt(h, CURLOPT_MAXREDIRS, 10L);
         curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+        /* as Go's transport: ask for gzip only when we can decode it */
+        if (curl_has_libz)
+                curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "gzip");
         curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 30L);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 30L);

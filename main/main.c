@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/agent.h"
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
@@ -51,6 +52,8 @@ static int verb_help(int argc, char **argv)
 }
 
 const Verb cradle_verbs[] = {
+        { "agent", agent_main, "register this host with assisted-service and run its steps", 0 },
+        { "next_step_runner", next_step_runner_main, "poll and run the steps of a registered host", 0 },
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
         {},

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * Step handlers: one per step_type, in a table. The dispatcher checks the
+ * argument count; a handler validates its arguments against the swagger
+ * model first (a failure is exit code -1 with the validation error, and
+ * nothing runs), then does the work and fills a StepResult the way the Go
+ * agent fills its reply: output = what the Go step printed on stdout,
+ * error = its stderr, exit_code = its exit code.
+ */
+
+#include <stdbool.h>
+
+#include "assisted-models.h"
+#include "config.h"
+#include "hostexec.h"
+
+typedef struct StepContext {
+        const AgentConfig *config;
+        const char *host_id;
+        const char *infra_env_id;
+        const char *step_id;
+        HostExec *host;
+} StepContext;
+
+typedef struct StepResult {
+        int exit_code;
+        char *output;
+        char *error;
+        /* the runner must end after this reply (a successful upgrade-agent) */
+        bool end_runner;
+} StepResult;
+
+void step_result_done(StepResult *r);
+/* Sets exit_code and a formatted error; returns 0 so handlers can
+ * "return step_fail(ret, -1, ...)". */
+int step_fail(StepResult *r, int exit_code, const char *fmt, ...) _printf_(3, 4);
+/* Takes ownership of output. */
+int step_succeed(StepResult *r, char *output);
+
+typedef enum StepHandlerFlags {
+        STEP_SINGLETON = 1 << 0, /* one at a time; a concurrent request answers 0 with empty output */
+        STEP_QUIET_OUTPUT = 1 << 1, /* the output is not logged (free-network-addresses) */
+} StepHandlerFlags;
+
+typedef struct StepHandler {
+        StepType type;
+        int min_args, max_args;
+        int (*run)(const StepContext *ctx, char *const *args, StepResult *ret);
+        StepHandlerFlags flags;
+} StepHandler;
+
+/* NULL for types without an action (execute, next-step-runner) and unknown
+ * ones. */
+const StepHandler *step_handler_find(StepType type);
+
+/* Runs one step: argument count, handler, and the reply fields. Never
+ * fails: every problem becomes a StepResult as the Go agent reports it. */
+void step_run(const StepContext *ctx, const char *step_type, char *const *args, StepResult *ret);
+
+/* Runs a host command the way the Go agent's steps do: its stdout becomes
+ * the output, its stderr the error (or Go's text when it could not start,
+ * with exit code -1), its exit status the exit code. */
+int step_host_command(const StepContext *ctx, char *const *argv, usec_t timeout, StepResult *ret);
+
+/* The handlers (agent/steps/ *.c). */
+extern const StepHandler step_inventory;
+extern const StepHandler step_stop_installation;

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * Wire names of assisted-service's models, in one place (swagger.yaml is
+ * the source; tests/service checks this table against it). Values are the
+ * exact enum strings.
+ */
+
+#include <stdbool.h>
+
+typedef enum StepType {
+        STEP_CONNECTIVITY_CHECK,
+        STEP_EXECUTE,
+        STEP_INVENTORY,
+        STEP_INSTALL,
+        STEP_FREE_NETWORK_ADDRESSES,
+        STEP_DHCP_LEASE_ALLOCATE,
+        STEP_API_VIP_CONNECTIVITY_CHECK,
+        STEP_TANG_CONNECTIVITY_CHECK,
+        STEP_NTP_SYNCHRONIZER,
+        STEP_INSTALLATION_DISK_SPEED_CHECK,
+        STEP_CONTAINER_IMAGE_AVAILABILITY,
+        STEP_DOMAIN_RESOLUTION,
+        STEP_STOP_INSTALLATION,
+        STEP_LOGS_GATHER,
+        STEP_NEXT_STEP_RUNNER,
+        STEP_UPGRADE_AGENT,
+        STEP_DOWNLOAD_BOOT_ARTIFACTS,
+        STEP_REBOOT_FOR_RECLAIM,
+        STEP_VERIFY_VIPS,
+        _STEP_TYPE_MAX,
+        _STEP_TYPE_INVALID = -22,
+} StepType;
+
+const char *step_type_to_string(StepType t);
+StepType step_type_from_string(const char *s);
+
+/* HostStage, the install progress stages. */
+typedef enum HostStage {
+        HOST_STAGE_STARTING_INSTALLATION,
+        HOST_STAGE_WAITING_FOR_CONTROL_PLANE,
+        HOST_STAGE_WAITING_FOR_BOOTKUBE,
+        HOST_STAGE_WAITING_FOR_CONTROLLER,
+        HOST_STAGE_INSTALLING,
+        HOST_STAGE_WRITING_IMAGE_TO_DISK,
+        HOST_STAGE_COPYING_REGISTRY_DATA_TO_DISK,
+        HOST_STAGE_REBOOTING,
+        HOST_STAGE_WAITING_FOR_IGNITION,
+        HOST_STAGE_CONFIGURING,
+        HOST_STAGE_JOINED,
+        HOST_STAGE_DONE,
+        HOST_STAGE_FAILED,
+        _HOST_STAGE_MAX,
+        _HOST_STAGE_INVALID = -22,
+} HostStage;
+
+const char *host_stage_to_string(HostStage s);
+HostStage host_stage_from_string(const char *s);
+
+/* logs-progress states */
+#define LOGS_STATE_REQUESTED "requested"
+#define LOGS_STATE_COLLECTING "collecting"
+#define LOGS_STATE_COMPLETED "completed"
+#define LOGS_STATE_TIMEOUT "timeout"
+
+/* Steps.post_step_action */
+#define POST_STEP_ACTION_EXIT "exit"
+#define POST_STEP_ACTION_CONTINUE "continue"
+
+/* The API's path prefix under the service URL. */
+#define ASSISTED_API_PREFIX "/api/assisted-install"
