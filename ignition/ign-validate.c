@@ -164,7 +164,10 @@ static void check_url(Ctx *ctx, const char *path, const char *s)
                         add(ctx, IGN_ERROR, path, "invalid S3 ARN");
                 return;
         }
-        add(ctx, IGN_ERROR, path, "unsupported URL scheme \"%s\"", scheme);
+        if (isempty(scheme))
+                add(ctx, IGN_ERROR, path, "URL has no scheme");
+        else
+                add(ctx, IGN_ERROR, path, "unsupported URL scheme \"%s\"", scheme);
 }
 
 static void check_hash(Ctx *ctx, const char *path, const char *hash)
@@ -275,9 +278,10 @@ static void check_mode(Ctx *ctx, const char *path, const IgnInt *mode)
         P("%s.mode", path);
         if (!mode->set)
                 return;
-        if (mode->value < 0 || mode->value > 07777)
-                add(ctx, IGN_ERROR, p, "illegal mode %#" PRIo64 " (must be 0 to 07777)",
-                    (uint64_t)mode->value);
+        if (mode->value < 0)
+                add(ctx, IGN_ERROR, p, "illegal mode %" PRIi64 " (must be 0 to 07777)", mode->value);
+        else if (mode->value > 07777)
+                add(ctx, IGN_ERROR, p, "illegal mode %#" PRIo64 " (must be 0 to 07777)", (uint64_t)mode->value);
         else if ((mode->value & 07000) && ctx->version < IGN_V3_4)
                 add(ctx, IGN_WARNING, p, "setuid/setgid/sticky bits are ignored before spec 3.4.0");
 }
