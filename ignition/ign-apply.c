@@ -338,6 +338,13 @@ static int cmp_entry(const void *x, const void *y)
                                   : (a->node < b->node ? -1 : a->node > b->node);
 }
 
+static int parent_fail(Apply *a, int r, const char *path)
+{
+        if (r == -EXDEV)
+                return failf(a, r, "refusing \"%s\": it resolves outside the root through a symlink", path);
+        return failf(a, r, "cannot create the parents of \"%s\"", path);
+}
+
 static int apply_directory(Apply *a, const IgnDirectory *d)
 {
         const char *base, *rel = d->path + 1;
@@ -347,7 +354,7 @@ static int apply_directory(Apply *a, const IgnDirectory *d)
 
         pfd = open_parent(a, rel, &base);
         if (pfd < 0)
-                return failf(a, pfd, "cannot create the parents of \"%s\"", d->path);
+                return parent_fail(a, pfd, d->path);
         dfd = dir_fd(pfd);
         if (dfd < 0)
                 return dfd;
@@ -373,7 +380,7 @@ static int apply_file(Apply *a, const IgnFile *f)
 
         pfd = open_parent(a, rel, &base);
         if (pfd < 0)
-                return failf(a, pfd, "cannot create the parents of \"%s\"", f->path);
+                return parent_fail(a, pfd, f->path);
         dfd = dir_fd(pfd);
         if (dfd < 0)
                 return dfd;
@@ -454,7 +461,7 @@ static int apply_link(Apply *a, const IgnLink *l)
 
         pfd = open_parent(a, rel, &base);
         if (pfd < 0)
-                return failf(a, pfd, "cannot create the parents of \"%s\"", l->path);
+                return parent_fail(a, pfd, l->path);
         dfd = dir_fd(pfd);
         if (dfd < 0)
                 return dfd;
@@ -683,19 +690,20 @@ static int apply_units(Apply *a, const IgnSystemd *sd)
         return r;
 }
 
-int ign_config_apply(const IgnConfig *c, const char *root, IgnApplyFlags flags, char **reterr)
+int ign_config_apply(const IgnConfig *config, const char *root, IgnApplyFlags flags, char **reterr)
 {
+        _cleanup_ign_config_ IgnConfig *c = NULL;
         _cleanup_close_ int root_fd = -1;
         _cleanup_free_ Entry *entries = NULL;
         IgnReport report = IGN_REPORT_INIT;
-        const IgnStorage *s = &c->storage;
+        const IgnStorage *s;
         Apply a = { .flags = flags, .reterr = reterr, .have_openat2 = true };
         size_t n = 0;
         int r;
 
         if (reterr)
                 *reterr = NULL;
-        r = ign_config_validate(c, &report);
+        r = ign_config_validate(config, &report);
         if (r == -EBADMSG) {
                 for (size_t i = 0; i < report.n_entries; i++)
                         if (report.entries[i].severity == IGN_ERROR) {
@@ -707,6 +715,15 @@ int ign_config_apply(const IgnConfig *c, const char *root, IgnApplyFlags flags, 
         ign_report_done(&report);
         if (r < 0)
                 return r;
+        /* the runtime works on the newest spec: translating masks the
+         * setuid/setgid/sticky bits that specs before 3.4 ignore */
+        c = ign_config_copy(config);
+        if (!c)
+                return -ENOMEM;
+        r = ign_config_translate(c, IGN_VERSION_LATEST, reterr);
+        if (r < 0)
+                return r;
+        s = &c->storage;
         if (!(flags & IGN_APPLY_SKIP_UNSUPPORTED)) {
                 const char *what = c->passwd.n_users || c->passwd.n_groups ? "passwd"
                                    : s->n_disks                            ? "storage.disks"

@@ -129,7 +129,7 @@ static char *url_scheme(const char *s)
         return strdup_lower(strndupa(s, (size_t)(p - s)));
 }
 
-static void check_url(Ctx *ctx, const char *path, const char *s)
+static void url_problems(Ctx *ctx, const char *path, const char *s)
 {
         _cleanup_free_ char *scheme = NULL, *err = NULL;
         _cleanup_free_ void *data = NULL;
@@ -168,6 +168,15 @@ static void check_url(Ctx *ctx, const char *path, const char *s)
                 add(ctx, IGN_ERROR, path, "URL has no scheme");
         else
                 add(ctx, IGN_ERROR, path, "unsupported URL scheme \"%s\"", scheme);
+}
+
+/* Returns false when it reported a problem. */
+static bool check_url(Ctx *ctx, const char *path, const char *s)
+{
+        size_t before = ctx->report->n_entries;
+
+        url_problems(ctx, path, s);
+        return ctx->report->n_entries == before;
 }
 
 static void check_hash(Ctx *ctx, const char *path, const char *hash)
@@ -209,7 +218,10 @@ static void check_resource(Ctx *ctx, const char *path, const IgnResource *res, b
         }
         if (!isempty(res->source)) {
                 P("%s.source", path);
-                check_url(ctx, p, res->source);
+                /* where a source is required, Ignition also reports a bad one
+                 * at the resource itself */
+                if (!check_url(ctx, p, res->source) && source_required)
+                        add(ctx, IGN_ERROR, path, "source is not a valid URL");
         }
         for (size_t i = 0; i < res->n_http_headers; i++) {
                 const IgnHttpHeader *h = &res->http_headers[i];
@@ -731,7 +743,7 @@ static void check_systemd_conflicts(Ctx *ctx, const IgnConfig *c)
  * length limit. Sets *ret_install when an [Install] section is present. */
 static const char *unit_problem(const char *contents, bool *ret_install)
 {
-        bool in_section = false, install = false;
+        bool install = false;
         const char *line = contents;
 
         while (*line) {
@@ -752,11 +764,9 @@ static const char *unit_problem(const char *contents, bool *ret_install)
                                 return "unterminated section header";
                         if (close == l + 1)
                                 return "empty section name";
-                        in_section = true;
                         install = install || streq(l, "[Install]");
                 } else {
-                        if (!in_section)
-                                return "option outside of any section";
+                        /* go-systemd takes options before the first section */
                         if (!strchr(l, '='))
                                 return "option line without '='";
                         if (l[0] == '=')

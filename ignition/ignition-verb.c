@@ -213,7 +213,7 @@ static int verb_pointer(int argc, char **argv)
                 ret = r == 0 ? 0 : EXIT_USAGE;
                 goto finish;
         }
-        if (token)
+        if (!isempty(token))
                 redact_register_secret(token);
         if (optind != argc || isempty(url)) {
                 fprintf(stderr,
@@ -223,7 +223,7 @@ static int verb_pointer(int argc, char **argv)
         if (parse_version_arg(version_s, &o.version) < 0)
                 goto finish;
         ret = EXIT_INVALID;
-        if (ca) {
+        if (!isempty(ca)) {
                 r = read_full_file(ca, BUF_MAX_SMALL_FILE * 4, &pem, &pem_len);
                 if (r < 0) {
                         log_error_errno(r, "cannot read '%s': %m", ca);
@@ -234,7 +234,7 @@ static int verb_pointer(int argc, char **argv)
         o.ca_pem = pem;
         o.ca_len = pem_len;
         o.headers = headers;
-        o.token = token;
+        o.token = isempty(token) ? NULL : token;
         r = ign_pointer_new(&o, &c);
         if (r == -EOPNOTSUPP) {
                 fprintf(stderr, "spec 3.0.0 has no httpHeaders: use -version 3.1 or later\n");
