@@ -222,7 +222,7 @@ char *ign_data_url_encode(const void *data, size_t len, bool percent)
                         uint8_t c = p[i];
                         int r;
                         if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                            strchr("-_.!~*'()", c))
+                            (c && strchr("-_.!~*'()", c)))
                                 r = buf_append_char(&b, (char)c);
                         else
                                 r = buf_appendf(&b, "%%%02X", c);
