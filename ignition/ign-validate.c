@@ -293,7 +293,8 @@ static void check_mode(Ctx *ctx, const char *path, const IgnInt *mode)
         if (mode->value < 0)
                 add(ctx, IGN_ERROR, p, "illegal mode %" PRIi64 " (must be 0 to 07777)", mode->value);
         else if (mode->value > 07777)
-                add(ctx, IGN_ERROR, p, "illegal mode %#" PRIo64 " (must be 0 to 07777)", (uint64_t)mode->value);
+                add(ctx, IGN_ERROR, p, "illegal mode %#" PRIo64 " (must be 0 to 07777)",
+                    (uint64_t)mode->value);
         else if ((mode->value & 07000) && ctx->version < IGN_V3_4)
                 add(ctx, IGN_WARNING, p, "setuid/setgid/sticky bits are ignored before spec 3.4.0");
 }

@@ -15,7 +15,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         _cleanup_(ign_report_donep) IgnReport report = IGN_REPORT_INIT;
-        _cleanup_ign_config_ IgnConfig *c = NULL, *again = NULL, *merged = NULL, *filtered = NULL, *latest = NULL;
+        _cleanup_ign_config_ IgnConfig *c = NULL, *again = NULL, *merged = NULL, *filtered = NULL,
+                                       *latest = NULL;
         _cleanup_free_ char *text = NULL, *text2 = NULL, *merged_text = NULL, *err = NULL;
 
         if (ign_config_parse((const char *)data, size, 1 << 20, &c, &report) < 0)
@@ -45,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 _cleanup_free_ void *contents = NULL;
                 _cleanup_free_ char *e = NULL;
                 if (c->storage.files[i].path)
-                        (void)ign_config_extract_file(c, c->storage.files[i].path, 1 << 20, &contents, NULL, &e);
+                        (void)ign_config_extract_file(c, c->storage.files[i].path, 1 << 20, &contents, NULL,
+                                                      &e);
         }
         return 0;
 }

@@ -43,89 +43,132 @@ static const struct {
         const char *rule, *parent, *child, *merged;
 } merge_cases[] = {
         { "pointer fields: the child's set values win, unset ones keep the parent's",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/a\",\"mode\":420,\"overwrite\":true,"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+          "a\",\"mode\":420,\"overwrite\":true,"
           "\"contents\":{\"source\":\"data:,old\"}}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/a\",\"contents\":{\"source\":\"data:,"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+          "a\",\"contents\":{\"source\":\"data:,"
           "new\"}}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"overwrite\":true,\"path\":\"/a\",\"contents\":{"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"overwrite\":true,\"path\":\"/"
+          "a\",\"contents\":{"
           "\"source\":\"data:,new\"},\"mode\":420}]}}" },
         { "files, links and directories share one key space: a child link replaces a parent file",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/a\"},{\"path\":\"/b\"}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"links\":[{\"path\":\"/a\",\"target\":\"/b\"}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/b\"}],\"links\":[{\"path\":\"/a\","
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/a\"},{\"path\":\"/"
+          "b\"}]}}",
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"links\":[{\"path\":\"/a\",\"target\":\"/"
+          "b\"}]}}",
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+          "b\"}],\"links\":[{\"path\":\"/a\","
           "\"target\":\"/b\"}]}}" },
         { "keyed lists: merged in the parent's order, new child entries appended",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"a.service\",\"enabled\":true},{"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"a.service\","
+          "\"enabled\":true},{"
           "\"name\":\"b.service\",\"mask\":true}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"c.service\"},{\"name\":\"a.service\","
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"c.service\"},{\"name\":"
+          "\"a.service\","
           "\"enabled\":false,\"contents\":\"[Unit]\\n\"}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"contents\":\"[Unit]\\n\",\"enabled\":false,"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"contents\":\"[Unit]\\n\","
+          "\"enabled\":false,"
           "\"name\":\"a.service\"},{\"mask\":true,\"name\":\"b.service\"},{\"name\":\"c.service\"}]}}" },
         { "drop-ins merge by name inside their unit",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"a.service\",\"dropins\":[{\"name\":"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"a.service\","
+          "\"dropins\":[{\"name\":"
           "\"x.conf\",\"contents\":\"1\"},{\"name\":\"y.conf\"}]}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"a.service\",\"dropins\":[{\"name\":"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"name\":\"a.service\","
+          "\"dropins\":[{\"name\":"
           "\"x.conf\",\"contents\":\"2\"}]}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"dropins\":[{\"contents\":\"2\",\"name\":\"x."
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"systemd\":{\"units\":[{\"dropins\":[{\"contents\":\"2\","
+          "\"name\":\"x."
           "conf\"},{\"name\":\"y.conf\"}],\"name\":\"a.service\"}]}}" },
         { "users by name; string lists are keyed by value (union)",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"users\":[{\"name\":\"core\",\"sshAuthorizedKeys\":[\"k1\","
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"users\":[{\"name\":\"core\","
+          "\"sshAuthorizedKeys\":[\"k1\","
           "\"k2\"],\"uid\":1000}],\"groups\":[{\"name\":\"g\",\"gid\":5}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"users\":[{\"name\":\"core\",\"sshAuthorizedKeys\":[\"k3\","
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"users\":[{\"name\":\"core\","
+          "\"sshAuthorizedKeys\":[\"k3\","
           "\"k1\"]}],\"groups\":[{\"name\":\"g\",\"gid\":6}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"groups\":[{\"gid\":6,\"name\":\"g\"}],\"users\":[{\"name\":"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"groups\":[{\"gid\":6,\"name\":\"g\"}],"
+          "\"users\":[{\"name\":"
           "\"core\",\"sshAuthorizedKeys\":[\"k1\",\"k2\",\"k3\"],\"uid\":1000}]}}" },
         { "disks by device, partitions by number (label when no number), number replaced as a Go int",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"disks\":[{\"device\":\"/dev/a\",\"wipeTable\":true,"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"disks\":[{\"device\":\"/dev/"
+          "a\",\"wipeTable\":true,"
           "\"partitions\":[{\"number\":1,\"sizeMiB\":10},{\"label\":\"l\",\"sizeMiB\":20}]}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"disks\":[{\"device\":\"/dev/a\",\"partitions\":[{"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"disks\":[{\"device\":\"/dev/"
+          "a\",\"partitions\":[{"
           "\"number\":1,\"startMiB\":5},{\"label\":\"l\",\"sizeMiB\":30}]}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"disks\":[{\"device\":\"/dev/a\",\"partitions\":[{"
-          "\"number\":1,\"sizeMiB\":10,\"startMiB\":5},{\"label\":\"l\",\"sizeMiB\":30}],\"wipeTable\":true}]}}" },
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"disks\":[{\"device\":\"/dev/"
+          "a\",\"partitions\":[{"
+          "\"number\":1,\"sizeMiB\":10,\"startMiB\":5},{\"label\":\"l\",\"sizeMiB\":30}],\"wipeTable\":true}"
+          "]}}" },
         { "lists that ignore duplicates are appended: file append, filesystem options, raid options",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/m\",\"append\":[{\"source\":\"data:,"
-          "1\"}]}],\"filesystems\":[{\"device\":\"/dev/f\",\"format\":\"xfs\",\"options\":[\"-f\"]}],\"raid\":[{\"name\":"
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+          "m\",\"append\":[{\"source\":\"data:,"
+          "1\"}]}],\"filesystems\":[{\"device\":\"/dev/"
+          "f\",\"format\":\"xfs\",\"options\":[\"-f\"]}],\"raid\":[{\"name\":"
           "\"md\",\"level\":\"raid1\",\"devices\":[\"/dev/x\"],\"options\":[\"--a\"]}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/m\",\"append\":[{\"source\":\"data:,"
-          "1\"}]}],\"filesystems\":[{\"device\":\"/dev/f\",\"options\":[\"-f\"]}],\"raid\":[{\"name\":\"md\",\"devices\":["
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+          "m\",\"append\":[{\"source\":\"data:,"
+          "1\"}]}],\"filesystems\":[{\"device\":\"/dev/"
+          "f\",\"options\":[\"-f\"]}],\"raid\":[{\"name\":\"md\",\"devices\":["
           "\"/dev/y\"],\"options\":[\"--a\"]}]}}",
-          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/m\",\"append\":[{\"source\":\"data:,"
-          "1\"},{\"source\":\"data:,1\"}]}],\"filesystems\":[{\"device\":\"/dev/f\",\"format\":\"xfs\",\"options\":[\"-f\","
-          "\"-f\"]}],\"raid\":[{\"devices\":[\"/dev/x\",\"/dev/y\"],\"level\":\"raid1\",\"name\":\"md\",\"options\":["
+          "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+          "m\",\"append\":[{\"source\":\"data:,"
+          "1\"},{\"source\":\"data:,1\"}]}],\"filesystems\":[{\"device\":\"/dev/"
+          "f\",\"format\":\"xfs\",\"options\":[\"-f\","
+          "\"-f\"]}],\"raid\":[{\"devices\":[\"/dev/x\",\"/dev/"
+          "y\"],\"level\":\"raid1\",\"name\":\"md\",\"options\":["
           "\"--a\",\"--a\"]}]}}" },
         { "HTTP headers merge by name; a child header without a value removes the parent's",
-          "{\"ignition\":{\"version\":\"3.2.0\",\"config\":{\"merge\":[{\"source\":\"https://x/c\",\"httpHeaders\":[{"
+          "{\"ignition\":{\"version\":\"3.2.0\",\"config\":{\"merge\":[{\"source\":\"https://x/"
+          "c\",\"httpHeaders\":[{"
           "\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\",\"value\":\"2\"}]}]}}}",
-          "{\"ignition\":{\"version\":\"3.2.0\",\"config\":{\"merge\":[{\"source\":\"https://x/c\",\"httpHeaders\":[{"
-          "\"name\":\"A\"},{\"name\":\"B\",\"value\":\"3\"},{\"name\":\"C\",\"value\":\"4\"}]},{\"source\":\"https://x/"
+          "{\"ignition\":{\"version\":\"3.2.0\",\"config\":{\"merge\":[{\"source\":\"https://x/"
+          "c\",\"httpHeaders\":[{"
+          "\"name\":\"A\"},{\"name\":\"B\",\"value\":\"3\"},{\"name\":\"C\",\"value\":\"4\"}]},{\"source\":"
+          "\"https://x/"
           "d\"}]}}}",
-          "{\"ignition\":{\"config\":{\"merge\":[{\"httpHeaders\":[{\"name\":\"B\",\"value\":\"3\"},{\"name\":\"C\","
-          "\"value\":\"4\"}],\"source\":\"https://x/c\"},{\"source\":\"https://x/d\"}]},\"version\":\"3.2.0\"}}" },
+          "{\"ignition\":{\"config\":{\"merge\":[{\"httpHeaders\":[{\"name\":\"B\",\"value\":\"3\"},{"
+          "\"name\":\"C\","
+          "\"value\":\"4\"}],\"source\":\"https://x/c\"},{\"source\":\"https://x/"
+          "d\"}]},\"version\":\"3.2.0\"}}" },
         { "kernel arguments share one key space: an argument moves from shouldExist to shouldNotExist",
           "{\"ignition\":{\"version\":\"3.3.0\"},\"kernelArguments\":{\"shouldExist\":[\"quiet\",\"a=1\"]}}",
           "{\"ignition\":{\"version\":\"3.3.0\"},\"kernelArguments\":{\"shouldNotExist\":[\"quiet\"]}}",
-          "{\"ignition\":{\"version\":\"3.3.0\"},\"kernelArguments\":{\"shouldExist\":[\"a=1\"],\"shouldNotExist\":["
+          "{\"ignition\":{\"version\":\"3.3.0\"},\"kernelArguments\":{\"shouldExist\":[\"a=1\"],"
+          "\"shouldNotExist\":["
           "\"quiet\"]}}" },
         { "luks by name, tang servers by URL, clevis structs merged field by field",
-          "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"luks\":[{\"name\":\"v\",\"device\":\"/dev/v\",\"clevis\":{"
+          "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"luks\":[{\"name\":\"v\",\"device\":\"/dev/"
+          "v\",\"clevis\":{"
           "\"tpm2\":true,\"tang\":[{\"url\":\"https://t\",\"thumbprint\":\"a\"}]}}]}}",
-          "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"luks\":[{\"name\":\"v\",\"clevis\":{\"threshold\":2,"
+          "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"luks\":[{\"name\":\"v\",\"clevis\":{"
+          "\"threshold\":2,"
           "\"tang\":[{\"url\":\"https://t\",\"thumbprint\":\"b\"}]}}]}}",
-          "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"luks\":[{\"clevis\":{\"tang\":[{\"thumbprint\":\"b\","
-          "\"url\":\"https://t\"}],\"threshold\":2,\"tpm2\":true},\"device\":\"/dev/v\",\"name\":\"v\"}]}}" },
+          "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"luks\":[{\"clevis\":{\"tang\":[{"
+          "\"thumbprint\":\"b\","
+          "\"url\":\"https://t\"}],\"threshold\":2,\"tpm2\":true},\"device\":\"/dev/"
+          "v\",\"name\":\"v\"}]}}" },
         { "configs of different versions merge in the newer one",
           "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"files\":[{\"path\":\"/a\"}]}}",
           "{\"ignition\":{\"version\":\"3.4.0\"},\"storage\":{\"files\":[{\"path\":\"/b\",\"mode\":2541}]}}",
-          "{\"ignition\":{\"version\":\"3.4.0\"},\"storage\":{\"files\":[{\"path\":\"/a\"},{\"path\":\"/b\",\"mode\":"
+          "{\"ignition\":{\"version\":\"3.4.0\"},\"storage\":{\"files\":[{\"path\":\"/a\"},{\"path\":\"/"
+          "b\",\"mode\":"
           "2541}]}}" },
         { "sections and scalars of the ignition section: child values override, CAs keyed by source",
-          "{\"ignition\":{\"version\":\"3.2.0\",\"timeouts\":{\"httpTotal\":10,\"httpResponseHeaders\":5},\"proxy\":{"
-          "\"httpProxy\":\"http://p\",\"noProxy\":[\"a\"]},\"security\":{\"tls\":{\"certificateAuthorities\":[{"
+          "{\"ignition\":{\"version\":\"3.2.0\",\"timeouts\":{\"httpTotal\":10,\"httpResponseHeaders\":5},"
+          "\"proxy\":{"
+          "\"httpProxy\":\"http://"
+          "p\",\"noProxy\":[\"a\"]},\"security\":{\"tls\":{\"certificateAuthorities\":[{"
           "\"source\":\"data:,ca1\"}]}}}}",
-          "{\"ignition\":{\"version\":\"3.2.0\",\"timeouts\":{\"httpTotal\":20},\"proxy\":{\"noProxy\":[\"b\"]},"
-          "\"security\":{\"tls\":{\"certificateAuthorities\":[{\"source\":\"data:,ca2\"},{\"source\":\"data:,ca1\"}]}}}}",
-          "{\"ignition\":{\"proxy\":{\"httpProxy\":\"http://p\",\"noProxy\":[\"a\",\"b\"]},\"security\":{\"tls\":{"
-          "\"certificateAuthorities\":[{\"source\":\"data:,ca1\"},{\"source\":\"data:,ca2\"}]}},\"timeouts\":{"
+          "{\"ignition\":{\"version\":\"3.2.0\",\"timeouts\":{\"httpTotal\":20},\"proxy\":{\"noProxy\":["
+          "\"b\"]},"
+          "\"security\":{\"tls\":{\"certificateAuthorities\":[{\"source\":\"data:,ca2\"},{\"source\":\"data:"
+          ",ca1\"}]}}}}",
+          "{\"ignition\":{\"proxy\":{\"httpProxy\":\"http://"
+          "p\",\"noProxy\":[\"a\",\"b\"]},\"security\":{\"tls\":{"
+          "\"certificateAuthorities\":[{\"source\":\"data:,ca1\"},{\"source\":\"data:,ca2\"}]}},"
+          "\"timeouts\":{"
           "\"httpResponseHeaders\":5,\"httpTotal\":20},\"version\":\"3.2.0\"}}" },
 };
 
@@ -148,12 +191,14 @@ TEST(merge_rules)
 TEST(merge_hive_override_onto_pointer)
 {
         /* the installer's use: the host's pointer config + ignition-config-overrides */
-        _cleanup_ign_config_ IgnConfig *base = parse_ok(
-                "{\"ignition\":{\"version\":\"3.2.0\",\"config\":{\"merge\":[{\"source\":\"https://api-int.c:22623/"
-                "config/worker\"}]}}}");
-        _cleanup_ign_config_ IgnConfig *over = parse_ok(
-                "{\"ignition\": {\"version\": \"3.1.0\"}, \"storage\": {\"files\": [{\"path\": \"/tmp/example\", "
-                "\"contents\": {\"source\": \"data:text/plain;base64,aGVscGltdHJhcHBlZGluYXN3YWdnZXJzcGVj\"}}]}}");
+        _cleanup_ign_config_ IgnConfig *base = parse_ok("{\"ignition\":{\"version\":\"3.2.0\",\"config\":{"
+                                                        "\"merge\":[{\"source\":\"https://api-int.c:22623/"
+                                                        "config/worker\"}]}}}");
+        _cleanup_ign_config_ IgnConfig *over =
+                parse_ok("{\"ignition\": {\"version\": \"3.1.0\"}, \"storage\": {\"files\": [{\"path\": "
+                         "\"/tmp/example\", "
+                         "\"contents\": {\"source\": "
+                         "\"data:text/plain;base64,aGVscGltdHJhcHBlZGluYXN3YWdnZXJzcGVj\"}}]}}");
         _cleanup_ign_config_ IgnConfig *m = NULL;
         _cleanup_free_ char *s = NULL;
 
@@ -161,24 +206,28 @@ TEST(merge_hive_override_onto_pointer)
         ASSERT_EQ(m->version, IGN_V3_2);
         ASSERT_OK(ign_config_validate(m, NULL));
         s = serialize(m);
-        ASSERT_STREQ(s, "{\"ignition\":{\"config\":{\"merge\":[{\"source\":\"https://api-int.c:22623/config/worker\"}]},"
-                        "\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/tmp/example\",\"contents\":{"
-                        "\"source\":\"data:text/plain;base64,aGVscGltdHJhcHBlZGluYXN3YWdnZXJzcGVj\"}}]}}");
+        ASSERT_STREQ(
+                s, "{\"ignition\":{\"config\":{\"merge\":[{\"source\":\"https://api-int.c:22623/config/"
+                   "worker\"}]},"
+                   "\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/tmp/example\",\"contents\":{"
+                   "\"source\":\"data:text/plain;base64,aGVscGltdHJhcHBlZGluYXN3YWdnZXJzcGVj\"}}]}}");
 }
 
 /* ---- translation -------------------------------------------------------------------------- */
 
 TEST(translate_up)
 {
-        _cleanup_ign_config_ IgnConfig *c = parse_ok(
-                "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"raid\":[{\"name\":\"md\",\"devices\":[\"/dev/a\"]}],"
-                "\"files\":[{\"path\":\"/s\",\"mode\":3565}]},\"extraKey\":1}");
+        _cleanup_ign_config_ IgnConfig *c =
+                parse_ok("{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"raid\":[{\"name\":\"md\","
+                         "\"devices\":[\"/dev/a\"]}],"
+                         "\"files\":[{\"path\":\"/s\",\"mode\":3565}]},\"extraKey\":1}");
         _cleanup_free_ char *s = NULL;
 
         ASSERT_OK(ign_config_translate(c, IGN_V3_3, NULL));
         s = serialize(c);
         /* level becomes "" as Go's StrToPtr makes it; unknown keys are dropped */
-        ASSERT_STREQ(s, "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"files\":[{\"path\":\"/s\",\"mode\":3565}],"
+        ASSERT_STREQ(s, "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+                        "s\",\"mode\":3565}],"
                         "\"raid\":[{\"devices\":[\"/dev/a\"],\"level\":\"\",\"name\":\"md\"}]}}");
         free(s);
         ASSERT_OK(ign_config_translate(c, IGN_V3_5, NULL));
@@ -195,17 +244,22 @@ TEST(translate_down_refusals)
                 IgnVersion to;
                 const char *why;
         } cases[] = {
-                { "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"luks\":[{\"name\":\"l\",\"device\":\"/dev/l\"}]}}",
+                { "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"luks\":[{\"name\":\"l\",\"device\":"
+                  "\"/dev/l\"}]}}",
                   IGN_V3_1, "$.storage.luks is not in the older spec" },
-                { "{\"ignition\":{\"version\":\"3.1.0\",\"config\":{\"merge\":[{\"source\":\"https://x\",\"httpHeaders\":[{"
+                { "{\"ignition\":{\"version\":\"3.1.0\",\"config\":{\"merge\":[{\"source\":\"https://"
+                  "x\",\"httpHeaders\":[{"
                   "\"name\":\"a\",\"value\":\"b\"}]}]}}}",
                   IGN_V3_0, "$.ignition.config.merge[0].httpHeaders is not in the older spec" },
-                { "{\"ignition\":{\"version\":\"3.4.0\"},\"storage\":{\"directories\":[{\"path\":\"/t\",\"mode\":1023}]}}",
+                { "{\"ignition\":{\"version\":\"3.4.0\"},\"storage\":{\"directories\":[{\"path\":\"/"
+                  "t\",\"mode\":1023}]}}",
                   IGN_V3_3, "$.storage.directories[0].mode has setuid/setgid/sticky bits" },
-                { "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"filesystems\":[{\"device\":\"/dev/a\",\"format\":"
+                { "{\"ignition\":{\"version\":\"3.3.0\"},\"storage\":{\"filesystems\":[{\"device\":\"/dev/"
+                  "a\",\"format\":"
                   "\"none\"}]}}",
                   IGN_V3_2, "$.storage.filesystems[0].format is \"none\"" },
-                { "{\"ignition\":{\"version\":\"3.5.0\"},\"storage\":{\"luks\":[{\"name\":\"l\",\"device\":\"/dev/l\","
+                { "{\"ignition\":{\"version\":\"3.5.0\"},\"storage\":{\"luks\":[{\"name\":\"l\",\"device\":"
+                  "\"/dev/l\","
                   "\"cex\":{\"enabled\":true}}]}}",
                   IGN_V3_4, "$.storage.luks[0].cex is not in the older spec" },
         };
@@ -219,19 +273,21 @@ TEST(translate_down_refusals)
         }
 
         /* what the older spec can hold goes down fine */
-        _cleanup_ign_config_ IgnConfig *c = parse_ok(
-                "{\"ignition\":{\"version\":\"3.4.0\"},\"storage\":{\"files\":[{\"path\":\"/a\",\"mode\":420}]}}");
+        _cleanup_ign_config_ IgnConfig *c = parse_ok("{\"ignition\":{\"version\":\"3.4.0\"},\"storage\":{"
+                                                     "\"files\":[{\"path\":\"/a\",\"mode\":420}]}}");
         _cleanup_free_ char *s = NULL;
         ASSERT_OK(ign_config_serialize(c, IGN_V3_0, 0, &s, NULL, NULL));
-        ASSERT_STREQ(s, "{\"ignition\":{\"version\":\"3.0.0\"},\"storage\":{\"files\":[{\"path\":\"/a\",\"mode\":420}]}}");
+        ASSERT_STREQ(s, "{\"ignition\":{\"version\":\"3.0.0\"},\"storage\":{\"files\":[{\"path\":\"/"
+                        "a\",\"mode\":420}]}}");
 }
 
 TEST(unknown_keys_kept_at_same_version)
 {
         _cleanup_ign_config_ IgnConfig *c = NULL;
         _cleanup_(ign_report_donep) IgnReport report = IGN_REPORT_INIT;
-        const char *json = "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"luks\":[{\"name\":\"x\"}],\"files\":[{"
-                           "\"path\":\"/a\",\"future\":{\"k\":[1,2]}}]}}";
+        const char *json =
+                "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"luks\":[{\"name\":\"x\"}],\"files\":[{"
+                "\"path\":\"/a\",\"future\":{\"k\":[1,2]}}]}}";
         _cleanup_free_ char *s = NULL, *r = NULL;
 
         ASSERT_OK(ign_config_parse(json, strlen(json), 0, &c, &report));
@@ -239,8 +295,10 @@ TEST(unknown_keys_kept_at_same_version)
         ASSERT_STREQ(r, "$.storage.luks: warning: unused key \"luks\" (spec 3.2.0 has it, not 3.1.0)\n"
                         "$.storage.files[0].future: warning: unused key \"future\"\n");
         s = serialize(c);
-        ASSERT_STREQ(s, "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"files\":[{\"path\":\"/a\",\"future\":{"
-                        "\"k\":[1,2]}}],\"luks\":[{\"name\":\"x\"}]}}");
+        ASSERT_STREQ(
+                s,
+                "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"files\":[{\"path\":\"/a\",\"future\":{"
+                "\"k\":[1,2]}}],\"luks\":[{\"name\":\"x\"}]}}");
 }
 
 /* ---- parsing limits and reports -------------------------------------------------------------- */
@@ -301,8 +359,9 @@ TEST(data_urls)
                 { "data:,", "" },
         };
         static const char *const bad[] = {
-                "data:,a%zz", "data:;base64,abc", "data:;base64,ab=c", "data:foo/bar,x", "data:text,x",
-                "data:text/plain",  "data:,a b",       "data:;charset,x", "data:;base64,a\nb=", "http://x",
+                "data:,a%zz",         "data:;base64,abc", "data:;base64,ab=c", "data:foo/bar,x",
+                "data:text,x",        "data:text/plain",  "data:,a b",         "data:;charset,x",
+                "data:;base64,a\nb=", "http://x",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(good); i++) {
@@ -346,7 +405,13 @@ static void *b64(const char *s, size_t *len)
 TEST(gunzip)
 {
         /* made with Python's gzip: stored block, fixed Huffman, two members */
-        static const char stored[] = "H4sIAAAAAAAEAwFKAbX+aGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKiIHR8UoBAAA=";
+        static const char stored[] =
+                "H4sIAAAAAAAEAwFKAbX+"
+                "aGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGV"
+                "sbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG"
+                "8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ"
+                "3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3pp"
+                "cApoZWxsbyBnemlwCmhlbGxvIGd6aXAKaGVsbG8gZ3ppcApoZWxsbyBnemlwCmhlbGxvIGd6aXAKiIHR8UoBAAA=";
         static const char fixed[] = "H4sIAAAAAAAEA8tIzcnJV0ivyizgyhhlUhIOAIiB0fFKAQAA";
         static const char multi[] = "H4sIAAAAAAACA8vPS+UCAJ+oF/gEAAAAH4sIAAAAAAACAyspz+cCAHQIF5YEAAAA";
         const char *const inputs[] = { stored, fixed };
@@ -406,13 +471,18 @@ TEST(extract_file)
 {
         _cleanup_ign_config_ IgnConfig *c = parse_ok(
                 "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":["
-                "{\"path\":\"/root/.docker/config.json\",\"contents\":{\"source\":\"data:;base64,eyJhdXRocyI6e319\"}},"
-                "{\"path\":\"/appended\",\"contents\":{\"source\":\"data:,a\"},\"append\":[{\"source\":\"data:,b\"},{"
+                "{\"path\":\"/root/.docker/"
+                "config.json\",\"contents\":{\"source\":\"data:;base64,eyJhdXRocyI6e319\"}},"
+                "{\"path\":\"/"
+                "appended\",\"contents\":{\"source\":\"data:,a\"},\"append\":[{\"source\":\"data:,b\"},{"
                 "\"source\":\"data:,c\"}]},"
                 "{\"path\":\"/remote\",\"contents\":{\"source\":\"https://example.com/x\"}},"
-                "{\"path\":\"/hashed\",\"contents\":{\"source\":\"data:,hello%0A\",\"verification\":{\"hash\":\"sha256-"
+                "{\"path\":\"/"
+                "hashed\",\"contents\":{\"source\":\"data:,hello%0A\",\"verification\":{\"hash\":\"sha256-"
                 "0000000000000000000000000000000000000000000000000000000000000000\"}}},"
-                "{\"path\":\"/hashed-ok\",\"contents\":{\"source\":\"data:,hello%0A\",\"verification\":{\"hash\":\"sha256-"
+                "{\"path\":\"/"
+                "hashed-ok\",\"contents\":{\"source\":\"data:,hello%0A\",\"verification\":{\"hash\":"
+                "\"sha256-"
                 "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03\"}}}]}}");
         _cleanup_free_ void *data = NULL;
         _cleanup_free_ char *err = NULL;
@@ -455,17 +525,20 @@ TEST(filter_api_vip)
 
         ASSERT_OK(ign_config_filter_api_vip(c, &f));
         s = serialize(f);
-        ASSERT_STREQ(s, "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/etc/kubernetes/"
-                        "kubeconfig\",\"contents\":{\"source\":\"data:,k\"}},{\"path\":\"/etc/kubernetes/manifests/"
-                        "coredns.yaml\"},{\"path\":\"/etc/kubernetes/manifests/keepalived.yaml\"}],\"luks\":[{"
-                        "\"device\":\"/dev/a\",\"name\":\"root\"}]}}");
+        ASSERT_STREQ(
+                s,
+                "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/etc/kubernetes/"
+                "kubeconfig\",\"contents\":{\"source\":\"data:,k\"}},{\"path\":\"/etc/kubernetes/manifests/"
+                "coredns.yaml\"},{\"path\":\"/etc/kubernetes/manifests/keepalived.yaml\"}],\"luks\":[{"
+                "\"device\":\"/dev/a\",\"name\":\"root\"}]}}");
 }
 
 /* ---- pointer configs --------------------------------------------------------------------------- */
 
 TEST(pointer)
 {
-        char *headers[] = { (char *)"X-Role=worker", (char *)"Accept: application/vnd.coreos.ignition+json", NULL };
+        char *headers[] = { (char *)"X-Role=worker", (char *)"Accept: application/vnd.coreos.ignition+json",
+                            NULL };
         const char *pem = "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n";
         IgnPointerOptions o = {
                 .version = IGN_V3_1,
@@ -483,17 +556,19 @@ TEST(pointer)
         ASSERT_OK(ign_pointer_new(&o, &c));
         ASSERT_OK(ign_config_validate(c, NULL));
         s = serialize(c);
-        ASSERT_CONTAINS(s, "{\"ignition\":{\"config\":{\"merge\":[{\"httpHeaders\":[{\"name\":\"X-Role\",\"value\":"
-                           "\"worker\"},{\"name\":\"Accept\",\"value\":\"application/vnd.coreos.ignition+json\"},{"
-                           "\"name\":\"Authorization\",\"value\":\"Bearer tok\"}],\"source\":\"https://api-int.c."
-                           "example.com:22623/config/worker\"}]},\"security\":{\"tls\":{\"certificateAuthorities\":[{"
-                           "\"source\":\"data:;base64,");
+        ASSERT_CONTAINS(
+                s,
+                "{\"ignition\":{\"config\":{\"merge\":[{\"httpHeaders\":[{\"name\":\"X-Role\",\"value\":"
+                "\"worker\"},{\"name\":\"Accept\",\"value\":\"application/vnd.coreos.ignition+json\"},{"
+                "\"name\":\"Authorization\",\"value\":\"Bearer tok\"}],\"source\":\"https://api-int.c."
+                "example.com:22623/config/worker\"}]},\"security\":{\"tls\":{\"certificateAuthorities\":[{"
+                "\"source\":\"data:;base64,");
         ASSERT_CONTAINS(s, "\"version\":\"3.1.0\"}}");
         /* the skip-MCO-reboot flow reads merge[0].source and the first CA back */
         back = parse_ok(s);
         ASSERT_STREQ(back->ignition.config.merge[0].source, o.url);
-        ASSERT_OK(ign_data_url_decode(back->ignition.security.tls.certificate_authorities[0].source, &ca, &ca_len,
-                                      NULL));
+        ASSERT_OK(ign_data_url_decode(back->ignition.security.tls.certificate_authorities[0].source, &ca,
+                                      &ca_len, NULL));
         ASSERT_EQ(ca_len, strlen(pem));
         ASSERT_TRUE(memcmp(ca, pem, ca_len) == 0);
 
@@ -516,14 +591,16 @@ static char *mkroot(const char *name)
 
 TEST(apply_refuses_escapes)
 {
-        _cleanup_free_ char *root = mkroot("escape"), *outside = mkroot("outside"), *link = NULL, *err = NULL;
+        _cleanup_free_ char *root = mkroot("escape"), *outside = mkroot("outside"), *link = NULL,
+                            *err = NULL;
         _cleanup_ign_config_ IgnConfig *c = NULL;
         struct stat st;
 
         link = strdup_printf("%s/etc", root);
         ASSERT_TRUE(symlink(outside, link) == 0);
-        c = parse_ok("{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/etc/passwd\","
-                     "\"contents\":{\"source\":\"data:,pwned\"}}]}}");
+        c = parse_ok(
+                "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/etc/passwd\","
+                "\"contents\":{\"source\":\"data:,pwned\"}}]}}");
         ASSERT_ERROR(ign_config_apply(c, root, 0, &err), EXDEV);
         ASSERT_CONTAINS(err, "outside the root");
         free(err);
@@ -541,9 +618,12 @@ TEST(apply_rules)
         _cleanup_ign_config_ IgnConfig *c = NULL;
 
         /* passwd cannot be laid onto a root: refused unless skipped */
-        c = parse_ok("{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"users\":[{\"name\":\"core\"}]},\"storage\":{"
-                     "\"files\":[{\"path\":\"/etc/a\",\"contents\":{\"source\":\"data:,1\"}}]},\"systemd\":{\"units\":[{"
-                     "\"name\":\"t@a.service\",\"enabled\":true},{\"name\":\"t@b.service\",\"enabled\":true},{\"name\":"
+        c = parse_ok("{\"ignition\":{\"version\":\"3.2.0\"},\"passwd\":{\"users\":[{\"name\":\"core\"}]},"
+                     "\"storage\":{"
+                     "\"files\":[{\"path\":\"/etc/"
+                     "a\",\"contents\":{\"source\":\"data:,1\"}}]},\"systemd\":{\"units\":[{"
+                     "\"name\":\"t@a.service\",\"enabled\":true},{\"name\":\"t@b.service\",\"enabled\":true}"
+                     ",{\"name\":"
                      "\"u.service\",\"enabled\":true}]}}");
         ASSERT_ERROR(ign_config_apply(c, root, 0, &err), EOPNOTSUPP);
         ASSERT_CONTAINS(err, "passwd");
@@ -560,8 +640,8 @@ TEST(apply_rules)
         ASSERT_CONTAINS(err, "overwrite is false");
 
         /* invalid configs are refused before anything is written */
-        _cleanup_ign_config_ IgnConfig *bad =
-                parse_ok("{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"rel\"}]}}");
+        _cleanup_ign_config_ IgnConfig *bad = parse_ok(
+                "{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"rel\"}]}}");
         free(err);
         err = NULL;
         ASSERT_ERROR(ign_config_apply(bad, root, 0, &err), EBADMSG);
@@ -578,11 +658,13 @@ TEST(apply_owner_names_from_root)
                 test_skip("chown needs root");
         p = strdup_printf("%s/etc/passwd", root);
         ASSERT_OK(mkdir_p(strndupa(p, strlen(p) - 7), 0755));
-        ASSERT_OK(write_file_atomic(p, "root:x:0:0::/root:/bin/sh\nsvc:x:4242:4343::/:/bin/false\n", 56, 0644));
+        ASSERT_OK(write_file_atomic(p, "root:x:0:0::/root:/bin/sh\nsvc:x:4242:4343::/:/bin/false\n", 56,
+                                    0644));
         free(p);
         p = strdup_printf("%s/etc/group", root);
         ASSERT_OK(write_file_atomic(p, "root:x:0:\nsvcgrp:x:4343:\n", 25, 0644));
-        c = parse_ok("{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/srv/f\",\"user\":{\"name\":"
+        c = parse_ok("{\"ignition\":{\"version\":\"3.2.0\"},\"storage\":{\"files\":[{\"path\":\"/srv/"
+                     "f\",\"user\":{\"name\":"
                      "\"svc\"},\"group\":{\"name\":\"svcgrp\"},\"mode\":384}]}}");
         ASSERT_OK(ign_config_apply(c, root, 0, &err));
         free(p);
