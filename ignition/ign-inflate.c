@@ -180,11 +180,12 @@ static int stored(Inflate *s)
 
 static int fixed(Inflate *s, size_t member_start)
 {
-        static Huffman lencode, distcode;
-        static bool built;
+        /* built per block rather than cached in statics: callers may be
+         * threads of the agent, and the tables are cheap */
+        Huffman lencode, distcode;
         short lengths[FIXLCODES];
 
-        if (!built) {
+        {
                 int symbol = 0;
                 for (; symbol < 144; symbol++)
                         lengths[symbol] = 8;
@@ -198,7 +199,6 @@ static int fixed(Inflate *s, size_t member_start)
                 for (symbol = 0; symbol < MAXDCODES; symbol++)
                         lengths[symbol] = 5;
                 (void)construct(&distcode, lengths, MAXDCODES, true);
-                built = true;
         }
         return codes(s, &lencode, &distcode, member_start);
 }
@@ -274,17 +274,13 @@ static int dynamic(Inflate *s, size_t member_start)
 
 static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 {
-        static uint32_t table[256];
-        static bool built;
+        uint32_t table[256];
 
-        if (!built) {
-                for (uint32_t i = 0; i < 256; i++) {
-                        uint32_t c = i;
-                        for (int k = 0; k < 8; k++)
-                                c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-                        table[i] = c;
-                }
-                built = true;
+        for (uint32_t i = 0; i < 256; i++) {
+                uint32_t c = i;
+                for (int k = 0; k < 8; k++)
+                        c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+                table[i] = c;
         }
         crc = ~crc;
         while (n--)
