@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "ignition/ignition-verb.h"
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
@@ -56,6 +57,7 @@ const Verb cradle_verbs[] = {
         { "next_step_runner", next_step_runner_main, "poll and run the steps of a registered host", 0 },
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
+        { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },
         {},
 };
 
