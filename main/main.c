@@ -12,6 +12,7 @@
 #include "agent/agent.h"
 #include "ignition/ignition-verb.h"
 #include "log.h"
+#include "logs/logs-sender.h"
 #include "macro.h"
 #include "strutil.h"
 #include "verbs.h"
@@ -55,6 +56,8 @@ static int verb_help(int argc, char **argv)
 const Verb cradle_verbs[] = {
         { "agent", agent_main, "register this host with assisted-service and run its steps", 0 },
         { "next_step_runner", next_step_runner_main, "poll and run the steps of a registered host", 0 },
+        { "logs_sender", logs_sender_main, "collect this host's logs and upload them to assisted-service",
+          0 },
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
         { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },
