@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "hostexec.h"
@@ -26,6 +29,7 @@ static const struct {
 struct HostExec {
         bool enter;
         int fds[ELEMENTSOF(namespaces)];
+        int pid_fd; /* PID 1's PID namespace when it differs from ours, else -1 */
 };
 
 static const char *const mode_names[_HOST_EXEC_MODE_MAX] = {
@@ -53,6 +57,7 @@ HostExec *host_exec_free(HostExec *h)
                 return NULL;
         for (size_t i = 0; i < ELEMENTSOF(namespaces); i++)
                 safe_close(h->fds[i]);
+        safe_close(h->pid_fd);
         free(h);
         return NULL;
 }
@@ -78,6 +83,7 @@ int host_exec_new(HostExecMode mode, unsigned ns_flags, HostExec **ret)
                 return -ENOMEM;
         for (size_t i = 0; i < ELEMENTSOF(namespaces); i++)
                 h->fds[i] = -1;
+        h->pid_fd = -1;
 
         switch (mode) {
         case HOST_EXEC_DIRECT:
@@ -107,6 +113,17 @@ int host_exec_new(HostExecMode mode, unsigned ns_flags, HostExec **ret)
                         if (h->fds[i] < 0)
                                 return negative_errno();
                 }
+        if (h->enter && (ns_flags & HOST_NS_PID)) {
+                struct stat self, init;
+                /* the namespace our children get, compared with PID 1's */
+                if (stat("/proc/self/ns/pid_for_children", &self) < 0 || stat("/proc/1/ns/pid", &init) < 0)
+                        return negative_errno();
+                if (self.st_ino != init.st_ino || self.st_dev != init.st_dev) {
+                        h->pid_fd = open("/proc/1/ns/pid", O_RDONLY | O_CLOEXEC);
+                        if (h->pid_fd < 0)
+                                return negative_errno();
+                }
+        }
         *ret = TAKE_PTR(h);
         return 0;
 }
@@ -116,17 +133,45 @@ bool host_exec_enters(const HostExec *h)
         return h->enter;
 }
 
+/* In the child after setns(CLONE_NEWPID): fork once more; the grandchild
+ * goes on to exec, this process waits and passes its status on. Only
+ * async-signal-safe calls. */
+static int fork_into_pid_namespace(void)
+{
+        pid_t pid = fork();
+        int status;
+
+        if (pid < 0)
+                return -errno;
+        if (pid == 0)
+                return 0;
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        _exit(127);
+        if (WIFSIGNALED(status)) {
+                (void)kill(getpid(), WTERMSIG(status));
+                _exit(128 + WTERMSIG(status));
+        }
+        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
 /* In the child, between fork and exec: async-signal-safe only. */
 static int enter_namespaces(void *userdata)
 {
         HostExec *h = userdata;
 
+        /* PID first: setns into a PID namespace checks the caller's user
+         * namespace, which the others do not change */
+        if (h->pid_fd >= 0 && setns(h->pid_fd, CLONE_NEWPID) < 0)
+                return -errno;
         for (size_t i = 0; i < ELEMENTSOF(namespaces); i++)
                 if (h->fds[i] >= 0 && setns(h->fds[i], namespaces[i].nstype) < 0)
                         return -errno;
         /* the host's root and working directory, as nsenter does */
         if (h->fds[ELEMENTSOF(namespaces) - 1] >= 0 && chdir("/") < 0)
                 return -errno;
+        if (h->pid_fd >= 0)
+                return fork_into_pid_namespace();
         return 0;
 }
 

@@ -12,6 +12,20 @@
  *
  * Detection compares our mount namespace with PID 1's; a mode forces
  * either way. PATH is searched after entering, i.e. on the host.
+ *
+ * The PID namespace (HOST_NS_PID, the installer's "nsenter --pid"):
+ * setns(2) cannot move a process into another PID namespace; it only
+ * sets the namespace of the caller's *future children*. So, as nsenter
+ * does, the forked child enters the other namespaces, then forks once
+ * more: the grandchild (in PID 1's PID namespace) execs the command, the
+ * child waits for it and exits with its status (or dies of its signal),
+ * and both stay in the process group the timeout kills. setns into a PID
+ * namespace is also only allowed towards a descendant of (or the same as)
+ * our own: from a "--pid=host" container, or on the host, PID 1's PID
+ * namespace is already ours, and nothing is entered (no extra fork). From
+ * a container with a private PID namespace, /proc/1 is the container's own
+ * init anyway, so "entering PID 1's namespaces" reaches the host from
+ * nowhere but "--pid=host" (why the upstream images run that way).
  */
 
 #include <stdbool.h>
@@ -33,10 +47,13 @@ typedef enum HostNamespace {
         HOST_NS_NET = 1 << 2,
         HOST_NS_UTS = 1 << 3,
         HOST_NS_MNT = 1 << 4,
+        HOST_NS_PID = 1 << 5, /* see above: entered by the command's own process via a second fork */
 } HostNamespace;
 
 /* The agent's set (nsenter --cgroup --mount --ipc --net). */
 #define HOST_NS_AGENT (HOST_NS_CGROUP | HOST_NS_IPC | HOST_NS_NET | HOST_NS_MNT)
+/* The installer's set (nsenter --target 1 --cgroup --mount --ipc --pid). */
+#define HOST_NS_INSTALLER (HOST_NS_CGROUP | HOST_NS_IPC | HOST_NS_MNT | HOST_NS_PID)
 
 typedef struct HostExec HostExec;
 

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "assisted.h"
+#include "cleanup.h"
+#include "installer/service.h"
+#include "log.h"
+#include "strutil.h"
+#include "timeutil.h"
+
+int service_call(Service *s, const char *what, ServiceOp op, void *userdata, char **reterr)
+{
+        for (unsigned retries = 0;; retries++) {
+                _cleanup_free_ char *err = NULL;
+                long status = 0;
+                usec_t delay;
+                int r;
+
+                /* every call is its own request, as utils.GenerateRequestContext() */
+                assisted_client_new_session(s->client);
+                r = op(s->client, userdata, &status, &err);
+                if (!service_should_retry(&s->retry, r, status, retries)) {
+                        if (r < 0 && reterr)
+                                *reterr = TAKE_PTR(err);
+                        return r;
+                }
+                delay = backoff_full_jitter(s->retry.base_delay, s->retry.max_delay, retries);
+                log_info("%s failed (%s), retry %u in %.1f s", what, strna(err), retries + 1,
+                         (double)delay / (double)USEC_PER_SEC);
+                if (sleep_usec(delay) < 0) {
+                        if (reterr)
+                                *reterr = strdup("stop requested");
+                        return -ECANCELED;
+                }
+        }
+}
+
+typedef struct ProgressArgs {
+        Service *s;
+        const char *stage;
+        const char *info;
+} ProgressArgs;
+
+static int op_progress(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        ProgressArgs *a = userdata;
+
+        return assisted_update_progress(c, a->s->infra_env_id, a->s->host_id, a->stage, a->info, ret_status,
+                                        reterr);
+}
+
+bool service_progress(Service *s, const char *stage, const char *info)
+{
+        _cleanup_free_ char *err = NULL;
+        ProgressArgs a = { .s = s, .stage = stage, .info = info };
+        int r;
+
+        (void)log_set_field("STAGE", stage);
+        log_info("Updating node installation stage: %s - %s", stage, strempty(info));
+        /* every stage on stderr, also when the log goes elsewhere */
+        if (!(log_get_targets() & LOG_TARGET_STDERR))
+                fprintf(stderr, "installer: stage %s%s%s\n", stage, isempty(info) ? "" : " - ",
+                        strempty(info));
+        if (isempty(s->host_id))
+                return false;
+        r = service_call(s, "progress update", op_progress, &a, &err);
+        if (r < 0) {
+                log_error("Failed to update node installation stage, %s", err ? err : strerror(-r));
+                return false;
+        }
+        return true;
+}
+
+typedef struct DownloadArgs {
+        Service *s;
+        char *data;
+        size_t len;
+} DownloadArgs;
+
+static int op_ignition(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        DownloadArgs *a = userdata;
+
+        free(a->data);
+        a->data = NULL;
+        return assisted_download_host_ignition(c, a->s->infra_env_id, a->s->host_id, ret_status, &a->data,
+                                               &a->len, reterr);
+}
+
+int service_download_ignition(Service *s, char **ret, size_t *ret_len, char **reterr)
+{
+        DownloadArgs a = { .s = s };
+        int r;
+
+        r = service_call(s, "ignition download", op_ignition, &a, reterr);
+        if (r < 0) {
+                free(a.data);
+                return r;
+        }
+        *ret = a.data;
+        *ret_len = a.len;
+        return 0;
+}
+
+typedef struct JsonArgs {
+        Service *s;
+        const char *role;
+        json_object *out;
+} JsonArgs;
+
+static int op_cluster(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        JsonArgs *a = userdata;
+
+        json_object_put(a->out);
+        a->out = NULL;
+        return assisted_get_cluster(c, a->s->cluster_id, false, ret_status, &a->out, reterr);
+}
+
+static int op_hosts(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        JsonArgs *a = userdata;
+
+        json_object_put(a->out);
+        a->out = NULL;
+        return assisted_list_cluster_hosts(c, a->s->cluster_id, a->role, ret_status, &a->out, reterr);
+}
+
+int service_get_cluster(Service *s, json_object **ret, char **reterr)
+{
+        JsonArgs a = { .s = s };
+        int r = service_call(s, "cluster query", op_cluster, &a, reterr);
+
+        if (r < 0) {
+                json_object_put(a.out);
+                return r;
+        }
+        *ret = a.out;
+        return 0;
+}
+
+int service_list_hosts(Service *s, const char *role, json_object **ret, char **reterr)
+{
+        JsonArgs a = { .s = s, .role = role };
+        int r = service_call(s, "hosts query", op_hosts, &a, reterr);
+
+        if (r < 0) {
+                json_object_put(a.out);
+                return r;
+        }
+        *ret = a.out;
+        return 0;
+}
+
+typedef struct LogsArgs {
+        Service *s;
+        const char *state;
+} LogsArgs;
+
+static int op_logs(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        LogsArgs *a = userdata;
+
+        return assisted_update_host_logs_progress(c, a->s->infra_env_id, a->s->host_id, a->state, ret_status,
+                                                  reterr);
+}
+
+int service_logs_progress(Service *s, const char *state, char **reterr)
+{
+        LogsArgs a = { .s = s, .state = state };
+
+        return service_call(s, "logs progress", op_logs, &a, reterr);
+}
