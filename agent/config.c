@@ -6,6 +6,7 @@
 
 #include "cleanup.h"
 #include "config.h"
+#include "agent/steps/install.h"
 #include "goflags.h"
 #include "log.h"
 #include "redact.h"
@@ -48,7 +49,7 @@ void agent_config_done(AgentConfig *c)
 
 int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig *ret)
 {
-        _cleanup_free_ char *step_runner = NULL, *host_exec = NULL;
+        _cleanup_free_ char *step_runner = NULL, *host_exec = NULL, *install_mode = NULL;
         AgentConfig c = {};
         const char *prog = program == PROGRAM_AGENT ? "agent" : "next_step_runner";
         int optind, r;
@@ -92,6 +93,10 @@ int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig 
                 { "host-exec", GOFLAG_STRING, &host_exec, "auto",
                   "cradle: run host commands 'direct', 'enter' PID 1's namespaces, or 'auto'-detect",
                   "CRADLE_HOST_EXEC" },
+                { "install-mode", GOFLAG_STRING, &install_mode, "auto",
+                  "cradle: run the install step's installer with 'podman' (the upstream image), 'inprocess' "
+                  "(cradle's own), or 'auto' (in-process when the installer image is the agent's own image)",
+                  "CRADLE_INSTALL_MODE" },
                 { "max-concurrent-steps", GOFLAG_INT, &c.max_concurrent_steps, "32",
                   "cradle: steps that run at the same time" },
                 { "backoff-max-elapsed", GOFLAG_DOUBLE, &c.backoff_max_elapsed, "900",
@@ -128,11 +133,12 @@ int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig 
 
         c.step_runner = step_runner_mode_from_string(step_runner);
         c.host_exec = host_exec_mode_from_string(host_exec);
-        if (c.step_runner < 0 || c.host_exec < 0 || c.max_concurrent_steps < 1 || c.interval < 0 ||
-            log_level_from_string(c.log_level) < 0) {
+        c.install_mode = install_mode_from_string(install_mode);
+        if (c.step_runner < 0 || c.host_exec < 0 || c.install_mode < 0 || c.max_concurrent_steps < 1 ||
+            c.interval < 0 || log_level_from_string(c.log_level) < 0) {
                 fprintf(stderr,
-                        "%s: invalid --step-runner, --host-exec, --max-concurrent-steps, --interval or "
-                        "--log-level value\n",
+                        "%s: invalid --step-runner, --host-exec, --install-mode, --max-concurrent-steps, "
+                        "--interval or --log-level value\n",
                         prog);
                 agent_config_done(&c);
                 goflags_free(flags);
@@ -140,7 +146,8 @@ int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig 
         }
         free(step_runner);
         free(host_exec);
-        step_runner = host_exec = NULL;
+        free(install_mode);
+        step_runner = host_exec = install_mode = NULL;
 
         if (getenv("PULL_SECRET_TOKEN") && !isempty(getenv("PULL_SECRET_TOKEN"))) {
                 c.token = strdup(getenv("PULL_SECRET_TOKEN"));

@@ -42,6 +42,7 @@ typedef struct AgentConfig {
         /* cradle's */
         StepRunnerMode step_runner;
         HostExecMode host_exec;
+        int install_mode; /* InstallMode (agent/steps/install.h): auto, podman, inprocess */
         int max_concurrent_steps;
         double backoff_max_elapsed; /* seconds; the Go library's 15 min */
         double transport_retry_delay; /* seconds; the Go transport's 2 s */

@@ -10,6 +10,7 @@
 
 static const StepHandler *const handlers[] = {
         &step_inventory,
+        &step_install,
         &step_stop_installation,
 };
 

@@ -66,4 +66,5 @@ int step_host_command(const StepContext *ctx, char *const *argv, usec_t timeout,
 
 /* The handlers (agent/steps/ *.c). */
 extern const StepHandler step_inventory;
+extern const StepHandler step_install;
 extern const StepHandler step_stop_installation;

@@ -60,7 +60,7 @@ static const char *env_lookup(char *const *envp, const char *name)
 _noreturn_ static void child_exec(const SpawnOptions *o, char **envp, const char *path_env, int in_fd,
                                   int out_fd, int err_fd, int report_fd, char *pathbuf, size_t pathbuf_size)
 {
-        const char *file = o->argv[0];
+        const char *file = o->path ? o->path : o->argv[0];
         int e = 0;
 
         (void)setpgid(0, 0);

@@ -23,6 +23,8 @@ typedef int (*SpawnPreExec)(void *userdata);
 
 typedef struct SpawnOptions {
         char *const *argv;
+        const char *path; /* the executable; NULL: argv[0], searched in PATH (e.g. "/proc/self/exe"
+                           * to run our own binary under another applet name) */
         char *const *env; /* the whole environment; NULL inherits ours */
         char *const *env_extra; /* "NAME=value" entries added or replaced */
         const char *cwd;

@@ -1,0 +1,432 @@
+#!/usr/bin/python3
+"""The agent's install step end to end: the cradle agent registers with the
+reference service, the service sends it the install step (observed/08
+shape), and the agent runs the installer
+
+  - in-process (cradle's own installer, dry run), against a loop device;
+  - with podman, for real: an image holding cradle, built with podman build,
+    run with the upstream "podman run ..." command line;
+  - and fails with exit 2 when the installer image cannot be pulled.
+
+Runs inside a network namespace (tests/helpers/in-netns.sh). The podman test
+needs more of that namespace's mount namespace (all of it private to the
+test): the cgroup hierarchies mounted again under the netns' fresh /sys,
+/etc/pki and /run/systemd/journal/socket (which the upstream command binds)
+made through overlays over /etc and /run/systemd, with a socket of the test
+standing in for journald; and a PID namespace whose PID 1 is the agent,
+because this machine's real PID 1 cannot be entered: the installer in its
+--pid=host container enters PID 1's namespaces, as it would on a host.
+Podman uses runc, a test-owned containers.conf and a storage under the test's
+directory. The static cradle is not on main yet: the image holds the
+dynamic binary and the libraries ldd lists.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab as L  # noqa: E402
+
+L.require_basics()
+from refclient import RefService  # noqa: E402
+
+AGENT_IMAGE = "quay.io/edge-infrastructure/assisted-installer-agent:latest"
+LOCAL_IMAGE = "localhost/cradle-installer:test"
+FAST = ["--interval=1", "--transport-retry-delay=0.05", "--backoff-max-elapsed=3"]
+
+
+def scenario(installer_image=None):
+    s = {
+        "settings": {"min_disk_size_gb": 1, "next_instruction_seconds": 1},
+        "clusters": [{"id": L.CL, "control_plane_count": 3, "machine_networks": ["198.51.100.0/24"]}],
+        "infra_envs": [{"id": L.IE, "cluster_id": L.CL}],
+        "hosts": [{"id": L.H2, "infra_env_id": L.IE, "inventory": L.inventory_for(2), "role": "master",
+                   "bootstrap": True}],
+    }
+    if installer_image:
+        s["settings"]["installer_image"] = installer_image
+    return s
+
+
+def wait_for(pred, timeout=90, what="condition", alive=None):
+    end = time.time() + timeout
+    while time.time() < end:
+        v = pred()
+        if v:
+            return v
+        if alive is not None and alive.poll() is not None:
+            raise AssertionError("the agent exited (%s) while waiting for %s" % (alive.returncode, what))
+        time.sleep(0.1)
+    raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
+
+
+class AgentRun(object):
+    def __init__(self, lab, svc, extra_args, env, wrapper=()):
+        self.lab = lab
+        link = lab.path("agent")
+        if not os.path.exists(link):
+            os.symlink(L.CRADLE, link)
+        self.log = open(lab.path("agent.log"), "w+")
+        lab.files.append(self.log)
+        argv = list(wrapper) + [link, "--url", svc.url, "--infra-env-id", L.IE, "--agent-version", AGENT_IMAGE,
+                                "--insecure=true", "--dry-run", "--force-id", L.H1, "--force-hostname", "master-1",
+                                "--forced-ipv4", "198.51.100.11"] + FAST + list(extra_args)
+        self.proc = subprocess.Popen(argv, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def installer_env(lab, **extra):
+    """The installer's cradle options, through the environment the agent
+    passes on (so the agent's command line stays the upstream one)."""
+    e = dict(os.environ)
+    for d in ("opt-install-dir", "var-log", "mnt", "journal"):
+        os.makedirs(lab.path(d), exist_ok=True)
+    e.update({
+        "PATH": L.STAND_INS + ":" + e.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"),
+        "PULL_SECRET_TOKEN": L.TOKEN,
+        "CRADLE_LOG_TARGET": "stderr",
+        "CRADLE_HOST_EXEC": "direct",
+        "CRADLE_INSTALL_DIR": lab.path("opt-install-dir"),
+        "CRADLE_INSTALLER_LOG_FILE": lab.path("var-log", "assisted-installer.log"),
+        "CRADLE_LOGS_DIR": lab.path("var-log"),
+        "CRADLE_JOURNAL_DIR": lab.path("journal"),
+        "CRADLE_MOUNT_DIR": lab.path("mnt"),
+        "CRADLE_REGISTRY_DIR": lab.path("no-registry"),
+        "CRADLE_EFI_DIR": lab.path("no-efi"),
+        "CRADLE_RETRY_DELAY": "0.01",
+        "CRADLE_RETRY_MAX_DELAY": "0.05",
+        "CRADLE_POLL_INTERVAL": "0.1",
+        "CRADLE_WRITE_RETRY_DELAY": "0.05",
+        "CRADLE_COMMAND_RETRY_DELAY": "0.05",
+        "CRADLE_MC_FETCH_TIMEOUT": "1",
+        "STANDIN_LOG": lab.path("standin.jsonl"),
+        "STANDIN_IMAGE": lab.image,
+        "TZ": "UTC",
+    })
+    e.update(extra)
+    return e
+
+
+class Base(unittest.TestCase):
+    installer_image = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.svc = RefService(scenario=scenario(cls.installer_image), token=L.TOKEN).start()
+        cls.image_lab = L.Lab(prefix="cradle-image-")
+        cls.image = L.build_image(cls.image_lab.path("rhcos-test.img"), cls.image_lab.path("build"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.svc.stop()
+        cls.svc.__exit__(None, None, None)
+        cls.image_lab.cleanup()
+
+    def setUp(self):
+        self.svc.reset(scenario(self.installer_image))
+        self.lab = L.Lab()
+        self.lab.image = self.image
+        self.addCleanup(self.lab.cleanup)
+
+    def install_when_registered(self, agent, dev):
+        wait_for(lambda: any(h["id"] == L.H1 and h.get("inventory") for h in self.svc.hosts()),
+                 what="the agent's registration and inventory", alive=agent.proc)
+        self.svc.set_host(L.H1, role="master", installation_disk_id=dev, installation_disk_path=dev,
+                          ignition=L.host_ignition("node-1"))
+        self.svc.install(L.CL, force=True, bootstrap_host_id=L.H2)
+
+    def install_step(self):
+        steps = [s for s in self.svc.host(L.H1)["_issued_steps"].values()]
+        self.assertIn("install", steps)
+        for r in self.svc.requests(operation="v2GetNextSteps"):
+            for step in (r.get("response") or {}).get("instructions") or []:
+                if step["step_type"] == "install":
+                    return json.loads(step["args"][0])
+        self.fail("no install step was sent")
+
+    def install_reply(self):
+        for r in self.svc.requests(operation="v2PostStepReply"):
+            if r["body"].get("step_type") == "install":
+                return r["body"]
+        return None
+
+
+class TestInProcess(Base):
+    def test_dry_run_install_in_process(self):
+        dev = self.lab.loop()
+        marker = self.lab.path("rebooted")
+        env = installer_env(self.lab)
+        agent = AgentRun(self.lab, self.svc, ["--fake-reboot-marker-path", marker, "--install-mode=inprocess"], env)
+        try:
+            self.install_when_registered(agent, dev)
+            wait_for(lambda: os.path.exists(marker), timeout=120, what="the fake reboot", alive=agent.proc)
+            wait_for(lambda: self.install_reply(), what="the install step's reply", timeout=30)
+            agent.proc.wait(60)
+        finally:
+            agent.stop()
+        out = agent.output()
+        req = self.install_step()
+        self.assertEqual(req["boot_device"], dev)
+        self.assertEqual(req["role"], "master")
+        expected = [("Starting installation", "master"), ("Installing", "master"), ("Writing image to disk", "")]
+        expected += [("Writing image to disk", p) for p in L.expected_percents()] + [("Rebooting", "")]
+        self.assertEqual(L.progress_of(self.svc, L.H1), expected, out)
+        reply = self.install_reply()
+        self.assertNotIn("exit_code", reply, reply)
+        self.assertIn("Updating node installation stage: Rebooting", reply.get("output", "") + reply.get("error", ""))
+        self.assertIn("install step: inprocess mode", out)
+        self.assertIn("starting cradle's installer: installer --role master", out)
+        self.assertIn("--dry-run --force-id %s --fake-reboot-marker-path %s" % (L.H1, marker), out)
+        self.assertNotIn("podman", [r[0] for r in L.Installer(self.lab, self.svc).standin_runs()])
+        # dry-installer wrote the image to the loop device
+        self.assertEqual(L.gpt_names(dev), {1: "BIOS-BOOT", 2: "EFI-SYSTEM", 3: "boot", 4: "root"})
+        self.assertNotIn(L.TOKEN, out)
+
+    def test_invalid_request_is_refused(self):
+        """boot_device not under /dev: exit code -1 with the Go agent's text, nothing runs."""
+        dev = self.lab.loop()
+        before = L.sha256_file(dev)
+        env = installer_env(self.lab)
+        agent = AgentRun(self.lab, self.svc, ["--install-mode=inprocess"], env)
+        try:
+            wait_for(lambda: any(h["id"] == L.H1 and h.get("inventory") for h in self.svc.hosts()),
+                     what="registration", alive=agent.proc)
+            self.svc.set_host(L.H1, role="master", installation_disk_id="sda", installation_disk_path="sda")
+            self.svc.install(L.CL, force=True, bootstrap_host_id=L.H2)
+            reply = wait_for(lambda: self.install_reply(), what="the install step's reply", alive=agent.proc)
+        finally:
+            agent.stop()
+        self.assertEqual(reply["exit_code"], -1)
+        self.assertEqual(reply["error"], "disk sda should start of with /dev/")
+        self.assertEqual(L.progress_of(self.svc, L.H1), [])
+        self.assertEqual(L.sha256_file(dev), before)
+
+
+class JournalListener(threading.Thread):
+    """The journald socket the upstream command line binds into the
+    container: every datagram, parsed as the native protocol."""
+
+    def __init__(self, path):
+        threading.Thread.__init__(self, daemon=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.entries = []
+        self.start()
+
+    def run(self):
+        while True:
+            try:
+                data = self.sock.recv(1 << 20)
+            except OSError:
+                return
+            self.entries.append(self.parse(data))
+
+    @staticmethod
+    def parse(data):
+        fields, i = {}, 0
+        while i < len(data):
+            nl = data.index(b"\n", i)
+            line = data[i:nl]
+            if b"=" in line:
+                k, v = line.split(b"=", 1)
+                fields[k.decode()] = v.decode("utf-8", "replace")
+                i = nl + 1
+            else:  # binary-safe form: NAME\n<le64 size><data>\n
+                size = int.from_bytes(data[nl + 1:nl + 9], "little")
+                fields[line.decode()] = data[nl + 9:nl + 9 + size].decode("utf-8", "replace")
+                i = nl + 9 + size + 1
+        return fields
+
+
+class PodmanLab(object):
+    """The mount namespace set-up the podman test needs (see the module
+    docstring); everything is undone by cleanup()."""
+
+    def __init__(self, lab):
+        self.lab = lab
+        self.mounts = []
+        if not shutil.which("podman") or not shutil.which("runc"):
+            raise unittest.SkipTest("podman and runc are not installed (tools/deps --test)")
+        if not os.environ.get("CRADLE_TEST_NETNS"):
+            raise unittest.SkipTest("the podman test changes its mount namespace: run it through in-netns.sh")
+        if not os.path.isdir("/sys/fs/cgroup/cpu") and not self._mount_cgroups():
+            raise unittest.SkipTest("cannot mount the cgroup hierarchies podman needs")
+        if not os.path.isdir("/run/systemd"):
+            raise unittest.SkipTest("no /run/systemd to lay the journal socket over")
+        self._overlay("/etc", "etc")
+        os.makedirs("/etc/pki", exist_ok=True)
+        self._overlay("/run/systemd", "run-systemd")
+        os.makedirs("/run/systemd/journal", exist_ok=True)
+        self.journal = JournalListener("/run/systemd/journal/socket")
+        nofile = subprocess.run(["sh", "-c", "ulimit -Hn"], stdout=subprocess.PIPE, text=True).stdout.strip()
+        self.conf = lab.path("containers.conf")
+        self.storage = lab.path("storage.conf")
+        standins = lab.path("stand-ins")
+        shutil.copytree(L.STAND_INS, standins, symlinks=True)
+        env = installer_env(lab)
+        keys = [k for k in env if k.startswith("CRADLE_") or k.startswith("STANDIN_")]
+        # the container's environment: the stand-ins first on the PATH the
+        # installer searches after entering PID 1's namespaces, the test's paths
+        cenv = ["PATH=%s:/usr/sbin:/usr/bin:/sbin:/bin" % standins] + \
+            ["%s=%s" % (k, env[k]) for k in sorted(keys) if k not in ("CRADLE_HOST_EXEC", "CRADLE_LOG_TARGET")]
+        with open(self.conf, "w") as f:
+            f.write("[containers]\ndefault_ulimits = [\"nofile=%s:%s\", \"nproc=4096:4096\"]\nenv = %s\n"
+                    "[engine]\nruntime = \"runc\"\n" % (nofile, nofile, json.dumps(cenv)))
+        with open(self.storage, "w") as f:
+            f.write("[storage]\ndriver = \"vfs\"\ngraphroot = \"%s\"\nrunroot = \"%s\"\n"
+                    % (lab.path("containers", "graph"), lab.path("containers", "run")))
+        self.env = dict(os.environ, CONTAINERS_CONF=self.conf, CONTAINERS_STORAGE_CONF=self.storage)
+
+    def _mount_cgroups(self):
+        try:
+            L.run(["mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", "/sys/fs/cgroup"])
+            self.mounts.append("/sys/fs/cgroup")
+            with open("/proc/cgroups") as f:
+                ctrls = [ln.split()[0] for ln in f if not ln.startswith("#") and ln.split()[1] != "0"]
+            for c in ctrls + ["name=systemd"]:
+                d = "/sys/fs/cgroup/" + c.replace("name=", "")
+                os.makedirs(d, exist_ok=True)
+                L.run(["mount", "-t", "cgroup", "-o", ("none," + c) if c.startswith("name=") else c, "cgroup", d])
+            return True
+        except AssertionError:
+            return False
+
+    def _overlay(self, target, name):
+        up, work = self.lab.path("ov", name, "up"), self.lab.path("ov", name, "work")
+        os.makedirs(up)
+        os.makedirs(work)
+        L.run(["mount", "-t", "overlay", "overlay", "-o", "lowerdir=%s,upperdir=%s,workdir=%s" % (target, up, work),
+               target])
+        self.mounts.append(target)
+
+    def build_image(self):
+        root = self.lab.path("image", "rootfs")
+        for d in ("usr/bin", "lib64", "lib/x86_64-linux-gnu", "tmp", "opt", "var/log", "etc", "dev", "proc", "sys",
+                  "run"):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        shutil.copy(L.CRADLE, os.path.join(root, "usr/bin/cradle"))
+        os.symlink("cradle", os.path.join(root, "usr/bin/installer"))
+        libs = subprocess.run(["ldd", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout.split("\n")
+        for line in libs:
+            parts = line.split()
+            path = parts[2] if "=>" in parts and len(parts) > 2 else (parts[0] if parts and parts[0].startswith("/")
+                                                                     else None)
+            if not path or not path.startswith("/"):
+                continue
+            dest = os.path.join(root, "lib64" if path.startswith("/lib64") else "lib/x86_64-linux-gnu",
+                                os.path.basename(path))
+            shutil.copy(os.path.realpath(path), dest)
+        with open(self.lab.path("image", "Containerfile"), "w") as f:
+            f.write("FROM scratch\nCOPY rootfs/ /\nENTRYPOINT [\"/usr/bin/installer\"]\n")
+        L.run(["podman", "build", "-q", "-t", LOCAL_IMAGE, self.lab.path("image")], env=self.env)
+
+    def cleanup(self):
+        subprocess.run(["podman", "rm", "-f", "assisted-installer"], env=self.env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        self.journal.sock.close()
+        for m in reversed(self.mounts):
+            subprocess.run(["umount", "-l", m], stderr=subprocess.DEVNULL)
+
+
+class TestPodman(Base):
+    installer_image = LOCAL_IMAGE
+
+    def setUp(self):
+        Base.setUp(self)
+        self.pl = PodmanLab(self.lab)
+        self.addCleanup(self.pl.cleanup)
+
+    def test_podman_mode_runs_the_image_with_the_upstream_command(self):
+        self.pl.build_image()
+        dev = self.lab.loop()
+        env = installer_env(self.lab, **{k: self.pl.env[k] for k in ("CONTAINERS_CONF", "CONTAINERS_STORAGE_CONF")})
+        # the agent is PID 1 of its own PID namespace: the --pid=host
+        # container's "PID 1" to enter, in the test's mount namespace
+        agent = AgentRun(self.lab, self.svc, ["--install-mode=auto"], env,
+                         wrapper=["unshare", "--pid", "--fork", "--mount-proc", "--"])
+        try:
+            self.install_when_registered(agent, dev)
+            reply = wait_for(lambda: self.install_reply(), timeout=240, what="the install step's reply",
+                             alive=agent.proc)
+        finally:
+            agent.stop()
+        out = agent.output()
+        self.assertIn("install step: podman mode (--install-mode=auto)", out)
+        req = self.install_step()
+        self.assertEqual(req["installer_image"], LOCAL_IMAGE)
+        self.assertNotIn("exit_code", reply, "%s\n%s" % (reply, out))
+        # the upstream command line, exactly
+        cmd = [ln for ln in out.splitlines() if "starting the installer: " in ln][0]
+        cmd = cmd[cmd.index("starting the installer: ") + len("starting the installer: "):].rstrip('"')
+        self.assertTrue(cmd.startswith(
+            "podman run --privileged --pid=host --net=host --name=assisted-installer -v /dev:/dev:rw -v "
+            "/opt:/opt:rw -v /var/log:/var/log:rw -v /run/systemd/journal/socket:/run/systemd/journal/socket -v "
+            "/etc/pki:/etc/pki -v /tmp:/tmp --env=PULL_SECRET_TOKEN %s --role master --infra-env-id %s "
+            "--cluster-id %s --host-id %s --boot-device %s --url %s --controller-image " % (
+                LOCAL_IMAGE, L.IE, L.CL, L.H1, dev, self.svc.url)), cmd)
+        # the installer in the container did the whole installation on the host
+        stages = L.progress_of(self.svc, L.H1)
+        self.assertEqual(stages[0], ("Starting installation", "master"))
+        self.assertEqual(stages[-1], ("Rebooting", ""))
+        self.assertIn(("Writing image to disk", "100%"), stages)
+        self.assertEqual(L.gpt_names(dev), {1: "BIOS-BOOT", 2: "EFI-SYSTEM", 3: "boot", 4: "root"})
+        runs = [r for r in L.Installer(self.lab, self.svc).standin_runs()]
+        self.assertIn(["shutdown", "-r", "+1", "'Installation completed, server is going to reboot.'"], runs)
+        self.assertEqual([r[0] for r in runs if r[0] == "coreos-installer"], ["coreos-installer"])
+        # its journald entries carry the fields (TAG=installer, STAGE=, HOST_ID=, ROLE=)
+        entries = [e for e in self.pl.journal.entries if e.get("TAG") == "installer"]
+        self.assertTrue(entries, "no journal entries from the installer")
+        writing = [e for e in entries if e.get("STAGE") == "Writing image to disk"]
+        self.assertTrue(writing)
+        self.assertEqual(writing[0]["HOST_ID"], L.H1)
+        self.assertEqual(writing[0]["ROLE"], "master")
+        self.assertEqual(writing[0]["SYSLOG_IDENTIFIER"], "installer")
+        for e in entries:
+            self.assertNotIn(L.TOKEN, e.get("MESSAGE", ""))
+        ps = subprocess.run(["podman", "ps", "-a", "--format", "{{.Names}} {{.Image}}"], env=self.pl.env,
+                            stdout=subprocess.PIPE, text=True).stdout
+        self.assertIn("assisted-installer %s" % LOCAL_IMAGE, ps, "a foreground container, no --rm")
+
+    def test_pull_failure_exits_2(self):
+        """An image that cannot be pulled: three "timeout 600 podman pull"
+        attempts, then exit code 2 with the Go agent's text."""
+        image = "127.0.0.1:9/cradle/missing:1"
+        self.svc.control("POST", "/settings", {"installer_image": image})
+        dev = self.lab.loop()
+        env = installer_env(self.lab, **{k: self.pl.env[k] for k in ("CONTAINERS_CONF", "CONTAINERS_STORAGE_CONF")})
+        agent = AgentRun(self.lab, self.svc, ["--install-mode=podman"], env)
+        try:
+            self.install_when_registered(agent, dev)
+            reply = wait_for(lambda: self.install_reply(), timeout=240, what="the install step's reply",
+                             alive=agent.proc)
+        finally:
+            agent.stop()
+        self.assertEqual(reply["exit_code"], 2, reply)
+        self.assertTrue(reply["error"].startswith("pulling the installer image %s exited with non-zero exit code "
+                                                  % image), reply["error"])
+        self.assertEqual(agent.output().count("pulling the installer image %s\"" % image), 3)
+        self.assertEqual(L.progress_of(self.svc, L.H1), [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
