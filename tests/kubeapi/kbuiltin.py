@@ -168,6 +168,7 @@ def _ordered(d, order):
 
 class Strategy:
     kind = ''
+    omitempty = ()
     typed = True
     order = ('kind', 'apiVersion', 'metadata', 'spec', 'status')
     zero = {}
@@ -568,6 +569,7 @@ def _b64_bad_index(v):
 
 
 class ConfigMapStrategy(Strategy):
+    omitempty = ('data', 'binaryData')
     kind = 'ConfigMap'
     order = ('kind', 'apiVersion', 'metadata', 'immutable', 'data', 'binaryData')
     schema = root_schema({'immutable': BOOL, 'data': MAP_STR,
@@ -755,12 +757,15 @@ class EventsV1Strategy(EventStrategy):
 
     def validate(self, obj, ctx):
         if ctx.get('create'):
+            ext = {k: v for k, v in obj.items()}
+            for e, c in self.MAP:
+                if c in ext:
+                    ext[e] = ext.pop(c)
             errs = []
-            if obj.get('eventTime') is None:
+            if ext.get('eventTime') is None:
                 errs.append(fe_required('eventTime', ''))
-            errs.extend(_validate_new_event(obj, 'reportingController', 'regarding'))
-            return [FieldError(e.type, e.field.replace('involvedObject', 'regarding'), e.value, e.detail)
-                    for e in errs]
+            errs.extend(_validate_new_event(ext, 'reportingController', 'regarding'))
+            return errs
         return []
 
 

@@ -296,11 +296,14 @@ class Controllers:
                     self._remove_finalizer(key, o, 'foregroundDeletion')
         # dependents whose owners are gone
         for key, o in objs:
+            if not o['metadata'].get('ownerReferences'):
+                continue
+            o = store.get(key, o['metadata'].get('namespace', ''), o['metadata']['name'])
+            if o is None:
+                continue
             m = o['metadata']
             refs = m.get('ownerReferences') or []
             if not refs:
-                continue
-            if store.peek(key, m.get('namespace', ''), m['name']) is None:
                 continue
             solid, dangling, waiting = [], [], []
             for r in refs:

@@ -353,9 +353,13 @@ def apply(live, applied, schema, manager, api_version, subresource, force, now):
     for e in entries:
         if not (e.get('manager') == manager and e.get('operation') == 'Apply'):
             others |= from_fields_v1(e.get('fieldsV1') or {})
-    for p in sorted(leaves(prev - app_paths), key=len, reverse=True):
-        if p not in others:
-            remove_path(live_obj, p, schema)
+    for p in sorted(prev - app_paths, key=len, reverse=True):
+        if p in others:
+            continue
+        v = value_at(live_obj, p, schema)
+        if v is ABSENT or (isinstance(v, dict) and v):
+            continue
+        remove_path(live_obj, p, schema)
     merged = apply_merge(live_obj, {k: v for k, v in applied.items() if k != 'metadata'}, schema)
     meta = merged.setdefault('metadata', {})
     for k in META_VISIBLE:

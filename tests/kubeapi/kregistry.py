@@ -153,6 +153,7 @@ class Registry:
             if mode == 'Warn':
                 ctx.setdefault('warnings', []).extend(problems)
         if rt.typed:
+            _drop_nulls(obj, top=True)
             errs = [e for e in kschema.validate(_typed_part(obj), _typed_schema(st.schema), '')
                     if e.type == 'FieldValueTypeInvalid']
             if errs:
@@ -163,12 +164,19 @@ class Registry:
                                       'Go struct field %s.%s of type %s'
                                       % (rt.kind, go_quote(rt.version), rt.kind, _json_kind_name(e.value), rt.kind,
                                          e.field, gotype))
+        meta = obj['metadata']
+        for k in list(meta):
+            if meta[k] in (None, '', [], {}) and k != 'creationTimestamp':
+                del meta[k]
+        for k in st.omitempty:
+            if k in obj and obj[k] in (None, '', [], {}):
+                del obj[k]
         obj = st.decode(obj, rt)
         return obj
 
     # ------------------------------------------------------------ helpers
 
-    def _ns_check(self, rt, ns):
+    def _ns_check(self, rt, ns, name=''):
         """NamespaceLifecycle admission for creates."""
         if not rt.namespaced:
             return
@@ -176,7 +184,7 @@ class Registry:
         if nsobj is None:
             raise err_not_found('', 'namespaces', ns)
         if nsobj['metadata'].get('deletionTimestamp') or (nsobj.get('status') or {}).get('phase') == 'Terminating':
-            raise err_forbidden(rt.group, rt.resource, '', 'unable to create new content in namespace %s because it '
+            raise err_forbidden(rt.group, rt.resource, name, 'unable to create new content in namespace %s because it '
                                 'is being terminated' % ns,
                                 causes=[{'reason': 'NamespaceTerminating',
                                          'message': 'namespace %s is being terminated' % ns,
@@ -251,7 +259,7 @@ class Registry:
         if errs:
             raise self._invalid(rt, name, errs)
         with self.lock:
-            self._ns_check(rt, ns)
+            self._ns_check(rt, ns, name)
             if meta.get('resourceVersion'):
                 raise ApiError(500, status_body(500, '', 'resourceVersion should not be set on objects to be '
                                                 'created'))
@@ -361,6 +369,8 @@ class Registry:
 
     def patch(self, rt, ns, name, ptype, pbody, ctx, sub=None, raw=''):
         import kpatch
+        if ptype == 'application/strategic-merge-patch+json' and not rt.typed:
+            raise _unsupported_patch(rt)
         if ptype == 'application/apply-patch+yaml':
             return self.apply(rt, ns, name, pbody, ctx, sub, raw)
         with self.lock:
@@ -825,6 +835,20 @@ def validate_delete_options(opts):
             errs.append(fe_not_supported('dryRun', dr, ['All']))
     if errs:
         raise err_invalid('meta.k8s.io', 'DeleteOptions', '', errs)
+
+
+def _drop_nulls(o, top=False):
+    """A null in a typed object decodes to the zero value."""
+    if isinstance(o, dict):
+        for k in list(o):
+            if o[k] is None:
+                if not top:
+                    del o[k]
+            else:
+                _drop_nulls(o[k])
+    elif isinstance(o, list):
+        for x in o:
+            _drop_nulls(x)
 
 
 def _same(a, b):

@@ -1181,7 +1181,8 @@ def issue_client(kube, user, groups, name=None):
     name = name or re.sub(r'[^A-Za-z0-9_.-]', '_', user)
     crt, key = kube.ca.issue(kube.state_dir, 'client-' + name, user, groups)
     kc = os.path.join(kube.state_dir, 'kubeconfig-' + name)
-    write_kubeconfig(kc, kube.port, kube.ca.cert_path, user=name, cert=crt, key=key)
+    write_kubeconfig(kc, kube.port, getattr(kube.ca, 'cert_path_public', kube.ca.cert_path), user=name, cert=crt,
+                     key=key)
     return {'cert': crt, 'key': key, 'kubeconfig': kc}
 
 

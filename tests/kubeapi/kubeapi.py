@@ -97,8 +97,12 @@ def main(argv=None):
             log('--ca-cert needs --ca-key')
             return 2
         ca = kcerts.CA(args.ca_cert, args.ca_key)
+        if os.path.abspath(args.ca_cert) != os.path.abspath(os.path.join(state, 'ca.crt')):
+            write_atomic(os.path.join(state, 'ca.crt'), ca.cert_pem.decode())
+        ca.cert_path_public = os.path.join(state, 'ca.crt')
     else:
         ca = kcerts.CA.generate(state)
+        ca.cert_path_public = ca.cert_path
     srv_crt, srv_key = ca.issue(state, 'server', 'kube-apiserver', server=True,
                                 sans=['IP:127.0.0.1', 'IP:::1', 'DNS:localhost', 'DNS:kubernetes',
                                       'DNS:kubernetes.default', 'DNS:kubernetes.default.svc'])
@@ -131,7 +135,7 @@ def main(argv=None):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     ctx.load_cert_chain(srv_crt, srv_key)
-    ctx.load_verify_locations(ca.cert_path)
+    ctx.load_verify_locations(ca.cert_path_public)
     ctx.verify_mode = ssl.CERT_OPTIONAL
     ctx.set_alpn_protocols(['http/1.1'])
     httpd = kserver.TLSHTTPServer((args.host, args.port), kserver.ApiHandler, ctx, kube, fam)
@@ -142,11 +146,12 @@ def main(argv=None):
     kube.port = httpd.server_address[1]
     cport = ctl.server_address[1]
     # kubeconfigs
-    kserver.write_kubeconfig(os.path.join(state, 'kubeconfig'), kube.port, ca.cert_path, user='admin',
+    capub = ca.cert_path_public
+    kserver.write_kubeconfig(os.path.join(state, 'kubeconfig'), kube.port, capub, user='admin',
                              cert=adm_crt, key=adm_key)
-    kserver.write_kubeconfig(os.path.join(state, 'kubeconfig-files'), kube.port, ca.cert_path, user='admin',
+    kserver.write_kubeconfig(os.path.join(state, 'kubeconfig-files'), kube.port, capub, user='admin',
                              cert=adm_crt, key=adm_key, embed=False)
-    kserver.write_kubeconfig(os.path.join(state, 'kubeconfig-token'), kube.port, ca.cert_path, user='admin-token',
+    kserver.write_kubeconfig(os.path.join(state, 'kubeconfig-token'), kube.port, capub, user='admin-token',
                              token=admin_token)
     write_atomic(os.path.join(state, 'admin-token'), admin_token + '\n', 0o600)
     threads = [threading.Thread(target=httpd.serve_forever, name='https', daemon=True),
