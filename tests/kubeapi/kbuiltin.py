@@ -1438,8 +1438,6 @@ def cr_types(crd):
         subs = []
         if 'status' in (v.get('subresources') or {}):
             subs.append('status')
-        if 'scale' in (v.get('subresources') or {}):
-            subs.append('scale')
         out.append(ResourceType(spec['group'], v['name'], names['plural'], names['kind'],
                                 spec.get('scope') == 'Namespaced', strat, singular=names.get('singular', ''),
                                 disco_singular=names.get('singular', ''),

@@ -554,7 +554,8 @@ class Registry:
                     n = int(rv)
                 except ValueError:
                     raise err_bad_request('invalid resource version: %s' % rv)
-            if rv not in ('', '0') and match == 'Exact':
+            if rv not in ('', '0') and (match == 'Exact' or (not match and limit)):
+                # an exact list; also what a limit with a resourceVersion means without a match (etcd)
                 self._wait_rv(rv)
                 with self.lock:
                     if n < self.store.floor:

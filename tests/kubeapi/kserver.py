@@ -81,7 +81,7 @@ class Request:
         self.parse()
 
     def parse(self):
-        parts = [p for p in self.path.split('/') if p]
+        parts = [urllib.parse.unquote(p) for p in self.path.split('/') if p]
         if not parts or parts[0] not in ('api', 'apis'):
             return
         if parts[0] == 'api':
@@ -185,6 +185,7 @@ class KubeServer:
         self.bookmark_interval = 60.0
         self.min_request_timeout = 1800
         self.port = 0
+        self.host = '127.0.0.1'
         self.verbose = False
 
     # ------------------------------------------------------------ control operations
@@ -673,8 +674,10 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
         if len(mgr) > 128:
             raise kregistry.err_invalid('meta.k8s.io', 'CreateOptions', '', [kregistry.fe_too_long(
                 'fieldManager', '', 128)])
-        if not mgr and req.verb != 'patch' or not mgr and (self.headers.get('Content-Type') or '').split(';')[0] \
-                != 'application/apply-patch+yaml':
+        applying = req.verb == 'patch' and \
+            (self.headers.get('Content-Type') or '').split(';')[0].strip() == 'application/apply-patch+yaml'
+        if not mgr and not applying:
+            # the prefix of the User-Agent, as kube-apiserver names a manager
             ua = self.headers.get('User-Agent', '')
             mgr = ua.split('/')[0] if ua else ''
         dry = q.get('dryRun', '')
@@ -735,7 +738,7 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             return self.send_obj(200, VERSION_INFO)
         if path == '/api':
             return self.send_obj(200, {'kind': 'APIVersions', 'versions': ['v1'], 'serverAddressByClientCIDRs': [
-                {'clientCIDR': '0.0.0.0/0', 'serverAddress': '127.0.0.1:%d' % kube.port}]})
+                {'clientCIDR': '0.0.0.0/0', 'serverAddress': '%s:%d' % (kube.host, kube.port)}]})
         if path == '/api/v1':
             return self.send_obj(200, {'kind': 'APIResourceList', 'groupVersion': 'v1',
                                        'resources': self.resource_list('', 'v1')})
@@ -801,12 +804,13 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
         reg = kube.registry
         lreqs, fterms = reg.parse_selectors(rt, q)
         ts = q.get('timeoutSeconds')
+        timeout = 0
         if ts not in (None, ''):
             try:
                 timeout = int(ts)
             except ValueError:
                 raise err_bad_request('strconv.ParseInt: parsing %s: invalid syntax' % go_quote(ts))
-        else:
+        if timeout <= 0:
             timeout = kube.min_request_timeout * (1 + random.random())
         bookmarks = _parse_bool(q.get('allowWatchBookmarks', ''), 'allowWatchBookmarks')
         key_ns = req.namespace if rt.namespaced and req.namespace else None

@@ -144,6 +144,7 @@ def main(argv=None):
     httpd.pl_uid = str(uuid.uuid4())
     ctl = kserver.ControlServer((args.host, args.control_port), kserver.ControlHandler, kube, fam)
     kube.port = httpd.server_address[1]
+    kube.host = args.host if fam == socket.AF_INET else '[::1]'
     cport = ctl.server_address[1]
     # kubeconfigs
     capub = ca.cert_path_public
