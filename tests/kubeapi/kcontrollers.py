@@ -5,6 +5,7 @@ publishers, a stand-in for the kubelet finishing graceful pod deletion, and
 the CSR signer. They run in one thread, triggered by every change."""
 
 import base64
+import copy
 import datetime
 import threading
 import time
@@ -108,11 +109,18 @@ class Controllers:
 
     def crds(self):
         reg = self.registry
-        crds = self.store.items(CRD_KEY)
-        names = set()
-        for crd in crds:
+        store = self.store
+        todo = []
+        with store.lock:
+            names = set()
+            for (_, name), crd in store.objects[CRD_KEY].items():
+                names.add(name)
+                m = crd['metadata']
+                if m.get('deletionTimestamp') or self.crd_generation.get(name) != m.get('generation') or \
+                        not _cond_true(crd.get('status') or {}, 'Established'):
+                    todo.append(copy.deepcopy(crd))
+        for crd in todo:
             name = crd['metadata']['name']
-            names.add(name)
             if crd['metadata'].get('deletionTimestamp'):
                 reg.terminating_crds.add(name)
                 self._crd_cleanup(crd)
@@ -183,7 +191,9 @@ class Controllers:
 
     def namespaces(self):
         reg = self.registry
-        for ns in self.store.items(NS_KEY):
+        with self.store.lock:
+            nss = [copy.deepcopy(n) for n in self.store.objects[NS_KEY].values()]
+        for ns in nss:
             name = ns['metadata']['name']
             if ns['metadata'].get('deletionTimestamp'):
                 self._ns_cleanup(name)
@@ -252,22 +262,24 @@ class Controllers:
     def gc(self):
         reg = self.registry
         store = self.store
-        with reg.lock:
-            keys = sorted({rt.store_key for rt in reg.types.values()})
-        objs = []
-        for key in keys:
-            for o in store.items(key):
-                objs.append((key, o))
-        by_uid = {o['metadata'].get('uid'): (key, o) for key, o in objs}
+        objs = []           # objects with owner references
+        owners = []         # objects being deleted with a propagation finalizer
+        with store.lock:
+            for key, items in store.objects.items():
+                for o in items.values():
+                    m = o['metadata']
+                    if m.get('ownerReferences'):
+                        objs.append((key, copy.deepcopy(o)))
+                    if m.get('deletionTimestamp') and \
+                            {'orphan', 'foregroundDeletion'} & set(m.get('finalizers') or []):
+                        owners.append((key, copy.deepcopy(o)))
         dependents = {}
         for key, o in objs:
             for r in o['metadata'].get('ownerReferences') or []:
                 dependents.setdefault(r.get('uid'), []).append((key, o, r))
         # owners being deleted with a propagation finalizer
-        for key, o in objs:
+        for key, o in owners:
             m = o['metadata']
-            if not m.get('deletionTimestamp'):
-                continue
             fins = m.get('finalizers') or []
             uid = m.get('uid')
             if 'orphan' in fins:
@@ -296,8 +308,6 @@ class Controllers:
                     self._remove_finalizer(key, o, 'foregroundDeletion')
         # dependents whose owners are gone
         for key, o in objs:
-            if not o['metadata'].get('ownerReferences'):
-                continue
             o = store.get(key, o['metadata'].get('namespace', ''), o['metadata']['name'])
             if o is None:
                 continue
@@ -310,11 +320,12 @@ class Controllers:
                 if reg.type_for_kind(r.get('apiVersion', ''), r.get('kind', '')) is None:
                     solid.append(r)         # an owner kind nobody serves: the GC cannot tell, keeps it
                     continue
-                owner = by_uid.get(r.get('uid'))
-                if owner is None or store.by_uid(r.get('uid')) is None or not self._scope_ok(o, owner):
+                loc = store.by_uid(r.get('uid'))
+                owner = store.get(*loc) if loc else None
+                if owner is None or not self._scope_ok(o, owner):
                     dangling.append(r)
                     continue
-                om = owner[1]['metadata']
+                om = owner['metadata']
                 if om.get('deletionTimestamp') and 'foregroundDeletion' in (om.get('finalizers') or []):
                     waiting.append(r)
                 else:
@@ -339,8 +350,7 @@ class Controllers:
                 policy = 'Foreground'
             reg.internal_delete(key, m.get('namespace', ''), m['name'], policy, m.get('uid'))
 
-    def _scope_ok(self, dep, owner):
-        okey, oobj = owner
+    def _scope_ok(self, dep, oobj):
         dns = dep['metadata'].get('namespace', '')
         ons = oobj['metadata'].get('namespace', '')
         if not ons:
@@ -366,7 +376,10 @@ class Controllers:
         if self.pod_deletion_delay is None:
             return
         now = time.time()
-        for p in self.store.items('core/pods'):
+        with self.store.lock:
+            pods = [copy.deepcopy(p) for p in self.store.objects['core/pods'].values()
+                    if p['metadata'].get('deletionTimestamp')]
+        for p in pods:
             m = p['metadata']
             if not m.get('deletionTimestamp') or not (m.get('deletionGracePeriodSeconds') or 0) > 0:
                 continue
@@ -388,7 +401,10 @@ class Controllers:
     def csrs(self):
         if not self.csr_signing or self.ca is None:
             return
-        for c in self.store.items('certificates.k8s.io/certificatesigningrequests'):
+        with self.store.lock:
+            csrs = [copy.deepcopy(c) for c in self.store.objects['certificates.k8s.io/certificatesigningrequests'].values()
+                    if not (c.get('status') or {}).get('certificate') and (c.get('status') or {}).get('conditions')]
+        for c in csrs:
             st = c.get('status') or {}
             spec = c.get('spec') or {}
             if st.get('certificate') or spec.get('signerName') not in KUBELET_SIGNERS:

@@ -254,12 +254,18 @@ class TLSHTTPServer(http.server.ThreadingHTTPServer):
 
     def get_request(self):
         sock, addr = self.socket.accept()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return self.ssl_ctx.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
 
 
 class ControlServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def get_request(self):
+        sock, addr = self.socket.accept()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock, addr
 
     def __init__(self, addr, handler, kube, family=socket.AF_INET):
         self.address_family = family
@@ -303,6 +309,14 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             super().handle()
         except (ConnectionError, ssl.SSLError, OSError):
             pass
+
+    def send_response(self, code, message=None):
+        # the request log has the entry before the client can see the answer
+        entry = getattr(self, 'entry', None)
+        if entry is not None and 'code' not in entry:
+            entry['code'] = code
+            self.server.kube.record(entry)
+        super().send_response(code, message)
 
     def do_GET(self):
         self.dispatch('GET')
@@ -359,9 +373,11 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             self.send_header('X-Kubernetes-Pf-Flowschema-Uid', self.server.pf_uid)
             self.send_header('X-Kubernetes-Pf-Prioritylevel-Uid', self.server.pl_uid)
         self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
+        # headers and body in one write
+        self._headers_buffer.append(b'\r\n')
         if self.command != 'HEAD':
-            self.wfile.write(body)
+            self._headers_buffer.append(body)
+        self.flush_headers()
         self.resp_code = code
 
     def send_obj(self, code, obj, extra=()):
@@ -402,6 +418,7 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
                  'namespace': req.namespace, 'name': req.name,
                  'contentType': self.headers.get('Content-Type', ''), 'accept': self.headers.get('Accept', ''),
                  'userAgent': self.headers.get('User-Agent', ''), 'time': now_time()}
+        self.entry = entry
         user = None
         try:
             body = self.read_body()
@@ -439,8 +456,10 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
         finally:
-            entry['code'] = self.resp_code
-            kube.record(entry)
+            if 'code' not in entry:
+                entry['code'] = self.resp_code
+                kube.record(entry)
+            self.entry = None
 
     def apply_fault(self, fault, req):
         """True when the fault answered the request."""
