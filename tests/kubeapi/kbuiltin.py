@@ -6,15 +6,14 @@ the typed field order of its JSON."""
 
 import base64
 import copy
-import datetime
 import hashlib
 import ipaddress
 import json
 import re
 
 from kcommon import (OMIT, FieldError, err_bad_request, fe_forbidden, fe_invalid, fe_not_supported, fe_required,
-                     fe_too_long, fmt_time, go_quote, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain,
-                     is_path_segment_name, is_qualified_name, normalize_microtime, normalize_time, now_time, utcnow)
+                     fe_too_long, go_quote, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain,
+                     is_path_segment_name, is_qualified_name, normalize_microtime, normalize_time, now_time)
 import kschema
 
 

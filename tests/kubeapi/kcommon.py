@@ -420,7 +420,7 @@ class FieldError:
         return s
 
     def __str__(self):
-        return '%s: %s' % (self.field, self.body()) if self.field else self.body()
+        return '%s: %s' % (self.field, self.body())
 
 
 def fe_required(field, detail=''):

@@ -6,13 +6,12 @@ the CSR signer. They run in one thread, triggered by every change."""
 
 import base64
 import copy
-import datetime
 import threading
 import time
 import traceback
 
 import kbuiltin
-from kcommon import ApiError, now_time, parse_time, utcnow
+from kcommon import ApiError, now_time, parse_time
 
 CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions'
 NS_KEY = 'core/namespaces'
@@ -164,10 +163,7 @@ class Controllers:
         return self.registry.internal_update(CRD_KEY, '', crd['metadata']['name'], fn, 'kube-apiserver', 'status')
 
     def _crd_cleanup(self, crd):
-        rt = None
         name = crd['metadata']['name']
-        for t in self.registry.crd_types.get(name, []):
-            rt = t
         key = '%s/%s' % (crd['spec']['group'], crd['spec']['names']['plural'])
         remaining = self.store.items(key)
         for o in remaining:
@@ -415,9 +411,8 @@ class Controllers:
             try:
                 pem = base64.b64decode(spec.get('request', ''))
                 cert = self.ca.sign_csr(pem, spec.get('usages') or [], spec.get('expirationSeconds'))
-            except Exception as e:       # a CSR the signer cannot sign: Failed condition
+            except Exception:       # a CSR the signer cannot sign: Failed condition
                 cert = None
-                err = str(e)
 
             def fn(o, cert=cert):
                 s = o.setdefault('status', {})

@@ -2,12 +2,10 @@
 do for every verb, on top of kstore.Store and the per-kind strategies."""
 
 import base64
-import collections
 import copy
 import datetime
 import json
 import random
-import threading
 
 import kbuiltin
 import kmanaged

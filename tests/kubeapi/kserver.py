@@ -11,7 +11,6 @@ import os
 import random
 import re
 import socket
-import socketserver
 import ssl
 import threading
 import time
@@ -20,11 +19,10 @@ import uuid
 
 import kbuiltin
 import kregistry
-import kselect
 from kcommon import (ApiError, deepcopy, dumps, err_bad_request, err_forbidden, err_internal, err_not_acceptable,
                      err_not_found, err_page_not_found, err_too_many_requests, err_unauthorized,
-                     err_unsupported_media, fmt_microtime, go_quote, loads_tracking_duplicates, make_details,
-                     now_time, status_body, utcnow)
+                     err_unsupported_media, go_quote, loads_tracking_duplicates, make_details,
+                     now_time, status_body)
 from kstore import Watcher
 
 try:
@@ -380,20 +378,33 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
         self.flush_headers()
         self.resp_code = code
 
+    def pretty(self):
+        """kube-apiserver indents JSON for ?pretty=true and for curl and wget."""
+        p = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get('pretty', [''])[0]
+        if p:
+            return p in TRUE_VALUES
+        ua = self.headers.get('User-Agent', '')
+        return ua.startswith('curl') or ua.startswith('Wget')
+
+    def json_text(self, obj):
+        if self.pretty():
+            return dumps_pretty(obj)
+        return dumps(obj) + '\n'
+
     def send_obj(self, code, obj, extra=()):
-        fmt = self.out_format
+        fmt = getattr(self, 'out_format', 'json')
         if fmt == 'yaml':
             body = yaml.safe_dump(obj, default_flow_style=False, sort_keys=False, allow_unicode=True)
             self.send_bytes(code, body, 'application/yaml', extra)
         else:
-            self.send_bytes(code, dumps(obj) + '\n', 'application/json', extra)
+            self.send_bytes(code, self.json_text(obj), 'application/json', extra)
 
     def send_error_obj(self, e):
         extra = list(e.headers)
         if e.content_type != 'application/json':
             self.send_bytes(e.code, e.body, e.content_type, extra)
         else:
-            self.send_bytes(e.code, dumps(e.body) + '\n', 'application/json', extra)
+            self.send_bytes(e.code, self.json_text(e.body), 'application/json', extra)
 
     def warnings_headers(self, ctx):
         out = []
@@ -625,7 +636,6 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
         ctx = self.make_ctx(req, user)
         q = req.query
         v = req.verb
-        kube = self.server.kube
         if v == 'watch':
             if req.name:
                 q = dict(q)
@@ -1008,6 +1018,12 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             self.write_chunk('')
         except OSError:
             pass
+
+
+def dumps_pretty(obj):
+    import re as _re
+    s = json.dumps(obj, ensure_ascii=False, indent=2, separators=(',', ': '), allow_nan=False)
+    return _re.sub('[<>&\u2028\u2029]', lambda m: '\\u%04x' % ord(m.group(0)), s)
 
 
 def kregistry_gr(rt):

@@ -8,7 +8,6 @@ import base64
 import copy
 import json
 import os
-import re
 import socket
 import sys
 import threading
@@ -95,7 +94,6 @@ class ObservedExchanges(unittest.TestCase):
         rq = o['request']
         body = rq.get('body')
         path = rq['path']
-        hdrs = dict(rq.get('headers') or {})
         ct = rq.get('content_type') or 'application/json'
         r = self.s.request(rq['method'], path, body, ctype=ct, **kw)
         self.assertEqual(r.status, o['response']['status'], r.raw[:2000])
@@ -683,6 +681,59 @@ class Schemas(Base):
         self.assertEqual(r.status, 400)
         self.assertTrue(r.json['message'].startswith("Object 'Kind' is missing in '"))
 
+    def test_crd_versions_update_and_deletion(self):
+        crd = copy.deepcopy(TEST_CRD)
+        crd['metadata']['name'] = 'gadgets.test.cradle.io'
+        crd['spec']['names'] = {'plural': 'gadgets', 'kind': 'Gadget'}
+        v1 = crd['spec']['versions'][0]
+        v0 = copy.deepcopy(v1)
+        v0.update(name='v1alpha1', storage=False)
+        crd['spec']['versions'] = [v0, v1]
+        base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/'
+        o = self.ok(self.s.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201)
+        self.assertEqual(o['spec']['names'], {'plural': 'gadgets', 'singular': 'gadget', 'kind': 'Gadget',
+                                              'listKind': 'GadgetList'})
+        self.assertEqual(o['status'], {'acceptedNames': {'plural': '', 'kind': ''}, 'storedVersions': ['v1']})
+        wait_for(lambda: self.s.get('/apis/test.cradle.io/v1alpha1/namespaces/schemas/gadgets').status == 200,
+                 what='gadgets served')
+        g = self.ok(self.s.get('/apis/test.cradle.io'))
+        self.assertEqual([v['version'] for v in g['versions']], ['v1', 'v1alpha1'])
+        self.assertEqual(g['preferredVersion']['version'], 'v1')
+        b = self.widget('g1', size=1)
+        b['kind'] = 'Gadget'
+        b['apiVersion'] = 'test.cradle.io/v1alpha1'
+        b['metadata']['finalizers'] = ['test.cradle.io/hold']
+        self.ok(self.s.post('/apis/test.cradle.io/v1alpha1/namespaces/schemas/gadgets', b), 201)
+        got = self.ok(self.s.get('/apis/test.cradle.io/v1/namespaces/schemas/gadgets/g1'))
+        self.assertEqual(got['apiVersion'], 'test.cradle.io/v1')
+        # stop serving v1alpha1
+        cur = self.ok(self.s.get(base + 'gadgets.test.cradle.io'))
+        cur['spec']['versions'][0]['served'] = False
+        upd = self.ok(self.s.put(base + 'gadgets.test.cradle.io', cur))
+        self.assertEqual(upd['metadata']['generation'], 2)
+        wait_for(lambda: self.s.get('/apis/test.cradle.io/v1alpha1/namespaces/schemas/gadgets').status == 404,
+                 what='v1alpha1 gone')
+        # deleting the CRD deletes its objects first, waiting for their finalizers
+        d = self.ok(self.s.delete(base + 'gadgets.test.cradle.io'))
+        self.assertEqual(d['metadata']['finalizers'], ['customresourcecleanup.apiextensions.k8s.io'])
+        self.assertIn('Terminating', [c['type'] for c in d['status']['conditions']])
+        wait_for(lambda: self.s.get('/apis/test.cradle.io/v1/namespaces/schemas/gadgets/g1').json['metadata'].get(
+            'deletionTimestamp'), what='gadget marked')
+        r = self.s.post('/apis/test.cradle.io/v1/namespaces/schemas/gadgets', dict(b, apiVersion='test.cradle.io/v1',
+                                                                                   metadata={'name': 'g2'}))
+        self.assertEqual(r.status, 405)
+        self.assertEqual(r.json['message'], 'create is not supported on resources of kind '
+                                            '"gadgets.test.cradle.io"')
+        self.s.settle()
+        self.assertEqual(self.s.get(base + 'gadgets.test.cradle.io').status, 200)
+        self.ok(self.s.patch('/apis/test.cradle.io/v1/namespaces/schemas/gadgets/g1',
+                             {'metadata': {'finalizers': None}}))
+        wait_for(lambda: self.s.get(base + 'gadgets.test.cradle.io').status == 404, what='CRD gone')
+        wait_for(lambda: self.s.get('/apis/test.cradle.io/v1/namespaces/schemas/gadgets').status == 404,
+                 what='gadgets no longer served')
+        self.assertEqual([x['name'] for x in self.ok(self.s.get('/apis/test.cradle.io/v1'))['resources']],
+                         ['widgets', 'widgets/status'])
+
     def test_reference_crd_schemas(self):
         ns_create(self.s, 'refs')
         base = '/apis/agent-install.openshift.io/v1beta1/namespaces/refs/'
@@ -981,6 +1032,12 @@ class Semantics(Base):
         self.assertEqual(r.status, 406)
         r = self.s.post(url, cm_body('x'), ctype='text/plain')
         self.assertEqual(r.status, 415)
+        # indented for ?pretty and for curl, as kube-apiserver does
+        r = self.s.get(url + '/from-yaml?pretty=true')
+        self.assertTrue(r.text.startswith('{\n  "kind": "ConfigMap",\n  "apiVersion": "v1",\n'))
+        self.assertEqual(self.s.get(url + '/from-yaml', headers={'User-Agent': 'curl/7.88.1'}).raw,
+                         r.raw)
+        self.assertTrue(self.s.get(url + '/from-yaml').text.startswith('{"kind":"ConfigMap",'))
 
     def test_namespace_lifecycle(self):
         ns_create(self.s, 'doomed')
