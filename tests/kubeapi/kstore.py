@@ -60,7 +60,7 @@ class Watcher:
 
 
 class Store:
-    def __init__(self, window=100000):
+    def __init__(self, window=10000):
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.rv = 0

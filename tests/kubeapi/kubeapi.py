@@ -59,7 +59,7 @@ def parse_args(argv):
                    help='an extra bearer token')
     p.add_argument('--apply', action='append', default=[], metavar='PATH',
                    help='create these objects (YAML file or directory) at start')
-    p.add_argument('--window', type=int, default=100000, help='events kept for watch resume / continue')
+    p.add_argument('--window', type=int, default=10000, help='events kept for watch resume / continue')
     p.add_argument('--bookmark-interval', type=float, default=60.0, help='seconds between watch bookmarks')
     p.add_argument('--min-request-timeout', type=int, default=1800,
                    help='watches without timeoutSeconds end after this to twice this many seconds')
