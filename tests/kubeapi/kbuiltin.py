@@ -1228,8 +1228,17 @@ class CSRStrategy(Strategy):
                                                                   'exclusive'))
         return errs
 
+    def _certificate_errors(self, obj):
+        cert = (obj.get('status') or {}).get('certificate')
+        if not cert:
+            return []
+        msg = _certificate_problem(base64.b64decode(cert))
+        if msg:
+            return [fe_invalid('status.certificate', '<certificate data>', msg)]
+        return []
+
     def validate_update(self, new, old, ctx, sub):
-        errs = self.validate(new, ctx)
+        errs = self.validate(new, ctx) + self._certificate_errors(new)
         oldc = {c.get('type') for c in (old.get('status') or {}).get('conditions') or [] if isinstance(c, dict)}
         newc = {c.get('type') for c in (new.get('status') or {}).get('conditions') or [] if isinstance(c, dict)}
         for t in ('Approved', 'Denied'):
@@ -1239,6 +1248,28 @@ class CSRStrategy(Strategy):
                 (new.get('status') or {}).get('certificate') != old['status']['certificate']:
             errs.append(fe_forbidden('status.certificate', 'updates may not modify existing certificate content'))
         return errs
+
+
+_PEM_RE = re.compile(rb'-----BEGIN ([A-Z0-9 ]+)-----\r?\n(.*?)-----END \1-----', re.S)
+
+
+def _certificate_problem(data):
+    """What kube-apiserver says of a status.certificate (None: fine)."""
+    import subprocess
+    blocks = 0
+    for m in _PEM_RE.finditer(data):
+        if m.group(1) != b'CERTIFICATE':
+            return 'only CERTIFICATE PEM blocks are allowed, found %s' % go_quote(m.group(1).decode())
+        if b':' in m.group(2).split(b'\n', 1)[0]:
+            return 'no PEM block headers are permitted'
+        blocks += 1
+        p = subprocess.run(['openssl', 'x509', '-noout'], input=m.group(0), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        if p.returncode != 0:
+            return 'x509: malformed certificate'
+    if blocks == 0:
+        return 'must contain at least one CERTIFICATE PEM block'
+    return None
 
 
 KEY_USAGES = {'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement',

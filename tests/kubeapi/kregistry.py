@@ -16,9 +16,6 @@ from kcommon import (OMIT, OPTIMISTIC_LOCK_MSG, ApiError, FieldError, err_alread
                      err_not_found, err_timeout, fe_invalid, fe_not_supported, fe_required, fmt_time, go_quote,
                      make_details, new_uid, now_time, status_body, utcnow)
 
-KUBE_VERSION_PRIORITY = None
-
-
 def version_priority(v):
     """kube-aware version ordering (v1 > v1beta2 > v1beta1 > v1alpha1 > foo)."""
     import re
@@ -77,18 +74,16 @@ class Registry:
             return [rt for (g, v, r), rt in self.types.items() if g == group and v == version]
 
     def type_for_key(self, key):
-        """A ResourceType (any served version) of a storage key."""
+        """The ResourceType that owns a storage key (the storage version of a
+        CRD; the core group for events)."""
         with self.lock:
-            best = None
-            for rt in self.types.values():
-                if rt.store_key == key:
-                    if best is None or (rt.group and not best.group and key != 'core/events'):
-                        best = rt
-                    if rt.crd and rt.version == rt.strategy.storage_version:
-                        return rt
-                    if not rt.crd and rt.group == '' and key.startswith('core/'):
-                        return rt
-            return best
+            cands = [rt for rt in self.types.values() if rt.store_key == key]
+        for rt in cands:
+            if rt.crd and rt.version == rt.strategy.storage_version:
+                return rt
+            if not rt.crd and rt.store_key == '%s/%s' % (rt.group or 'core', rt.resource):
+                return rt
+        return cands[0] if cands else None
 
     def type_for_kind(self, api_version, kind):
         g, _, v = api_version.rpartition('/')

@@ -1394,6 +1394,19 @@ class BuiltIns(Base):
         self.assertEqual(r.status, 422)
         r = self.s.post(url, dict(body, metadata={'name': 'csr-2'}, spec=dict(body['spec'], request='bm8=')))
         self.assertEqual(r.status, 422, r.raw)
+        # a signer's certificate must be one
+        self.s.ctl('POST', '/csr-signing', {'enabled': False})
+        try:
+            c3 = self.ok(self.s.post(url, dict(body, metadata={'name': 'csr-3'})), 201)
+            r = self.s.patch(url + '/csr-3/status', {'status': {'certificate': base64.b64encode(b'junk').decode()}})
+            self.assertEqual(r.status, 422)
+            self.assertEqual(r.json['details']['causes'], [{'reason': 'FieldValueInvalid', 'field': 'status.certificate',
+                                                            'message': 'Invalid value: "<certificate data>": must '
+                                                                       'contain at least one CERTIFICATE PEM block'}])
+            self.ok(self.s.patch(url + '/csr-3/status', {'status': {'certificate': signed}}))
+            self.assertEqual(c3['status'], {})
+        finally:
+            self.s.ctl('POST', '/csr-signing', {'enabled': True})
 
     def test_discovery_core(self):
         r = self.ok(self.s.get('/api/v1'))
