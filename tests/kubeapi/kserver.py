@@ -33,6 +33,7 @@ except ImportError:         # the caller checks and exits 77
 VERSION_INFO = {'major': '1', 'minor': '26', 'gitVersion': 'v1.26.4', 'gitCommit': 'f89670c3aa4059d6999cb42e23ccb4f0b9d03979',
                 'gitTreeState': 'clean', 'buildDate': '2023-04-12T12:05:35Z', 'goVersion': 'go1.19.8',
                 'compiler': 'gc', 'platform': 'linux/amd64'}
+IDLE_TIMEOUT = 120
 TRUE_VALUES = ('1', 't', 'T', 'TRUE', 'true', 'True')
 FALSE_VALUES = ('0', 'f', 'F', 'FALSE', 'false', 'False')
 
@@ -294,7 +295,8 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
         try:
             self.request.settimeout(15)
             self.request.do_handshake()
-            self.request.settimeout(None)
+            # an idle kept-alive connection is closed after a while, as Go's server does
+            self.request.settimeout(IDLE_TIMEOUT)
             self.tls_ok = True
         except (ssl.SSLError, OSError):
             self.tls_ok = False
@@ -884,7 +886,10 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
                 due = min(deadline, next_bm)
                 if bookmarks and not pre_bookmark_sent and deadline - 2 > now:
                     due = min(due, deadline - 2)
-                ev = w.wait(max(0.0, due - now))
+                ev = w.wait(min(1.0, max(0.0, due - now)))
+                if ev is None and self.client_gone():
+                    abrupt = True
+                    return
                 if w.dropped:
                     abrupt = True
                     return
@@ -959,6 +964,25 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
                 return False
         return True
 
+    def client_gone(self):
+        """True when the client closed its end (it sends nothing while a
+        stream is open, so anything readable means EOF or an error)."""
+        import select
+        try:
+            r, _, _ = select.select([self.request], [], [], 0)
+            if not r and not self.request.pending():
+                return False
+            self.request.settimeout(0.01)
+            try:
+                data = self.request.recv(1)
+            finally:
+                self.request.settimeout(IDLE_TIMEOUT)
+            return data == b''
+        except socket.timeout:
+            return False
+        except (OSError, ValueError):
+            return True
+
     def write_chunk(self, s):
         b = s.encode() if isinstance(s, str) else s
         self.wfile.write(b'%x\r\n%s\r\n' % (len(b), b))
@@ -1015,6 +1039,8 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
                     sent = len(full)
                 if kube.store.get(rt.store_key, req.namespace, req.name) is None:
                     break
+                if self.client_gone():
+                    return
             self.write_chunk('')
         except OSError:
             pass

@@ -1717,6 +1717,12 @@ class Faults(unittest.TestCase):
         self.assertEqual(len(results), 40)
         self.assertTrue(all([e['type'] for e in r] == ['DELETED'] for r in results))
 
+    def test_watch_of_a_client_that_left_ends(self):
+        w = self.s.watch('/api/v1/namespaces/f/configmaps?watch=1&labelSelector=nobody')
+        wait_for(lambda: len(self.s.ctl('GET', '/state')['watches']) == 1, what='the watch')
+        w.close()
+        wait_for(lambda: not self.s.ctl('GET', '/state')['watches'], what='the watch noticing its client left')
+
 
 class Lifecycle(unittest.TestCase):
     def test_sigterm_ends_watches_and_exits_0(self):
