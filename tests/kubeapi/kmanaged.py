@@ -152,7 +152,8 @@ def _entry(manager, operation, api_version, time, paths, subresource):
 
 def sort_entries(entries):
     def k(e):
-        return (e.get('operation', ''), e.get('time') or '', e.get('manager', ''), e.get('subresource', ''))
+        return (e.get('operation', ''), e.get('time') or '', e.get('manager', ''), e.get('apiVersion', ''),
+                e.get('subresource', ''))
     return sorted(entries, key=k)
 
 
