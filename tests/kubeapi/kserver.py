@@ -1247,11 +1247,12 @@ def issue_client(kube, user, groups, name=None):
     crt, key = kube.ca.issue(kube.state_dir, 'client-' + name, user, groups)
     kc = os.path.join(kube.state_dir, 'kubeconfig-' + name)
     write_kubeconfig(kc, kube.port, getattr(kube.ca, 'cert_path_public', kube.ca.cert_path), user=name, cert=crt,
-                     key=key)
+                     key=key, host=kube.host)
     return {'cert': crt, 'key': key, 'kubeconfig': kc}
 
 
-def write_kubeconfig(path, port, ca_path, user='admin', cert=None, key=None, token=None, embed=True):
+def write_kubeconfig(path, port, ca_path, user='admin', cert=None, key=None, token=None, embed=True,
+                     host='127.0.0.1'):
     def data(p):
         with open(p, 'rb') as f:
             return base64.b64encode(f.read()).decode()
@@ -1260,7 +1261,7 @@ def write_kubeconfig(path, port, ca_path, user='admin', cert=None, key=None, tok
         lines.append('    certificate-authority-data: %s' % data(ca_path))
     else:
         lines.append('    certificate-authority: %s' % ca_path)
-    lines += ['    server: https://127.0.0.1:%d' % port, '  name: kubeapi', 'contexts:', '- context:',
+    lines += ['    server: https://%s:%d' % (host, port), '  name: kubeapi', 'contexts:', '- context:',
               '    cluster: kubeapi', '    namespace: default', '    user: %s' % user,
               '  name: %s@kubeapi' % user, 'current-context: %s@kubeapi' % user, 'preferences: {}', 'users:',
               '- name: %s' % user, '  user:']

@@ -150,11 +150,11 @@ def main(argv=None):
     # kubeconfigs
     capub = ca.cert_path_public
     kserver.write_kubeconfig(os.path.join(state, 'kubeconfig'), kube.port, capub, user='admin',
-                             cert=adm_crt, key=adm_key)
+                             cert=adm_crt, key=adm_key, host=kube.host)
     kserver.write_kubeconfig(os.path.join(state, 'kubeconfig-files'), kube.port, capub, user='admin',
-                             cert=adm_crt, key=adm_key, embed=False)
+                             cert=adm_crt, key=adm_key, embed=False, host=kube.host)
     kserver.write_kubeconfig(os.path.join(state, 'kubeconfig-token'), kube.port, capub, user='admin-token',
-                             token=admin_token)
+                             token=admin_token, host=kube.host)
     write_atomic(os.path.join(state, 'admin-token'), admin_token + '\n', 0o600)
     threads = [threading.Thread(target=httpd.serve_forever, name='https', daemon=True),
                threading.Thread(target=ctl.serve_forever, name='control', daemon=True)]
@@ -174,8 +174,7 @@ def main(argv=None):
     if args.port_file:
         write_atomic(args.port_file, '%d\n' % kube.port)
     sys.stdout.write('kubeapi: https://%s:%d control http://%s:%d state %s\n'
-                     % (args.host if fam == socket.AF_INET else '[::1]', kube.port,
-                        args.host if fam == socket.AF_INET else '[::1]', cport, state))
+                     % (kube.host, kube.port, kube.host, cport, state))
     sys.stdout.flush()
     stop = threading.Event()
 

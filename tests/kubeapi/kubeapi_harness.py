@@ -120,6 +120,7 @@ class Server:
         self.proc = None
         self.port = None
         self.cport = None
+        self.host = '::1' if '::1' in self.args else '127.0.0.1'
 
     def start(self, timeout=60):
         pf = os.path.join(self.tmp, 'port')
@@ -178,7 +179,7 @@ class Server:
         return ctx
 
     def conn(self, cert=True, user_cert=None, timeout=60):
-        return http.client.HTTPSConnection('127.0.0.1', self.port, context=self.context(cert, user_cert),
+        return http.client.HTTPSConnection(self.host, self.port, context=self.context(cert, user_cert),
                                            timeout=timeout)
 
     def request(self, method, path, body=None, ctype='application/json', headers=None, cert=True, token=None,
@@ -224,7 +225,7 @@ class Server:
         return Watch(c, r)
 
     def ctl(self, method, path, body=None):
-        c = http.client.HTTPConnection('127.0.0.1', self.cport, timeout=120)
+        c = http.client.HTTPConnection(self.host, self.cport, timeout=120)
         try:
             data = json.dumps(body) if body is not None else None
             c.request(method, path, body=data, headers={'Content-Type': 'application/json'} if data else {})

@@ -1752,6 +1752,17 @@ class Lifecycle(unittest.TestCase):
         with self.assertRaises(OSError):
             socket.create_connection(('127.0.0.1', s.port), timeout=5).close()
 
+    def test_ipv6_loopback(self):
+        s = H.Server(['--host', '::1']).start()
+        try:
+            self.assertEqual(s.get('/api').json['serverAddressByClientCIDRs'][0]['serverAddress'],
+                             '[::1]:%d' % s.port)
+            kc = load_yaml(s.path('kubeconfig'))
+            self.assertEqual(kc['clusters'][0]['cluster']['server'], 'https://[::1]:%d' % s.port)
+            self.assertEqual(s.ctl('GET', '/state')['port'], s.port)
+        finally:
+            self.assertEqual(s.stop(), 0)
+
     def test_given_ca_and_ports(self):
         first = H.Server().start()
         try:
