@@ -6,6 +6,7 @@ import glob
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import ssl
@@ -144,6 +145,8 @@ class Server:
         return self
 
     def stderr(self):
+        if getattr(self, 'last_stderr', None) is not None:
+            return self.last_stderr
         try:
             with open(os.path.join(self.tmp, 'stderr')) as f:
                 return f.read()
@@ -151,21 +154,26 @@ class Server:
             return ''
 
     def stop(self, timeout=20):
+        """SIGTERM; returns the exit code (None if it had to be killed). The
+        temporary directory goes too, unless $KUBEAPI_KEEP_STATE is set."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
+        rc = self.proc.poll()
+        if rc is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(timeout)
+                rc = self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-                self.out.close()
-                self.err.close()
-                return None
+                rc = None
         self.out.close()
         self.err.close()
-        return self.proc.returncode
+        self.last_stderr = None
+        self.last_stderr = self.stderr()
+        if not os.environ.get('KUBEAPI_KEEP_STATE'):
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        return rc
 
     def path(self, name):
         return os.path.join(self.state, name)
