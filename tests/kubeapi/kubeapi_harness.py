@@ -19,15 +19,12 @@ PYTHON = '/usr/bin/python3'
 
 
 def reference_dir():
-    """The reference material: $KUBEAPI_REFERENCE, else the copy in testdata/."""
-    return os.environ.get('KUBEAPI_REFERENCE') or os.path.join(HERE, 'testdata')
+    """The reference material: $KUBEAPI_REFERENCE, else the tree's copy in tests/reference/."""
+    return os.environ.get('KUBEAPI_REFERENCE') or os.path.join(os.path.dirname(HERE), 'reference')
 
 
 def observed_dir():
-    ref = os.environ.get('KUBEAPI_REFERENCE')
-    if ref:
-        return os.path.join(ref, 'observed', 'kube')
-    return os.path.join(HERE, 'testdata', 'observed-kube')
+    return os.path.join(reference_dir(), 'observed', 'kube')
 
 
 def crd_files():

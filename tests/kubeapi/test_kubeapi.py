@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Tests of the test kube-apiserver: it must answer as the real
-kube-apiserver did in testdata/observed-kube (same status codes, same Status
+kube-apiserver did in tests/reference/observed/kube (same status codes, same Status
 bodies and messages, same list and watch framing), accept every reference CRD
 unchanged, and implement the semantics clients rely on."""
 
