@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "inventory/inventory.h"
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
@@ -53,6 +54,8 @@ static int verb_help(int argc, char **argv)
 const Verb cradle_verbs[] = {
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
+        { "inventory", inventory_main, "print the hardware inventory as JSON (assisted-service Inventory)",
+          0 },
         {},
 };
 
