@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <dirent.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -262,20 +261,68 @@ static bool devlink_exists(const Disk *d, const char *link)
         return strv_contains(d->devlinks, link) || lstat(link, &st) == 0;
 }
 
-/* by_id: the wwn-* / nvme-eui* link of the device; with several, the one
- * sorting last, as the Go agent's map keeps the last directory entry. */
-static const char *disk_by_id(const Disk *d)
+static int sorted_dir_entries(const char *dir, char ***ret)
 {
-        const char *best = NULL;
+        _cleanup_closedir_ DIR *dh = opendir(dir);
+        _cleanup_strv_free_ char **l = NULL;
+        struct dirent *de;
+
+        while (dh && (de = readdir(dh))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                if (strv_extend(&l, de->d_name) < 0)
+                        return -ENOMEM;
+        }
+        strv_sort(l);
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* by_id: the wwn-* / nvme-eui* link of the device; with several, the one
+ * sorting last, as the Go agent's map (target -> link, filled in
+ * directory order) keeps the last. The directory is read, as the Go agent
+ * does, rather than trusting the udev database's S: lines alone; a link
+ * belongs to the disk whose kernel name its target ends in (udev's links
+ * are "../../<name>"). */
+static char *disk_by_id(const Disk *d)
+{
+        _cleanup_strv_free_ char **entries = NULL;
+        _cleanup_free_ char *best = NULL;
+        char target[PATH_MAX];
 
         STRV_FOREACH (l, d->devlinks) {
                 const char *n = startswith(*l, "/dev/disk/by-id/");
                 if (!n || (!startswith(n, "wwn-") && !startswith(n, "nvme-eui")))
                         continue;
-                if (!best || strcmp(*l, best) > 0)
-                        best = *l;
+                if ((!best || strcmp(*l, best) > 0) && free_and_strdup(&best, *l) < 0)
+                        return NULL;
         }
-        return best;
+        if (sorted_dir_entries("/dev/disk/by-id", &entries) < 0)
+                return NULL;
+        STRV_FOREACH (e, entries) {
+                _cleanup_free_ char *link = NULL;
+                const char *base;
+                ssize_t n;
+
+                if (!startswith(*e, "wwn-") && !startswith(*e, "nvme-eui"))
+                        continue;
+                link = strdup_printf("/dev/disk/by-id/%s", *e);
+                if (!link)
+                        return NULL;
+                n = readlink(link, target, sizeof(target) - 1);
+                if (n <= 0)
+                        continue;
+                target[n] = 0;
+                base = strrchr(target, '/');
+                base = base ? base + 1 : target;
+                if (!streq(base, d->name))
+                        continue;
+                if (!best || strcmp(link, best) > 0) {
+                        free(best);
+                        best = TAKE_PTR(link);
+                }
+        }
+        return best ? TAKE_PTR(best) : strdup("");
 }
 
 static char *disk_path(const Disk *d)
@@ -317,23 +364,6 @@ static char *disk_hctl(const Disk *d)
                 }
         }
         return best ?: strdup("");
-}
-
-static int sorted_dir_entries(const char *dir, char ***ret)
-{
-        _cleanup_closedir_ DIR *dh = opendir(dir);
-        _cleanup_strv_free_ char **l = NULL;
-        struct dirent *de;
-
-        while (dh && (de = readdir(dh))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                if (strv_extend(&l, de->d_name) < 0)
-                        return -ENOMEM;
-        }
-        strv_sort(l);
-        *ret = TAKE_PTR(l);
-        return 0;
 }
 
 static char *disk_holders(const Disk *d)
@@ -423,8 +453,8 @@ static int iscsi_reasons(const InventoryOptions *o, const Disk *d, char ***reaso
 {
         _cleanup_free_ char *state_path = strdup_printf("%s/device/state", d->syspath), *state = NULL,
                             *session = NULL, *tn_path = NULL, *target = NULL, *pattern = NULL;
-        glob_t g = {};
-        bool found = false;
+        _cleanup_strv_free_ char **targets = NULL;
+        bool found = false, any = false;
         int r;
 
         if (!state_path)
@@ -441,20 +471,27 @@ static int iscsi_reasons(const InventoryOptions *o, const Disk *d, char ***reaso
                 return -ENOMEM;
         if (inv_read_line(o, tn_path, &target) < 0 || isempty(target))
                 return strv_extend(reasons, "Cannot find iSCSI target name");
-        pattern = inv_path(o, "/sys/firmware/ibft/target*/target-name");
+        /* /sys/firmware/ibft/target<N>/target-name, read without glob(3) so
+         * that umockdev's redirection of opendir() applies */
+        pattern = inv_path(o, "/sys/firmware/ibft");
         if (!pattern)
                 return -ENOMEM;
-        r = glob(pattern, 0, NULL, &g);
-        if (r != 0 || g.gl_pathc == 0) {
-                globfree(&g);
-                return strv_extend(reasons, "iBFT firmware is missing");
-        }
-        for (size_t i = 0; i < g.gl_pathc && !found; i++) {
-                _cleanup_free_ char *name = NULL;
-                if (read_one_line_file(g.gl_pathv[i], &name) >= 0 && streq(name, target))
+        r = sorted_dir_entries(pattern, &targets);
+        if (r < 0)
+                return r;
+        STRV_FOREACH (t, targets) {
+                _cleanup_free_ char *tn = NULL, *name = NULL;
+                if (!strstr(*t, "target"))
+                        continue;
+                any = true;
+                tn = strdup_printf("%s/%s/target-name", pattern, *t);
+                if (!tn)
+                        return -ENOMEM;
+                if (read_one_line_file(tn, &name) >= 0 && streq(name, target))
                         found = true;
         }
-        globfree(&g);
+        if (!any)
+                return strv_extend(reasons, "iBFT firmware is missing");
         if (!found)
                 return strv_extend(reasons, "iSCSI disk is missing from iBFT");
         return 0;
@@ -636,12 +673,13 @@ static int disk_to_json(const InventoryOptions *o, const Disk *d, const Disk *al
         _cleanup_strv_free_ char **reasons = NULL;
         _cleanup_free_ char *path = disk_path(d), *hctl = disk_hctl(d), *holders = disk_holders(d),
                             *by_path = NULL, *wwn = NULL;
-        const char *by_id = disk_by_id(d), *type = drive_type(d), *id;
+        _cleanup_free_ char *by_id = disk_by_id(d);
+        const char *type = drive_type(d), *id;
         bool media = false, eligible;
         Controller c;
         int r;
 
-        if (!j || !elig || !path || !hctl || !holders)
+        if (!j || !elig || !path || !hctl || !holders || !by_id)
                 return -ENOMEM;
         r = eligibility(o, d, &reasons, &media);
         if (r < 0)
@@ -671,7 +709,7 @@ static int disk_to_json(const InventoryOptions *o, const Disk *d, const Disk *al
                 wwn = strdup(d->wwn);
         else if (by_id && startswith(by_id, "/dev/disk/by-id/wwn-"))
                 wwn = strdup(by_id + strlen("/dev/disk/by-id/wwn-"));
-        id = by_id ?: by_path ?: path;
+        id = !isempty(by_id) ? by_id : by_path ?: path;
 
         if (json_add_bool_true(elig, "eligible", eligible) < 0 ||
             inv_add_nullable(elig, "not_eligible_reasons", reasons ? json_new_strv(reasons) : NULL) < 0)
