@@ -278,6 +278,16 @@ static int sorted_dir_entries(const char *dir, char ***ret)
         return 0;
 }
 
+char *disk_holders_of(const char *name)
+{
+        _cleanup_free_ char *dir = strdup_printf("/sys/class/block/%s/holders", name);
+        _cleanup_strv_free_ char **l = NULL;
+
+        if (!dir || sorted_dir_entries(dir, &l) < 0)
+                return NULL;
+        return strv_join(l, ",");
+}
+
 /* by_id: the wwn-* / nvme-eui* link of the device; with several, the one
  * sorting last, as the Go agent's map (target -> link, filled in
  * directory order) keeps the last. The directory is read, as the Go agent

@@ -40,4 +40,8 @@ int disk_partitions(const InventoryOptions *o, const char *name, DiskPartitionFl
  * FAT description). */
 bool disk_sector_is_mbr(const unsigned char *sector, size_t len);
 
+/* The comma-joined holders of block device `name` (sysfs holders/, sorted);
+ * "" when none, NULL on OOM. */
+char *disk_holders_of(const char *name);
+
 int disks_collect(const InventoryOptions *o, json_object **ret);
