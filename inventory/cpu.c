@@ -50,7 +50,7 @@ static const char *arm_part_name(const char *implementer, const char *part)
 
 int cpuinfo_parse(const char *text, size_t len, const char *arch, CpuInfo *ret)
 {
-        _cleanup_free_ char *copy = strndup(text, len), *implementer = NULL, *part = NULL;
+        _cleanup_free_ char *copy = inv_memdup_str(text, len), *implementer = NULL, *part = NULL;
         _cleanup_(cpu_info_done) CpuInfo c = {};
         char *line, *next;
         bool s390 = arch && startswith(arch, "s390");

@@ -109,3 +109,15 @@ int inv_add_nullable(json_object *o, const char *key, json_object *v)
         }
         return 0;
 }
+
+char *inv_memdup_str(const void *p, size_t n)
+{
+        char *r = malloc(n + 1);
+
+        if (!r)
+                return NULL;
+        if (n > 0)
+                memcpy(r, p, n);
+        r[n] = 0;
+        return r;
+}

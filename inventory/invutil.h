@@ -25,6 +25,10 @@ bool inv_exists(const InventoryOptions *o, const char *path);
 /* True when the file holds "1" (sysfs boolean), false on any error. */
 bool inv_read_bool(const char *path);
 
+/* A NUL-terminated copy of n bytes that need not be NUL-terminated (outside
+ * input handed over with a length). NULL on OOM. */
+char *inv_memdup_str(const void *p, size_t n);
+
 /* Parses a decimal or "0x" hexadecimal unsigned number, trimmed. */
 int inv_parse_u64(const char *s, int base, uint64_t *ret);
 

@@ -4,13 +4,14 @@
 
 #include "cleanup.h"
 #include "fuzz.h"
+#include "inventory/invutil.h"
 #include "inventory/cpu.h"
 #include "inventory/system_vendor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         static const char *const arches[] = { "x86_64", "aarch64", "s390x", "ppc64le" };
-        _cleanup_free_ char *text = strndup((const char *)data, size);
+        _cleanup_free_ char *text = inv_memdup_str(data, size);
         unsigned n;
 
         if (!text)

@@ -5,13 +5,14 @@
 
 #include "cleanup.h"
 #include "fuzz.h"
+#include "inventory/invutil.h"
 #include "inventory/boot.h"
 #include "inventory/memory.h"
 #include "inventory/mountinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        _cleanup_free_ char *text = strndup((const char *)data, size), *bootif = NULL;
+        _cleanup_free_ char *text = inv_memdup_str(data, size), *bootif = NULL;
         _cleanup_(mount_table_done) MountTable t = {};
         uint64_t v;
 
