@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "ignition/ignition-verb.h"
+#include "inventory/inventory.h"
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
@@ -56,6 +58,9 @@ const Verb cradle_verbs[] = {
         { "next_step_runner", next_step_runner_main, "poll and run the steps of a registered host", 0 },
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
+        { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },
+        { "inventory", inventory_main, "print the hardware inventory as JSON (assisted-service Inventory)",
+          0 },
         {},
 };
 
