@@ -12,6 +12,7 @@
 #include "agent/agent.h"
 #include "ignition/ignition-verb.h"
 #include "installer/installer.h"
+#include "inventory/inventory.h"
 #include "log.h"
 #include "logs/logs-sender.h"
 #include "macro.h"
@@ -64,6 +65,8 @@ const Verb cradle_verbs[] = {
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
         { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },
+        { "inventory", inventory_main, "print the hardware inventory as JSON (assisted-service Inventory)",
+          0 },
         {},
 };
 

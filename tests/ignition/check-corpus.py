@@ -27,6 +27,8 @@ cradle, src = sys.argv[1], sys.argv[2]
 corpus = os.path.join(src, "tests/ignition/corpus")
 # ../shared beside the clone (CI), or further up (worktrees)
 refdir = os.environ.get("CRADLE_IGNITION_SCHEMAS", "")
+if not refdir and os.path.isdir(os.path.join(src, "tests", "reference", "ignition")):
+    refdir = os.path.join(src, "tests", "reference", "ignition")
 d = os.path.abspath(src)
 while not refdir and d != "/":
     d = os.path.dirname(d)
