@@ -852,8 +852,10 @@ static int setup_logging(const InstallerConfig *c)
                 (void)log_set_field("CLUSTER_ID", c->cluster_id);
 
         /* dry run: one log per simulated host */
-        if (c->dry_run && streq_ptr(file, "/var/log/assisted-installer.log") && !isempty(c->host_id)) {
-                dry_log = strdup_printf("/var/log/assisted-installer-%s.log", c->host_id);
+        if (c->dry_run && file && endswith(file, "/assisted-installer.log") && !isempty(c->host_id)) {
+                dry_log = strdup_printf("%.*s/assisted-installer-%s.log",
+                                        (int)(strlen(file) - strlen("/assisted-installer.log")), file,
+                                        c->host_id);
                 if (!dry_log)
                         return -ENOMEM;
                 file = dry_log;

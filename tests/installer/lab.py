@@ -286,7 +286,7 @@ class Lab(object):
             return
         self.done = True
         for f in self.files:
-            f.close()
+            f.close()  # files and servers
         for m in reversed(self.mounts):
             subprocess.run(["umount", "-l", m], stderr=subprocess.DEVNULL)
         for s in self.swaps:

@@ -469,6 +469,127 @@ class TestDisks(Base):
         self.assert_written(dev)
 
 
+class MachineConfigServer(object):
+    """A machine config server on 127.0.0.1 over HTTPS with a test CA: GET
+    /config/<role> answers an Ignition 3.4 config holding the encapsulated
+    MachineConfig; the Accept headers are kept."""
+
+    def __init__(self, lab, mc):
+        import base64
+        import http.server
+        import ssl
+        import threading
+        certs = lab.path("certs")
+        L.run(["sh", os.path.join(L.SRC, "tests", "helpers", "mkcerts.sh"), certs])
+        with open(os.path.join(certs, "ca.pem"), "rb") as f:
+            self.ca = f.read()
+        mc_url = "data:;base64," + base64.b64encode(json.dumps(mc).encode()).decode()
+        body = json.dumps({"ignition": {"version": "3.4.0"}, "storage": {"files": [
+            {"path": "/etc/ignition-machine-config-encapsulated.json", "contents": {"source": mc_url}}]}}).encode()
+        accepts = self.accepts = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                accepts.append((self.path, self.headers.get("Accept")))
+                self.send_response(200 if self.path.startswith("/config/") else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(os.path.join(certs, "server.pem"), os.path.join(certs, "server-key.pem"))
+        self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+        self.url = "https://127.0.0.1:%d/config/master" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        lab.files.append(self)
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def pointer(self, url=None):
+        import base64
+        return {"ignition": {"version": "3.2.0", "config": {"merge": [{"source": url or self.url}]},
+                             "security": {"tls": {"certificateAuthorities": [
+                                 {"source": "data:text/plain;charset=utf-8;base64," +
+                                  base64.b64encode(self.ca).decode()}]}}}}
+
+
+class TestOsImage(Base):
+    MC = {"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
+          "spec": {"osImageURL": "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123",
+                   "kernelArguments": ["systemd.unified_cgroup_hierarchy=1"]}}
+
+    def test_skip_mco_reboot_fetches_the_machine_config(self):
+        """--enable-skip-mco-reboot: the machine config behind the written
+        pointer config is fetched over HTTPS with the config's CA, then the
+        OS image overwrite runs; its failures (no growpart, no ostree here)
+        are warnings and the installation goes on."""
+        mcs = MachineConfigServer(self.lab, self.MC)
+        self.svc.set_host(L.H1, ignition=mcs.pointer())
+        dev = self.lab.loop()
+        rc = self.inst.run(dev, extra=["--enable-skip-mco-reboot"])
+        out = self.inst.output()
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(mcs.accepts[0], ("/config/master", "application/vnd.coreos.ignition+json; version=3.4.0"))
+        self.assertIn("Overwriting the OS image with quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123", out)
+        self.assertIn("Continuing installation without skipping MCO reboot", out)
+        self.assertEqual(self.stages()[-1], ("Rebooting", ""))
+        # nothing of the new disk is left mounted
+        with open("/proc/self/mountinfo") as f:
+            self.assertNotIn(self.lab.path("mnt"), f.read())
+        self.assertEqual(self.inst.standin_runs("shutdown"), [REBOOT_ARGV])
+
+    def test_skip_mco_reboot_without_a_server_goes_on(self):
+        mcs = MachineConfigServer(self.lab, self.MC)
+        self.svc.set_host(L.H1, ignition=mcs.pointer("https://127.0.0.1:1/config/master"))
+        dev = self.lab.loop()
+        rc = self.inst.run(dev, extra=["--enable-skip-mco-reboot"])
+        out = self.inst.output()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("failed getting encapsulated machine config.  Continuing installation without skipping MCO "
+                      "reboot", out)
+        self.assertEqual(mcs.accepts, [])
+        self.assertEqual(self.stages()[-1], ("Rebooting", ""))
+
+    def test_registry_copy_failure_is_fatal(self):
+        """The appliance's registry data (present for a master) is copied to
+        the new disk; unlike the other extras, a failure fails the install."""
+        os.makedirs(self.lab.path("registry", "docker"))
+        dev = self.lab.loop()
+        flags = self.inst.cradle_flags()
+        flags[flags.index("--registry-dir") + 1] = self.lab.path("registry")
+        env = self.inst.env(PATH=L.STAND_INS + ":/usr/sbin:/usr/bin:/sbin:/bin")
+        path = env["PATH"]
+        if L.shutil.which("growpart", path=path) and L.shutil.which("xfs_growfs", path=path):
+            self.skipTest("growpart is installed: the copy would go further than this test expects")
+        rc = self.inst.run(dev, cradle_extra=flags, env=env)
+        self.assertEqual(rc, 1, self.inst.output())
+        stage, info = self.stages()[-1]
+        self.assertEqual(stage, "Failed")
+        self.assertTrue(info.startswith("failed after 3 attempts, last error: failed executing growpart %s 4" % dev),
+                        info)
+        self.assertEqual(self.inst.standin_runs("shutdown"), [])
+        requested = [r["body"] for r in self.svc.requests(path="/progress$")]
+        self.assertIn({"current_stage": "Copying registry data to disk"}, requested)
+
+    def test_no_registry_copy_for_workers(self):
+        os.makedirs(self.lab.path("registry"))
+        self.svc.set_host(L.H1, status="installed", stage="Done")
+        self.svc.set_host(L.H2, status="installed", stage="Done")
+        dev = self.lab.loop()
+        flags = self.inst.cradle_flags()
+        flags[flags.index("--registry-dir") + 1] = self.lab.path("registry")
+        rc = self.inst.run(dev, role="worker", host=L.H3, cradle_extra=flags)
+        self.assertEqual(rc, 0, self.inst.output())
+        self.assertNotIn("Copying registry data to disk", [s for s, _ in self.stages(L.H3)])
+
+
 class TestCommandLine(unittest.TestCase):
     UPSTREAM_FLAGS = ["role", "cluster-id", "infra-env-id", "host-id", "boot-device", "url", "openshift-version",
                       "mco-image", "verbose", "controller-image", "agent-image", "insecure", "cacert", "http-proxy",
