@@ -58,8 +58,8 @@ static int verb_help(int argc, char **argv)
 const Verb cradle_verbs[] = {
         { "agent", agent_main, "register this host with assisted-service and run its steps", 0 },
         { "next_step_runner", next_step_runner_main, "poll and run the steps of a registered host", 0 },
-        { "installer", installer_main, "install this host: write RHCOS and its Ignition config, report, reboot",
-          0 },
+        { "installer", installer_main,
+          "install this host: write RHCOS and its Ignition config, report, reboot", 0 },
         { "logs_sender", logs_sender_main, "collect this host's logs and upload them to assisted-service",
           0 },
         { "version", verb_version, "print the version and git revision", 0 },

@@ -444,6 +444,13 @@ class Installer(object):
         self.out.seek(0)
         return self.out.read()
 
+    def standin_records(self, name):
+        if not os.path.exists(self.standin_log):
+            return []
+        with open(self.standin_log) as f:
+            recs = [json.loads(line) for line in f if line.strip()]
+        return [r for r in recs if r["argv"][0] == name]
+
     def standin_runs(self, name=None):
         if not os.path.exists(self.standin_log):
             return []

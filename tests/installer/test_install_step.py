@@ -409,6 +409,9 @@ class TestPodman(Base):
         self.assertEqual(stages[-1], ("Rebooting", ""))
         self.assertIn(("Writing image to disk", "100%"), stages)
         self.assertEqual(L.gpt_names(dev), {1: "BIOS-BOOT", 2: "EFI-SYSTEM", 3: "boot", 4: "root"})
+        # every stage also on stderr (the step's error field), the logs on stdout (its output)
+        self.assertIn("installer: stage Writing image to disk - 100%", reply.get("error", ""))
+        self.assertIn("Updating node installation stage: Rebooting", reply.get("output", ""))
         runs = [r for r in L.Installer(self.lab, self.svc).standin_runs()]
         self.assertIn(["shutdown", "-r", "+1", "'Installation completed, server is going to reboot.'"], runs)
         self.assertEqual([r[0] for r in runs if r[0] == "coreos-installer"], ["coreos-installer"])

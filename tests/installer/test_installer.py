@@ -178,6 +178,45 @@ class TestMaster(Base):
         self.assertEqual(self.stages()[-1], ("Rebooting", ""))
         self.assert_written(dev)
 
+    def test_proxies_reach_the_commands(self):
+        """--http-proxy/--https-proxy/--no-proxy go into the environment of
+        the commands the installer runs (execute.go), and NO_PROXY into its
+        own."""
+        dev = self.lab.loop()
+        rc = self.inst.run(dev, extra=["--http-proxy", "http://proxy.example.test:3128", "--https-proxy",
+                                       "http://proxy.example.test:3129", "--no-proxy", ".example.test,127.0.0.1"])
+        self.assertEqual(rc, 0, self.inst.output())
+        recs = self.inst.standin_records("coreos-installer")
+        self.assertEqual(recs[0]["proxy_env"], {"HTTP_PROXY": "http://proxy.example.test:3128",
+                                                "HTTPS_PROXY": "http://proxy.example.test:3129",
+                                                "NO_PROXY": ".example.test,127.0.0.1"})
+        self.assertEqual(self.stages()[-1], ("Rebooting", ""))
+
+    def test_service_over_https_with_cacert(self):
+        """--cacert is added to the system trust: the service's certificate
+        from a test CA is accepted with it (no --insecure), and without it
+        every call fails on the certificate (not retried: no answer will
+        change it), so the ignition download fails the install."""
+        certs = self.lab.path("certs")
+        L.run(["sh", os.path.join(L.SRC, "tests", "helpers", "mkcerts.sh"), certs])
+        tls = (os.path.join(certs, "server.pem"), os.path.join(certs, "server-key.pem"), os.path.join(certs, "ca.pem"))
+        with RefService(scenario=L.scenario(), token=L.TOKEN, tls=tls) as svc:
+            svc.set_host(L.H1, ignition=L.host_ignition("node-1"))
+            inst = L.Installer(self.lab, svc)
+            dev = self.lab.loop()
+            argv_extra = ["--cacert", tls[2]]
+            p = subprocess.run([a for a in inst.argv(dev) if a != "--insecure"] + argv_extra, env=inst.env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            self.assertEqual(L.progress_of(svc, L.H1)[-1], ("Rebooting", ""))
+            svc.reset(L.scenario())
+            dev2 = self.lab.loop()
+            p = subprocess.run([a for a in inst.argv(dev2) if a != "--insecure"], env=inst.env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertEqual(L.progress_of(svc, L.H1), [])
+            self.assertIn("Failed to fetch file", p.stdout)
+
 
 class TestWorker(Base):
     def test_worker_waits_for_two_masters(self):

@@ -1,0 +1,809 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The install step's request and command lines, pure (no I/O but the
+ * disks' existence check): parsing and validating InstallCmdRequest as the
+ * Go agent does, the installer arguments and the podman command line.
+ * agent/steps/install.c runs them.
+ */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/config.h"
+#include "agent/steps/install.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "fileio.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "shell.h"
+#include "strutil.h"
+#include "uuid.h"
+
+#define IMAGE_PATTERN "^(([a-zA-Z0-9\\-\\.]+)(:[0-9]+)?\\/)?[a-z0-9\\._\\-\\/@]+[?::a-zA-Z0-9_\\-.]+$"
+/* the same, in POSIX ERE (no escapes inside brackets, '-' last) */
+#define IMAGE_ERE "^(([a-zA-Z0-9.-]+)(:[0-9]+)?/)?[a-z0-9._/@-]+[?:a-zA-Z0-9_.-]+$"
+#define SERVICE_IP_PATTERN "^(?:(?:(?:[0-9]{1,3}\\.){3}[0-9]{1,3})|(?:(?:[0-9a-fA-F]*:[0-9a-fA-F]*){2,}))$"
+#define SERVICE_IP_ERE "^((([0-9]{1,3}\\.){3}[0-9]{1,3})|(([0-9a-fA-F]*:[0-9a-fA-F]*){2,}))$"
+#define VERSION_ERE \
+        "^v?([0-9]+(\\.[0-9]+)*)((-([0-9]+[0-9A-Za-z~-]*(\\.[0-9A-Za-z~-]+)*))|(-?([A-Za-z~-]+[0-9A-Za-z~-" \
+        "]*(\\." \
+        "[0-9A-Za-z~-]+)*)))?(\\+([0-9A-Za-z~-]+(\\.[0-9A-Za-z~-]+)*))?$"
+
+static const char *const installer_allowed_flags[] = {
+        "--append-karg",    "--delete-karg",    "-n",          "--copy-network", "--network-dir",
+        "--save-partlabel", "--save-partindex", "--image-url", "--image-file",
+};
+
+void install_request_done(InstallRequest *r)
+{
+        free(r->boot_device);
+        free(r->cluster_id);
+        free(r->controller_image);
+        free(r->coreos_image);
+        strv_free(r->disks_to_format);
+        free(r->host_id);
+        free(r->infra_env_id);
+        free(r->installer_args);
+        free(r->installer_image);
+        free(r->mco_image);
+        free(r->must_gather_image);
+        free(r->openshift_version);
+        free(r->http_proxy);
+        free(r->https_proxy);
+        free(r->no_proxy);
+        free(r->role);
+        strv_free(r->service_ips);
+        *r = (InstallRequest){};
+}
+
+static bool ere_match(const char *ere, const char *s)
+{
+        regex_t re;
+        bool m;
+
+        if (regcomp(&re, ere, REG_EXTENDED | REG_NOSUB) != 0)
+                return false;
+        m = regexec(&re, s, 0, NULL, 0) == 0;
+        regfree(&re);
+        return m;
+}
+
+bool go_version_valid(const char *s)
+{
+        return s && ere_match(VERSION_ERE, s);
+}
+
+/* ---- json.Unmarshal into models.InstallCmdRequest ------------------------ */
+
+typedef enum FieldKind {
+        F_STRING,
+        F_BOOL,
+        F_INT64,
+        F_STRV,
+} FieldKind;
+
+typedef struct Field {
+        const char *name;
+        FieldKind kind;
+        size_t offset;
+        const char *go_type;
+} Field;
+
+#define FIELD(n, k, member, t) \
+        { \
+                n, k, offsetof(InstallRequest, member), t \
+        }
+
+static const Field fields[] = {
+        FIELD("boot_device", F_STRING, boot_device, "string"),
+        FIELD("check_cvo", F_BOOL, check_cvo, "bool"),
+        FIELD("cluster_id", F_STRING, cluster_id, "strfmt.UUID"),
+        FIELD("control_plane_count", F_INT64, control_plane_count, "int64"),
+        FIELD("controller_image", F_STRING, controller_image, "string"),
+        FIELD("coreos_image", F_STRING, coreos_image, "string"),
+        FIELD("disks_to_format", F_STRV, disks_to_format, "[]string"),
+        FIELD("enable_skip_mco_reboot", F_BOOL, enable_skip_mco_reboot, "bool"),
+        FIELD("host_id", F_STRING, host_id, "strfmt.UUID"),
+        FIELD("infra_env_id", F_STRING, infra_env_id, "strfmt.UUID"),
+        FIELD("installer_args", F_STRING, installer_args, "string"),
+        FIELD("installer_image", F_STRING, installer_image, "string"),
+        FIELD("mco_image", F_STRING, mco_image, "string"),
+        FIELD("must_gather_image", F_STRING, must_gather_image, "string"),
+        FIELD("notify_num_reboots", F_BOOL, notify_num_reboots, "bool"),
+        FIELD("openshift_version", F_STRING, openshift_version, "string"),
+        FIELD("role", F_STRING, role, "models.HostRole"),
+        FIELD("service_ips", F_STRV, service_ips, "[]string"),
+        FIELD("skip_installation_disk_cleanup", F_BOOL, skip_installation_disk_cleanup, "bool"),
+};
+
+static const char *go_json_kind(json_object *v)
+{
+        switch (json_object_get_type(v)) {
+        case json_type_boolean:
+                return "bool";
+        case json_type_int:
+        case json_type_double:
+                return "number";
+        case json_type_string:
+                return "string";
+        case json_type_array:
+                return "array";
+        case json_type_object:
+                return "object";
+        default:
+                return "null";
+        }
+}
+
+static int unmarshal_error(char **reterr, json_object *v, const char *field, const char *go_type)
+{
+        if (reterr)
+                *reterr = strdup_printf(
+                        "json: cannot unmarshal %s into Go struct field InstallCmdRequest.%s of type %s",
+                        go_json_kind(v), field, go_type);
+        return -EINVAL;
+}
+
+static int set_field(InstallRequest *r, const Field *f, json_object *v, char **reterr)
+{
+        void *p = (char *)r + f->offset;
+
+        if (json_object_is_type(v, json_type_null))
+                return 0; /* Go leaves the zero value */
+        switch (f->kind) {
+        case F_STRING:
+                if (!json_object_is_type(v, json_type_string))
+                        return unmarshal_error(reterr, v, f->name, f->go_type);
+                return free_and_strdup((char **)p, json_object_get_string(v));
+        case F_BOOL:
+                if (!json_object_is_type(v, json_type_boolean))
+                        return unmarshal_error(reterr, v, f->name, f->go_type);
+                *(bool *)p = json_object_get_boolean(v);
+                return 0;
+        case F_INT64:
+                if (!json_object_is_type(v, json_type_int))
+                        return unmarshal_error(reterr, v, f->name, f->go_type);
+                *(int64_t *)p = json_object_get_int64(v);
+                return 0;
+        case F_STRV:
+                if (!json_object_is_type(v, json_type_array))
+                        return unmarshal_error(reterr, v, f->name, f->go_type);
+                for (size_t i = 0; i < json_object_array_length(v); i++) {
+                        json_object *e = json_object_array_get_idx(v, i);
+                        if (!json_object_is_type(e, json_type_string))
+                                return unmarshal_error(reterr, e, f->name, "string");
+                        if (strv_extend((char ***)p, json_object_get_string(e)) < 0)
+                                return -ENOMEM;
+                }
+                return 0;
+        }
+        return -EINVAL;
+}
+
+/* ---- the model's swagger validation ----------------------------------------- */
+
+static int add_error(char ***errs, const char *fmt, ...) _printf_(2, 3);
+static int add_error(char ***errs, const char *fmt, ...)
+{
+        va_list ap;
+        char *s = NULL;
+
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        if (!s || strv_push(errs, s) < 0) {
+                free(s);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static void validate_uuid(char ***errs, const char *name, const char *v)
+{
+        if (!v || isempty(v))
+                (void)add_error(errs, "%s in body is required", name);
+        else if (!uuid_is_valid(v))
+                (void)add_error(errs, "%s in body must be of type uuid: \"%s\"", name, v);
+}
+
+static void validate_image(char ***errs, const char *name, const char *v, bool required)
+{
+        if (!v) {
+                if (required)
+                        (void)add_error(errs, "%s in body is required", name);
+                return;
+        }
+        if (!ere_match(IMAGE_ERE, v))
+                (void)add_error(errs, "%s in body should match '%s'", name, IMAGE_PATTERN);
+}
+
+/* go-swagger's generated Validate, properties in alphabetical order;
+ * errors joined as a CompositeValidationError. */
+static int validate_model(const InstallRequest *r, char **reterr)
+{
+        static const char *const roles[] = { "auto-assign", "master", "arbiter", "worker", "bootstrap" };
+        _cleanup_strv_free_ char **errs = NULL;
+        size_t i = 0;
+
+        if (!r->boot_device)
+                (void)add_error(&errs, "boot_device in body is required");
+        validate_uuid(&errs, "cluster_id", r->cluster_id);
+        validate_image(&errs, "controller_image", r->controller_image, true);
+        validate_uuid(&errs, "host_id", r->host_id);
+        validate_uuid(&errs, "infra_env_id", r->infra_env_id);
+        validate_image(&errs, "installer_image", r->installer_image, true);
+        if (r->mco_image && !isempty(r->mco_image))
+                validate_image(&errs, "mco_image", r->mco_image, false);
+        if (!r->role)
+                (void)add_error(&errs, "role in body is required");
+        else {
+                bool ok = false;
+                for (size_t k = 0; k < ELEMENTSOF(roles); k++)
+                        ok = ok || streq(r->role, roles[k]);
+                if (!ok)
+                        (void)add_error(&errs, "role in body should be one of [auto-assign master arbiter "
+                                               "worker bootstrap]");
+        }
+        STRV_FOREACH (ip, r->service_ips) {
+                if (!ere_match(SERVICE_IP_ERE, *ip))
+                        (void)add_error(&errs, "service_ips.%zu in body should match '%s'", i,
+                                        SERVICE_IP_PATTERN);
+                i++;
+        }
+        if (!errs)
+                return 0;
+        if (reterr) {
+                _cleanup_free_ char *joined = strv_join(errs, "\n");
+                *reterr = strdup_printf("validation failure list:\n%s", strna(joined));
+        }
+        return -EINVAL;
+}
+
+/* ---- the Go agent's own checks --------------------------------------------------- */
+
+static int validate_must_gather(const char *v, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *m = NULL;
+
+        /* a JSON object {operator: image}, or a plain image for "ocp" */
+        if (json_parse(v, strlen(v), BUF_MAX_JSON_DOC, &m, NULL) < 0 ||
+            !json_object_is_type(m, json_type_object)) {
+                if (!ere_match(IMAGE_ERE, v)) {
+                        if (reterr)
+                                *reterr = strdup_printf("must gather image %s validation failed map[ocp:%s]",
+                                                        v, v);
+                        return -EINVAL;
+                }
+                return 0;
+        }
+        json_object_object_foreach (m, op, img) {
+                const char *image =
+                        json_object_is_type(img, json_type_string) ? json_object_get_string(img) : "";
+                if (!ere_match(IMAGE_ERE, image)) {
+                        /* Go prints the map (%v): keys sorted */
+                        _cleanup_strv_free_ char **pairs = NULL;
+                        _cleanup_free_ char *joined = NULL;
+                        json_object_object_foreach (m, k, val) {
+                                if (strv_extendf(&pairs, "%s:%s", k,
+                                                 json_object_is_type(val, json_type_string)
+                                                         ? json_object_get_string(val)
+                                                         : "") < 0)
+                                        return -ENOMEM;
+                        }
+                        strv_sort(pairs);
+                        joined = strv_join(pairs, " ");
+                        if (reterr)
+                                *reterr = strdup_printf("must gather image %s validation failed map[%s]",
+                                                        image, strempty(joined));
+                        return -EINVAL;
+                }
+                if (!streq(op, "cnv") && !streq(op, "lso") && !streq(op, "ocs") && !streq(op, "odf") &&
+                    !streq(op, "ocp")) {
+                        if (reterr)
+                                *reterr = strdup_printf("operator name %s validation failed", op);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+static int validate_proxy_url(const char *u, char **reterr)
+{
+        CURLU *h = curl_url();
+        char *scheme = NULL, *host = NULL;
+        int r = 0;
+
+        if (!h)
+                return -ENOMEM;
+        if (strpbrk(u, " \t\n") ||
+            curl_url_set(h, CURLUPART_URL, u, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
+            curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+            curl_url_get(h, CURLUPART_HOST, &host, 0) != CURLUE_OK || isempty(host)) {
+                if (reterr)
+                        *reterr = strdup_printf("Proxy URL format is not valid: '%s'", u);
+                r = -EINVAL;
+        } else if (streq(scheme, "https")) {
+                if (reterr)
+                        *reterr = strdup_printf(
+                                "The URL scheme must be http; https is currently not supported: '%s'", u);
+                r = -EINVAL;
+        } else if (!streq(scheme, "http")) {
+                if (reterr)
+                        *reterr = strdup_printf("The URL scheme must be http and specified in the URL: '%s'",
+                                                u);
+                r = -EINVAL;
+        }
+        curl_free(scheme);
+        curl_free(host);
+        curl_url_cleanup(h);
+        return r;
+}
+
+static bool is_ip(const char *s)
+{
+        unsigned char buf[16];
+        return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
+}
+
+static bool is_cidr(const char *s)
+{
+        _cleanup_free_ char *ip = NULL;
+        const char *slash = strchr(s, '/');
+        unsigned bits;
+
+        if (!slash)
+                return false;
+        ip = strndup(s, (size_t)(slash - s));
+        if (!ip || safe_atou(slash + 1, &bits) < 0)
+                return false;
+        if (strchr(ip, ':'))
+                return bits <= 128 && is_ip(ip);
+        return bits <= 32 && is_ip(ip);
+}
+
+/* govalidator.IsDNSName */
+static bool is_dns_name(const char *s)
+{
+        size_t n = strlen(s), label = 0;
+
+        if (n == 0 || n > 255 || is_ip(s))
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                             c == '_';
+                if (c == '.') {
+                        if (label == 0)
+                                return i == n - 1 && i > 0 ? true : false;
+                        label = 0;
+                        continue;
+                }
+                if (label == 0 && !alnum)
+                        return false;
+                if (!alnum && c != '-')
+                        return false;
+                if (++label > 63)
+                        return false;
+        }
+        return true;
+}
+
+static int validate_no_proxy(const char *v, char **reterr)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n;
+        const char *p = v;
+
+        if (streq(v, "*"))
+                return 0;
+        /* strings.Split keeps empty fields: count the commas */
+        n = 1;
+        for (const char *c = v; *c; c++)
+                n += *c == ',';
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strcspn(p, ",");
+                _cleanup_free_ char *d = strndup(p, len);
+                const char *s;
+                if (!d)
+                        return -ENOMEM;
+                s = d[0] == '.' ? d + 1 : d;
+                if (!is_ip(s) && !is_cidr(s) && !is_dns_name(s)) {
+                        if (reterr)
+                                *reterr = strdup_printf("NO Proxy format is not valid: '%s'. NO Proxy is a "
+                                                        "comma-separated list of "
+                                                        "destination domain names, domains, IP addresses or "
+                                                        "other network CIDRs. A "
+                                                        "domain can be prefaced with '.' to include all "
+                                                        "subdomains of that domain. Use "
+                                                        "'*' to bypass proxy for all destinations with "
+                                                        "OpenShift 4.8 or later.",
+                                                        v);
+                        return -EINVAL;
+                }
+                p += len + (p[len] == ',');
+        }
+        return 0;
+}
+
+/* The characters of installerArgsValuesRegex: letters, digits,
+ * @!#$%*()_ , the range '+'..'=' and /.,";':{}[] */
+static bool installer_arg_char_ok(char c)
+{
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               (c >= '+' && c <= '=') || (c && strchr("@!#$%*()_/.,\";':{}[]", c));
+}
+
+static int validate_installer_args(const char *json, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *a = NULL;
+        _cleanup_free_ char *perr = NULL;
+
+        if (json_parse(json, strlen(json), BUF_MAX_JSON_DOC, &a, &perr) < 0) {
+                if (reterr)
+                        *reterr = strdup_printf("invalid character in installer args: %s", strna(perr));
+                return -EINVAL;
+        }
+        if (!json_object_is_type(a, json_type_array)) {
+                if (reterr)
+                        *reterr = strdup_printf("json: cannot unmarshal %s into Go value of type []string",
+                                                go_json_kind(a));
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < json_object_array_length(a); i++) {
+                json_object *e = json_object_array_get_idx(a, i);
+                const char *s;
+                if (!json_object_is_type(e, json_type_string)) {
+                        if (reterr)
+                                *reterr = strdup_printf(
+                                        "json: cannot unmarshal %s into Go value of type string",
+                                        go_json_kind(e));
+                        return -EINVAL;
+                }
+                s = json_object_get_string(e);
+                if (s[0] == '-') {
+                        bool ok = false;
+                        for (size_t k = 0; k < ELEMENTSOF(installer_allowed_flags); k++)
+                                ok = ok || streq(s, installer_allowed_flags[k]);
+                        if (!ok) {
+                                if (reterr)
+                                        *reterr = strdup_printf(
+                                                "found unexpected flag %s for installer - allowed flags are "
+                                                "[--append-karg --delete-karg -n --copy-network "
+                                                "--network-dir "
+                                                "--save-partlabel --save-partindex --image-url "
+                                                "--image-file]",
+                                                s);
+                                return -EINVAL;
+                        }
+                        continue;
+                }
+                for (const char *c = s; *c || c == s; c++)
+                        if (!*c || !installer_arg_char_ok(*c)) {
+                                if (reterr)
+                                        *reterr = strdup_printf(
+                                                "found unexpected chars in value %s for installer", s);
+                                return -EINVAL;
+                        }
+        }
+        return 0;
+}
+
+int install_request_parse(const char *json, InstallRequest *ret, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_free_ char *perr = NULL;
+        InstallRequest r = {};
+        json_object *proxy;
+        int q;
+
+        q = json_parse(json, strlen(json), BUF_MAX_JSON_DOC, &o, &perr);
+        if (q < 0) {
+                if (reterr)
+                        *reterr = strdup_printf("invalid install request: %s", strna(perr));
+                return -EINVAL;
+        }
+        if (!json_object_is_type(o, json_type_object)) {
+                if (reterr)
+                        *reterr = strdup_printf(
+                                "json: cannot unmarshal %s into Go value of type models.InstallCmdRequest",
+                                go_json_kind(o));
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+                json_object *v = json_get(o, fields[i].name);
+                if (v || json_object_object_get_ex(o, fields[i].name, NULL)) {
+                        q = set_field(&r, &fields[i], v, reterr);
+                        if (q < 0)
+                                goto fail;
+                }
+        }
+        proxy = json_get(o, "proxy");
+        if (proxy && !json_object_is_type(proxy, json_type_null)) {
+                static const char *const names[] = { "http_proxy", "https_proxy", "no_proxy" };
+                char **targets[] = { &r.http_proxy, &r.https_proxy, &r.no_proxy };
+                if (!json_object_is_type(proxy, json_type_object)) {
+                        q = unmarshal_error(reterr, proxy, "proxy", "models.Proxy");
+                        goto fail;
+                }
+                r.has_proxy = true;
+                for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                        json_object *v = json_get(proxy, names[i]);
+                        if (!v || json_object_is_type(v, json_type_null))
+                                continue;
+                        if (!json_object_is_type(v, json_type_string)) {
+                                _cleanup_free_ char *fname = strdup_printf("proxy.%s", names[i]);
+                                q = unmarshal_error(reterr, v, strna(fname), "string");
+                                goto fail;
+                        }
+                        q = free_and_strdup(targets[i], json_object_get_string(v));
+                        if (q < 0)
+                                goto fail;
+                }
+        }
+
+        q = validate_model(&r, reterr);
+        if (q < 0)
+                goto fail;
+        if (!isempty(r.must_gather_image) && (q = validate_must_gather(r.must_gather_image, reterr)) < 0)
+                goto fail;
+        if (r.has_proxy) {
+                if ((!isempty(r.http_proxy) && (q = validate_proxy_url(r.http_proxy, reterr)) < 0) ||
+                    (!isempty(r.https_proxy) && (q = validate_proxy_url(r.https_proxy, reterr)) < 0) ||
+                    (!isempty(r.no_proxy) && (q = validate_no_proxy(r.no_proxy, reterr)) < 0))
+                        goto fail;
+        }
+        if (!isempty(r.installer_args) && (q = validate_installer_args(r.installer_args, reterr)) < 0)
+                goto fail;
+        if (!isempty(r.openshift_version) && !go_version_valid(r.openshift_version)) {
+                if (reterr)
+                        *reterr = strdup_printf("Failed to parse OCP version %s: Malformed version: %s",
+                                                r.openshift_version, r.openshift_version);
+                q = -EINVAL;
+                goto fail;
+        }
+        *ret = r;
+        return 0;
+fail:
+        install_request_done(&r);
+        return q < 0 ? q : -EINVAL;
+}
+
+int install_request_check_disks(const InstallRequest *r, char **reterr)
+{
+        _cleanup_strv_free_ char **disks = strv_copy(r->disks_to_format);
+        struct stat st;
+
+        if (strv_extend(&disks, strempty(r->boot_device)) < 0)
+                return -ENOMEM;
+        STRV_FOREACH (d, disks) {
+                if (!startswith(*d, "/dev/")) {
+                        if (reterr)
+                                *reterr = strdup_printf("disk %s should start of with /dev/", *d);
+                        return -EINVAL;
+                }
+                if (stat(*d, &st) < 0) {
+                        if (reterr)
+                                *reterr = strdup_printf("disk %s was not found on the host", *d);
+                        return -ENOENT;
+                }
+        }
+        return 0;
+}
+
+/* ---- command lines ------------------------------------------------------------ */
+
+char *go_json_marshal_strv(char *const *l)
+{
+        _cleanup_buf_ Buf b = BUF_INIT(BUF_MAX_JSON_DOC);
+        char *ret;
+        int r = buf_append_char(&b, '[');
+
+        for (size_t i = 0; r >= 0 && l && l[i]; i++) {
+                if (i > 0)
+                        r = buf_append_char(&b, ',');
+                if (r >= 0)
+                        r = buf_append_char(&b, '"');
+                for (const unsigned char *p = (const unsigned char *)l[i]; r >= 0 && *p; p++) {
+                        switch (*p) {
+                        case '"':
+                                r = buf_append_str(&b, "\\\"");
+                                break;
+                        case '\\':
+                                r = buf_append_str(&b, "\\\\");
+                                break;
+                        case '\n':
+                                r = buf_append_str(&b, "\\n");
+                                break;
+                        case '\r':
+                                r = buf_append_str(&b, "\\r");
+                                break;
+                        case '\t':
+                                r = buf_append_str(&b, "\\t");
+                                break;
+                        case '<':
+                        case '>':
+                        case '&':
+                                r = buf_appendf(&b, "\\u%04x", *p);
+                                break;
+                        default:
+                                r = *p < 0x20 ? buf_appendf(&b, "\\u%04x", *p)
+                                              : buf_append_char(&b, (char)*p);
+                        }
+                }
+                if (r >= 0)
+                        r = buf_append_char(&b, '"');
+        }
+        if (r >= 0)
+                r = buf_append_char(&b, ']');
+        if (r < 0 || buf_take(&b, &ret, NULL) < 0)
+                return NULL;
+        return ret;
+}
+
+static int push2(char ***l, const char *flag, const char *value)
+{
+        return strv_extend(l, flag) < 0 || strv_extend(l, value) < 0 ? -ENOMEM : 0;
+}
+
+char **install_installer_argv(const InstallRequest *r, const AgentConfig *c, bool copy_network)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        int q = 0;
+
+        q |= push2(&l, "--role", strempty(r->role));
+        q |= push2(&l, "--infra-env-id", strempty(r->infra_env_id));
+        q |= push2(&l, "--cluster-id", strempty(r->cluster_id));
+        q |= push2(&l, "--host-id", strempty(r->host_id));
+        q |= push2(&l, "--boot-device", strempty(r->boot_device));
+        q |= push2(&l, "--url", strempty(c->url));
+        q |= push2(&l, "--controller-image", strempty(r->controller_image));
+        q |= push2(&l, "--agent-image", strempty(c->agent_version));
+        if (r->control_plane_count != 0) {
+                char n[32];
+                snprintf(n, sizeof(n), "%lld", (long long)r->control_plane_count);
+                q |= push2(&l, "--control-plane-count", n);
+        }
+        if (!isempty(r->mco_image))
+                q |= push2(&l, "--mco-image", r->mco_image);
+        if (!isempty(r->must_gather_image))
+                q |= push2(&l, "--must-gather-image", r->must_gather_image);
+        if (!isempty(r->openshift_version))
+                q |= push2(&l, "--openshift-version", r->openshift_version);
+        STRV_FOREACH (d, r->disks_to_format)
+                q |= push2(&l, "--format-disk", *d);
+        /* booleans as bare flags: "--flag value" would end Go's flag parsing */
+        if (c->insecure)
+                q |= strv_extend(&l, "--insecure");
+        if (r->check_cvo)
+                q |= strv_extend(&l, "--check-cluster-version");
+        if (r->skip_installation_disk_cleanup)
+                q |= strv_extend(&l, "--skip-installation-disk-cleanup");
+        if (!isempty(c->cacert))
+                q |= push2(&l, "--cacert", c->cacert);
+        {
+                _cleanup_strv_free_ char **args = NULL;
+                _cleanup_(json_object_putp) json_object *a = NULL;
+                if (!isempty(r->installer_args) &&
+                    json_parse(r->installer_args, strlen(r->installer_args), BUF_MAX_JSON_DOC, &a, NULL) >=
+                            0 &&
+                    json_object_is_type(a, json_type_array))
+                        for (size_t i = 0; i < json_object_array_length(a); i++)
+                                q |= strv_extend(&args,
+                                                 json_object_get_string(json_object_array_get_idx(a, i)));
+                if (copy_network && !strv_contains(args, "--copy-network"))
+                        q |= strv_extend(&args, "--copy-network");
+                if (args) {
+                        _cleanup_free_ char *j = go_json_marshal_strv(args);
+                        q |= j ? push2(&l, "--installer-args", j) : -ENOMEM;
+                }
+        }
+        if (r->enable_skip_mco_reboot)
+                q |= strv_extend(&l, "--enable-skip-mco-reboot");
+        if (r->notify_num_reboots)
+                q |= strv_extend(&l, "--notify-num-reboots");
+        if (r->has_proxy && (!isempty(r->http_proxy) || !isempty(r->https_proxy))) {
+                if (!isempty(r->http_proxy))
+                        q |= push2(&l, "--http-proxy", r->http_proxy);
+                if (!isempty(r->https_proxy))
+                        q |= push2(&l, "--https-proxy", r->https_proxy);
+                if (!isempty(r->no_proxy)) {
+                        _cleanup_free_ char *np = strdup(r->no_proxy);
+                        q |= np ? push2(&l, "--no-proxy", strstrip(np)) : -ENOMEM;
+                }
+        }
+        if (r->service_ips) {
+                _cleanup_free_ char *ips = strv_join(r->service_ips, ",");
+                q |= ips ? push2(&l, "--service-ips", ips) : -ENOMEM;
+        }
+        if (!isempty(r->coreos_image))
+                q |= push2(&l, "--coreos-image", r->coreos_image);
+        if (q != 0)
+                return NULL;
+        return TAKE_PTR(l);
+}
+
+char *install_podman_command(const InstallRequest *r, const AgentConfig *c, bool copy_network)
+{
+        static const char *const base[] = {
+                "podman",
+                "run",
+                "--privileged",
+                "--pid=host",
+                "--net=host",
+                "--name=assisted-installer",
+                "-v",
+                "/dev:/dev:rw",
+                "-v",
+                "/opt:/opt:rw",
+                "-v",
+                "/var/log:/var/log:rw",
+                "-v",
+                "/run/systemd/journal/socket:/run/systemd/journal/socket",
+                "-v",
+                "/etc/pki:/etc/pki",
+                "-v",
+                "/tmp:/tmp",
+                "--env=PULL_SECRET_TOKEN",
+        };
+        _cleanup_strv_free_ char **podman = NULL, **args = install_installer_argv(r, c, copy_network);
+        _cleanup_free_ char *p = NULL, *a = NULL, *image = NULL;
+
+        if (!args)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(base); i++)
+                if (strv_extend(&podman, base[i]) < 0)
+                        return NULL;
+        if (!isempty(c->cacert) &&
+            (strv_extend(&podman, "-v") < 0 || strv_extendf(&podman, "%s:%s:rw", c->cacert, c->cacert) < 0))
+                return NULL;
+        p = shell_join(podman);
+        a = shell_join(args);
+        /* the Go agent puts the image in unquoted; a valid image reference
+         * (the swagger pattern) needs no quotes, so quoting changes nothing
+         * for those and keeps anything else from reaching the shell */
+        image = shell_quote(strempty(r->installer_image));
+        if (!p || !a || !image)
+                return NULL;
+        return strdup_printf("%s %s %s", p, image, a);
+}
+
+static const char *const mode_names[_INSTALL_MODE_MAX] = {
+        [INSTALL_MODE_AUTO] = "auto",
+        [INSTALL_MODE_PODMAN] = "podman",
+        [INSTALL_MODE_INPROCESS] = "inprocess",
+};
+
+InstallMode install_mode_from_string(const char *s)
+{
+        for (int i = 0; s && i < _INSTALL_MODE_MAX; i++)
+                if (streq(s, mode_names[i]))
+                        return (InstallMode)i;
+        return _INSTALL_MODE_INVALID;
+}
+
+const char *install_mode_to_string(InstallMode m)
+{
+        return m >= 0 && m < _INSTALL_MODE_MAX ? mode_names[m] : NULL;
+}
+
+InstallMode install_mode_decide(InstallMode configured, const char *installer_image, const char *agent_image)
+{
+        if (configured == INSTALL_MODE_PODMAN || configured == INSTALL_MODE_INPROCESS)
+                return configured;
+        /* the service runs cradle as its installer image too: we are that program */
+        if (!isempty(installer_image) && streq_ptr(installer_image, agent_image))
+                return INSTALL_MODE_INPROCESS;
+        return INSTALL_MODE_PODMAN;
+}
