@@ -8,8 +8,8 @@
 #   OpenSSL (libssl.a, libcrypto.a)  built from Debian's openssl source, trimmed
 #   curl (libcurl.a)                 built from Debian's curl source: HTTP(S) only,
 #                                    over that OpenSSL, c-ares resolver, zlib
-#   libudev.a, libsystemd.a          built from Debian's systemd source, every
-#                                    optional dependency off, only those targets
+#   libudev.a (with libsystemd)      built from Debian's systemd source, every
+#                                    optional dependency off, only that target
 #   c-ares, json-c, libblkid, zlib   Debian's own .a (libc-ares-dev, libjson-c-dev,
 #                                    libblkid-dev, zlib1g-dev), copied into prefix
 #
@@ -203,6 +203,28 @@ fetch_source() {
 need_step() { [ "$(cat "$STAMPS/$1" 2>/dev/null || true)" != "$2" ]; }
 done_step() { echo "$2" >"$STAMPS/$1"; }
 
+# ---------------------------------------------------------------- symbols
+
+# privatize PREFIX API_REGEX ARCHIVE...: rename every global symbol the
+# archives define but do not export as API (API_REGEX) to PREFIX<name>, in
+# definitions and references alike (one map for all the archives given).
+# libsystemd, libudev and util-linux's libblkid keep their helpers (strv_free,
+# parse_size, log_internal, pager_open...) global in their .a files: names
+# that clash with each other and with cradle's own systemd-style helpers in
+# a static link, while the shared libraries export only their API.
+privatize() {
+        local prefix=$1 api=$2 map a
+        shift 2
+        map=$(mktemp)
+        for a in "$@"; do
+                nm -g --defined-only "$a" 2>/dev/null | awk 'NF == 3 { print $3 }'
+        done | grep -vE "$api" | sort -u | awk -v p="$prefix" '{ print $1, p $1 }' >"$map"
+        for a in "$@"; do
+                objcopy --redefine-syms="$map" "$a" || die "objcopy --redefine-syms failed on $a"
+        done
+        rm -f "$map"
+}
+
 # ---------------------------------------------------------------- Debian .a
 
 # c-ares, json-c, libblkid and zlib: Debian's static archives link cleanly
@@ -210,7 +232,7 @@ done_step() { echo "$2" >"$STAMPS/$1"; }
 # which makes PREFIX self-contained and shadows nothing by accident.
 copy_debian_libs() {
         local key
-        key="debian-libs $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev)"
+        key="debian-libs privatized $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev)"
         need_step debian-libs "$key" || return 0
         log "copying Debian's libcares.a, libjson-c.a, libblkid.a, libz.a"
         mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -223,13 +245,14 @@ copy_debian_libs() {
         rm -rf "$PREFIX/include/json-c" "$PREFIX/include/blkid"
         cp -r /usr/include/json-c /usr/include/blkid "$PREFIX/include/"
         cp /usr/include/zlib.h /usr/include/zconf.h "$PREFIX/include/"
+        privatize cradle_blkid__ '^blkid_' "$PREFIX/lib/libblkid.a"
         done_step debian-libs "$key"
 }
 
 # ---------------------------------------------------------------- OpenSSL
 
 # What cradle needs: TLS 1.2/1.3 client and server (tests), X.509 and PEM,
-# RSA/ECDSA/Ed25519 keys, ECDHE, AES-GCM and ChaCha20-Poly1305, SHA-1/2,
+# RSA/ECDSA/EdDSA keys, ECDHE, AES-GCM and ChaCha20-Poly1305, SHA-1/2/3,
 # MD5 (host IDs), HMAC/HKDF, the DRBG. Everything else is off; README.md
 # records what each group of options saves.
 OPENSSL_OPTS=(
@@ -239,13 +262,16 @@ OPENSSL_OPTS=(
         no-ssl3 no-tls1 no-tls1_1 no-dtls no-dgram no-sctp no-srtp no-srp no-psk
         no-nextprotoneg no-comp no-ct no-ocsp no-ktls
         # algorithms nobody negotiates with us
-        no-aria no-bf no-blake2 no-camellia no-cast no-des no-dsa no-ec2m no-gost
+        # (no-dh: TLS uses ECDHE; Go servers, assisted-service and kube-apiserver
+        # among them, never offer finite-field DHE)
+        no-aria no-bf no-blake2 no-camellia no-cast no-des no-dh no-dsa no-ec2m no-gost
         no-idea no-md4 no-mdc2 no-ocb no-rc2 no-rc4 no-rmd160 no-scrypt no-seed
         no-siphash no-siv no-sm2 no-sm3 no-sm4 no-whirlpool
         # message formats and services cradle does not use
         no-cms no-cmp no-ts no-rfc3779
-        # runtime machinery
-        no-async no-multiblock
+        # runtime machinery; no-sock drops OpenSSL's own socket BIOs (curl
+        # brings its own BIO), and with them the getaddrinfo() reference
+        no-async no-multiblock no-sock
 )
 
 build_openssl() {
@@ -294,7 +320,7 @@ CURL_OPTS=(
 
 build_curl() {
         local dir key t0
-        key="curl ${CURL_OPTS[*]} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") libs:$(cat "$STAMPS/debian-libs")"
+        key="curl ${CURL_OPTS[*]} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") $(dpkg-query -W -f='${Version} ' libc-ares-dev zlib1g-dev)"
         need_step curl "$key" || return 0
         dir=$(fetch_source curl)
         if [ ! -f "$dir/.cradle-prepared" ]; then
@@ -324,10 +350,13 @@ build_curl() {
 # ---------------------------------------------------------------- systemd
 
 # skip-deps turns every optional dependency off; the rest trims configure.
+# Only libudev.a is built: it compiles libsystemd's sources as well (sd-device,
+# sd-journal, sd-daemon, sd-bus... every sd_* function of libsystemd.sym links
+# from it alone), so a separate libsystemd.a would only double the build.
 SYSTEMD_OPTS=(
-        -Dskip-deps=true -Dstatic-libudev=pic -Dstatic-libsystemd=pic
+        -Dskip-deps=true -Dstatic-libudev=pic -Dstatic-libsystemd=false
         -Dmode=release -Dtests=false -Dfuzz-tests=false -Dman=false -Dhtml=false
-        -Dtranslations=false -Dstandalone-binaries=false -Dlink-udev-shared=true
+        -Dtranslations=false -Dstandalone-binaries=false
         -Dbpf-framework=false -Defi=false -Dgnu-efi=false -Dtpm=false
         -Dhwdb=false -Danalyze=false -Dkernel-install=false
         -Dlog-message-verification=false -Dlog-trace=false
@@ -335,35 +364,44 @@ SYSTEMD_OPTS=(
 
 build_systemd() {
         local dir key t0
-        key="systemd ${SYSTEMD_OPTS[*]} $DEPS_CFLAGS"
+        key="systemd ${SYSTEMD_OPTS[*]} $DEPS_CFLAGS privatized"
         need_step systemd "$key" || return 0
         dir=$(fetch_source systemd)
         t0=$(date +%s)
-        log "building libudev.a and libsystemd.a ($(basename "$dir"))"
+        log "building libudev.a with libsystemd inside ($(basename "$dir"))"
         rm -rf "$BUILD/systemd" "$PREFIX/include/systemd" "$PREFIX"/include/libudev.h \
                 "$PREFIX"/lib/lib{udev,systemd}.a
         # meson takes its own -O; pass the rest of DEPS_CFLAGS.
         run systemd env CFLAGS="${DEPS_CFLAGS/-Os/}" meson setup "$BUILD/systemd" "$dir" \
                 --buildtype=minsize -Ddebug=false -Db_ndebug=true -Db_lto=false "${SYSTEMD_OPTS[@]}"
-        # version.h first: the static targets do not declare they need it.
+        # version.h first: the static target does not declare it needs it.
         run systemd ninja -C "$BUILD/systemd" version.h
-        run systemd ninja -C "$BUILD/systemd" -j"$JOBS" libudev.a libsystemd.a
+        run systemd ninja -C "$BUILD/systemd" -j"$JOBS" libudev.a
         mkdir -p "$PREFIX/include/systemd" "$PREFIX/lib"
-        cp "$BUILD/systemd/libudev.a" "$BUILD/systemd/libsystemd.a" "$PREFIX/lib/"
+        cp "$BUILD/systemd/libudev.a" "$PREFIX/lib/"
+        privatize cradle_systemd__ '^(sd|udev)_' "$PREFIX/lib/libudev.a"
         cp "$dir/src/libudev/libudev.h" "$PREFIX/include/"
         cp "$dir"/src/systemd/sd-*.h "$dir/src/systemd/_sd-common.h" "$PREFIX/include/systemd/"
         rm -rf "$BUILD/systemd"
-        log "built libudev.a and libsystemd.a in $(($(date +%s) - t0)) s"
+        log "built libudev.a in $(($(date +%s) - t0)) s"
         done_step systemd "$key"
 }
 
 # ---------------------------------------------------------------- main
 
 install_packages
+# Sources first, one after the other (they may add the deb-src entry).
+for pkg in openssl curl systemd; do
+        fetch_source "$pkg" >/dev/null
+done
 copy_debian_libs
+# systemd does not depend on the OpenSSL -> curl chain: build it beside it,
+# so that one's single-threaded steps (configure, install) leave no core idle.
+build_systemd &
+systemd_pid=$!
 build_openssl
 build_curl
-build_systemd
+wait "$systemd_pid" || die "building libudev.a failed (log: $LOGS/systemd.log)"
 
 echo "$RECIPE" >"$PREFIX/.stamp"
 log "static dependencies ready in $PREFIX ($(($(date +%s) - START)) s)"

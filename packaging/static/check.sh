@@ -40,8 +40,10 @@ else
 fi
 SERVER_PID=
 JOURNAL_PID=
+DNS_PID=
 cleanup() {
         [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+        [ -n "$DNS_PID" ] && kill "$DNS_PID" 2>/dev/null || true
         [ -n "$JOURNAL_PID" ] && kill "$JOURNAL_PID" 2>/dev/null || true
         if [ "$KEEP" = 0 ]; then rm -rf "$WORK"; fi
 }
@@ -86,10 +88,12 @@ R=$WORK/root
 rm -rf "$R"
 mkdir -p "$R/etc" "$R/sys" "$R/tmp" "$R/run/systemd/journal"
 cp "$WORK/probe.stripped" "$R/probe"
-cp /etc/resolv.conf "$R/etc/resolv.conf"
-# A name only this root's /etc/hosts knows, so curl must resolve it
-# through c-ares reading that file.
+# A name only this root's /etc/hosts knows, and one only its DNS server
+# knows: curl must resolve both through c-ares reading those files (the
+# DNS server is ours, on loopback: no query leaves the machine).
 printf '127.0.0.1 localhost\n::1 localhost\n127.0.0.1 cradle-probe.test\n' >"$R/etc/hosts"
+DNS_ADDR=127.0.0.2
+printf 'nameserver %s\noptions timeout:2 attempts:2\n' "$DNS_ADDR" >"$R/etc/resolv.conf"
 
 # ---- test CA and server certificate
 C=$WORK/ca
@@ -98,10 +102,12 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
         -subj "/CN=cradle probe CA" -keyout "$C/ca.key" -out "$C/ca.pem" 2>/dev/null
 openssl req -newkey rsa:2048 -nodes -subj "/CN=cradle-probe.test" \
         -keyout "$C/srv.key" -out "$C/srv.csr" 2>/dev/null
-printf 'subjectAltName=DNS:cradle-probe.test,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$C/ext"
+printf 'subjectAltName=DNS:cradle-probe.test,DNS:dns-only.test,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$C/ext"
 openssl x509 -req -in "$C/srv.csr" -CA "$C/ca.pem" -CAkey "$C/ca.key" -CAcreateserial \
         -days 2 -extfile "$C/ext" -out "$C/srv.pem" 2>/dev/null
 cp "$C/ca.pem" "$R/ca.pem"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+        -subj "/CN=some other CA" -keyout "$C/other.key" -out "$R/other-ca.pem" 2>/dev/null
 
 # ---- HTTPS server on 127.0.0.1 (openssl s_server -WWW serves files from its cwd)
 mkdir -p "$WORK/www"
@@ -110,6 +116,12 @@ PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0
 (cd "$WORK/www" && exec openssl s_server -quiet -accept "127.0.0.1:$PORT" \
         -cert "$C/srv.pem" -key "$C/srv.key" -WWW) >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
+
+# ---- the DNS server the root's resolv.conf names
+: >"$WORK/dns.log"
+/usr/bin/python3 "$HERE/dns-server.py" "$DNS_ADDR" dns-only.test 127.0.0.1 "$WORK/dns.log" \
+        >"$WORK/dns-server.out" 2>&1 &
+DNS_PID=$!
 
 # ---- a stand-in journald: receives the datagram sd_journal_send() sends
 TOKEN=probe-$$-$RANDOM
@@ -123,9 +135,9 @@ open(sys.argv[2], "wb").write(data)
 EOF
 JOURNAL_PID=$!
 
-# s_server and the journal socket take a moment to appear.
+# s_server, the DNS server and the journal socket take a moment to appear.
 for _ in $(seq 50); do
-        [ -S "$R/run/systemd/journal/socket" ] &&
+        [ -S "$R/run/systemd/journal/socket" ] && grep -q ready "$WORK/dns-server.out" &&
                 /usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null &&
                 break
         sleep 0.2
@@ -139,7 +151,8 @@ echo "check: running the probe in $R (contents: $(cd "$R" && find . -path ./sys 
 set +e
 unshare -m --propagation private sh -c '
         mount --rbind /sys "$1/sys" || exit 3
-        exec chroot "$1" /probe "https://cradle-probe.test:$2/probe.json" /ca.pem /fs.img ext4 "$3"
+        exec chroot "$1" /probe "https://cradle-probe.test:$2/probe.json" \
+                "https://dns-only.test:$2/probe.json" /ca.pem /other-ca.pem /fs.img ext4 "$3"
 ' sh "$R" "$PORT" "$TOKEN" | tee "$WORK/probe.out"
 rc=${PIPESTATUS[0]}
 set -e
@@ -149,4 +162,6 @@ wait "$JOURNAL_PID" || fail "the stand-in journald received nothing"
 JOURNAL_PID=
 grep -aq "CRADLE_PROBE=$TOKEN" "$WORK/journal.bin" || fail "the journal datagram lacks CRADLE_PROBE=$TOKEN"
 echo "check: journald stand-in received: $(tr '\n' ' ' <"$WORK/journal.bin")"
+echo "check: DNS queries the probe sent: $(sort -u "$WORK/dns.log" | tr '\n' ' ')"
+grep -q "^dns-only.test 1$" "$WORK/dns.log" || fail "no A query for dns-only.test reached the DNS server"
 echo "check: all passed"
