@@ -65,10 +65,6 @@ fi
 rm -f "$PREFIX/.stamp"
 START=$(date +%s)
 
-ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
-[ -n "$ARCH" ] || die "cannot tell the multiarch triplet (is dpkg-dev installed?)"
-SYSLIB=/usr/lib/$ARCH
-
 # run LOGNAME CMD...: run a build command, its output in LOGS/LOGNAME.log;
 # on failure show the log's tail and stop.
 run() {
@@ -390,6 +386,9 @@ build_systemd() {
 # ---------------------------------------------------------------- main
 
 install_packages
+ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
+[ -n "$ARCH" ] || die "cannot tell the multiarch triplet (dpkg-architecture, from dpkg-dev)"
+SYSLIB=/usr/lib/$ARCH
 # Sources first, one after the other (they may add the deb-src entry).
 for pkg in openssl curl systemd; do
         fetch_source "$pkg" >/dev/null
@@ -397,11 +396,21 @@ done
 copy_debian_libs
 # systemd does not depend on the OpenSSL -> curl chain: build it beside it,
 # so that one's single-threaded steps (configure, install) leave no core idle.
+kill_tree() {
+        local c
+        for c in $(pgrep -P "$1" || true); do
+                kill_tree "$c"
+        done
+        kill "$1" 2>/dev/null || true
+}
 build_systemd &
 systemd_pid=$!
+# If the main chain fails, do not leave the systemd build running.
+trap 'kill_tree "$systemd_pid"' EXIT
 build_openssl
 build_curl
 wait "$systemd_pid" || die "building libudev.a failed (log: $LOGS/systemd.log)"
+trap - EXIT
 
 echo "$RECIPE" >"$PREFIX/.stamp"
 log "static dependencies ready in $PREFIX ($(($(date +%s) - START)) s)"
