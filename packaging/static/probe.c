@@ -223,9 +223,12 @@ static void check_curl(const char *url, const char *dns_url, const char *cafile,
                 v->ares && (v->features & CURL_VERSION_LIBZ);
         char protos[256] = "";
 
-        for (const char *const *p = v->protocols; *p; p++) {
-                strncat(protos, *p, sizeof(protos) - strlen(protos) - 2);
-                strcat(protos, " ");
+        size_t used = 0;
+        for (const char *const *p = v->protocols; *p && used < sizeof(protos); p++) {
+                int n = snprintf(protos + used, sizeof(protos) - used, "%s ", *p);
+                if (n < 0)
+                        break;
+                used += (size_t) n;
         }
         snprintf(detail, sizeof(detail), "%s; protocols: %s", curl_version(), protos);
         report(features_ok && strcmp(protos, "http https ") == 0, "curl build", detail);
