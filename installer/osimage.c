@@ -2,10 +2,10 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "buf.h"
 #include "cleanup.h"
+#include "gzip.h"
 #include "http.h"
 #include "ignition/ignition.h"
 #include "installer/plan.h"
@@ -130,37 +130,6 @@ int skipmco_parse_mcs_config(const char *data, size_t len, MachineConfigInfo *re
         return 0;
 }
 
-static int gunzip(const void *in, size_t in_len, char **ret, size_t *ret_len)
-{
-        _cleanup_buf_ Buf b = BUF_INIT(BUF_MAX_JSON_DOC);
-        z_stream z = {};
-        char chunk[16384];
-        int zr, r;
-
-        if (inflateInit2(&z, 15 + 16) != Z_OK)
-                return -ENOMEM;
-        z.next_in = (Bytef *)in;
-        z.avail_in = (uInt)in_len;
-        do {
-                z.next_out = (Bytef *)chunk;
-                z.avail_out = sizeof(chunk);
-                zr = inflate(&z, Z_NO_FLUSH);
-                if (zr != Z_OK && zr != Z_STREAM_END) {
-                        inflateEnd(&z);
-                        return -EBADMSG;
-                }
-                r = buf_append(&b, chunk, sizeof(chunk) - z.avail_out);
-                if (r < 0) {
-                        inflateEnd(&z);
-                        return r;
-                }
-        } while (zr != Z_STREAM_END && (z.avail_in > 0 || z.avail_out == 0));
-        inflateEnd(&z);
-        if (zr != Z_STREAM_END)
-                return -EBADMSG;
-        return buf_take(&b, ret, ret_len);
-}
-
 int skipmco_fetch(const char *ignition, size_t len, MachineConfigInfo *ret, char **reterr)
 {
         _cleanup_free_ char *source = NULL, *ca = NULL;
@@ -172,7 +141,8 @@ int skipmco_fetch(const char *ignition, size_t len, MachineConfigInfo *ret, char
 
         if (startswith(source, "data:")) {
                 _cleanup_free_ void *raw = NULL;
-                _cleanup_free_ char *derr = NULL, *text = NULL;
+                _cleanup_free_ char *derr = NULL;
+                _cleanup_free_ void *text = NULL;
                 size_t raw_len = 0, text_len = 0;
                 r = ign_data_url_decode(source, &raw, &raw_len, &derr);
                 if (r < 0) {
@@ -181,7 +151,7 @@ int skipmco_fetch(const char *ignition, size_t len, MachineConfigInfo *ret, char
                 }
                 /* a gzip stream starts 1f 8b */
                 if (raw_len >= 2 && ((unsigned char *)raw)[0] == 0x1f && ((unsigned char *)raw)[1] == 0x8b) {
-                        r = gunzip(raw, raw_len, &text, &text_len);
+                        r = gzip_decompress(raw, raw_len, BUF_MAX_JSON_DOC, &text, &text_len);
                         if (r < 0) {
                                 set_err(reterr, strdup("cannot gunzip the merged config"));
                                 return r;

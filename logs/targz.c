@@ -7,30 +7,25 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cleanup.h"
+#include "gzip.h"
 #include "logs/targz.h"
 #include "strutil.h"
 
 #define TAR_BLOCK 512
-#define OUT_CHUNK (64 * 1024)
 
 struct TarWriter {
-        int fd;
         time_t mtime;
-        z_stream z;
-        bool z_ready;
+        GzipWriter *gz;
         bool finished;
-        unsigned char out[OUT_CHUNK];
 };
 
 TarWriter *tar_writer_free(TarWriter *t)
 {
         if (!t)
                 return NULL;
-        if (t->z_ready)
-                deflateEnd(&t->z);
+        gzip_writer_free(t->gz);
         free(t);
         return NULL;
 }
@@ -38,74 +33,24 @@ TarWriter *tar_writer_free(TarWriter *t)
 int tar_writer_new(int fd, time_t mtime, TarWriter **ret)
 {
         _cleanup_(tar_writer_freep) TarWriter *t = calloc(1, sizeof(*t));
+        int r;
 
         if (!t)
                 return -ENOMEM;
-        t->fd = fd;
         t->mtime = mtime;
-        /* 15 + 16: a gzip wrapper instead of zlib's, as gzip(1) writes */
-        if (deflateInit2(&t->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-                return -ENOMEM;
-        t->z_ready = true;
+        /* zlib's default level, as gzip(1) -6 */
+        r = gzip_writer_new(fd, -1, &t->gz);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(t);
-        return 0;
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-        while (n > 0) {
-                ssize_t k = write(fd, p, n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p = (const char *)p + k;
-                n -= (size_t)k;
-        }
-        return 0;
-}
-
-/* Feeds n bytes through deflate; flush is Z_NO_FLUSH or Z_FINISH. */
-static int deflate_feed(TarWriter *t, const void *data, size_t n, int flush)
-{
-        int r;
-
-        if (t->finished)
-                return -ESTALE;
-        t->z.next_in = (Bytef *)data;
-        t->z.avail_in = (uInt)n;
-        do {
-                int zr;
-                size_t have;
-
-                t->z.next_out = t->out;
-                t->z.avail_out = sizeof(t->out);
-                zr = deflate(&t->z, flush);
-                if (zr == Z_STREAM_ERROR)
-                        return -EIO;
-                have = sizeof(t->out) - t->z.avail_out;
-                r = write_all(t->fd, t->out, have);
-                if (r < 0)
-                        return r;
-                if (flush == Z_FINISH && zr == Z_STREAM_END)
-                        break;
-        } while (t->z.avail_out == 0 || (flush == Z_FINISH));
         return 0;
 }
 
 static int feed(TarWriter *t, const void *data, size_t n)
 {
-        /* deflate takes uInt lengths */
-        while (n > 0) {
-                size_t k = MIN(n, (size_t)1 << 30);
-                int r = deflate_feed(t, data, k, Z_NO_FLUSH);
-                if (r < 0)
-                        return r;
-                data = (const char *)data + k;
-                n -= k;
-        }
-        return 0;
+        if (t->finished)
+                return -ESTALE;
+        return gzip_writer_write(t->gz, data, n);
 }
 
 /* width-1 octal digits, zero padded, then a NUL; v must fit (callers check). */
@@ -253,7 +198,7 @@ int tar_writer_finish(TarWriter *t)
         r = feed(t, zeros, sizeof(zeros));
         if (r < 0)
                 return r;
-        r = deflate_feed(t, NULL, 0, Z_FINISH);
+        r = gzip_writer_finish(t->gz);
         if (r < 0)
                 return r;
         t->finished = true;

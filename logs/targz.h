@@ -2,15 +2,12 @@
 #pragma once
 
 /*
- * A small writer of .tar.gz archives: POSIX ustar headers, deflated with
- * zlib into a gzip stream, the format of "tar -czf". Only what the logs
+ * A small writer of .tar.gz archives: POSIX ustar headers in a gzip stream
+ * (lib/gzip.h's GzipWriter), the format of "tar -czf". Only what the logs
  * sender needs: directories, regular files (from disk or from memory) and
  * nothing else (no links, devices, sparse files or PAX records). Names
  * longer than ustar can hold (100 bytes, or 155 + 100 split at a slash)
  * are refused with -ENAMETOOLONG.
- *
- * zlib is the one curl already links (Debian's libcurl, and the static
- * curl of packaging/static), so it adds nothing to the binary.
  *
  * Usage:
  *         _cleanup_(tar_writer_freep) TarWriter *t = NULL;
