@@ -151,13 +151,20 @@ static int run_inprocess(const StepContext *ctx, const InstallRequest *req, bool
                      push2(&argv, "--fake-reboot-marker-path", c->fake_reboot_marker_path) < 0))
                         return -ENOMEM;
         }
+        /* the environment of the upstream container: ours, but the
+         * installer decides its log targets itself as there (stdout, the
+         * text log, journald), so the reply's output is its log */
+        for (char **e = environ; *e; e++)
+                if (!startswith(*e, "CRADLE_LOG_TARGET=") && !startswith(*e, "PULL_SECRET_TOKEN=") &&
+                    strv_extend(&env, *e) < 0)
+                        return -ENOMEM;
         if (!isempty(c->token) && strv_extendf(&env, "PULL_SECRET_TOKEN=%s", c->token) < 0)
                 return -ENOMEM;
 
         line = shell_join(argv);
         log_info("starting cradle's installer: %s", strna(line));
         /* argv[0] "installer" picks the applet; the executable is our own */
-        o = (SpawnOptions){ .argv = argv, .path = "/proc/self/exe", .env_extra = env };
+        o = (SpawnOptions){ .argv = argv, .path = "/proc/self/exe", .env = env };
         r = spawn_run(&o, &res);
         if (r < 0)
                 return step_fail(ret, -1, "cannot run cradle's installer: %s", strerror(-r));

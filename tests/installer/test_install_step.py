@@ -17,8 +17,10 @@ standing in for journald; and a PID namespace whose PID 1 is the agent,
 because this machine's real PID 1 cannot be entered: the installer in its
 --pid=host container enters PID 1's namespaces, as it would on a host.
 Podman uses runc, a test-owned containers.conf and a storage under the test's
-directory. The static cradle is not on main yet: the image holds the
-dynamic binary and the libraries ldd lists.
+directory. The image is FROM scratch: it holds the static cradle when
+CRADLE_STATIC_BINARY names one (a -Dstatic=true build of the same tree, see
+packaging/static/), else the test's own (sanitized, dynamic) binary and the
+libraries ldd lists, which the test says.
 """
 import json
 import os
@@ -336,14 +338,35 @@ class PodmanLab(object):
                target])
         self.mounts.append(target)
 
+    @staticmethod
+    def static_binary():
+        """CRADLE_STATIC_BINARY when it is set and names a static executable."""
+        path = os.environ.get("CRADLE_STATIC_BINARY", "")
+        if not path:
+            return None
+        if not os.access(path, os.X_OK):
+            raise AssertionError("CRADLE_STATIC_BINARY=%s is not an executable" % path)
+        ldd = subprocess.run(["ldd", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+        if "not a dynamic executable" not in ldd and "statically linked" not in ldd:
+            raise AssertionError("CRADLE_STATIC_BINARY=%s is not static:\n%s" % (path, ldd))
+        return path
+
     def build_image(self):
         root = self.lab.path("image", "rootfs")
         for d in ("usr/bin", "lib64", "lib/x86_64-linux-gnu", "tmp", "opt", "var/log", "etc", "dev", "proc", "sys",
                   "run"):
             os.makedirs(os.path.join(root, d), exist_ok=True)
-        shutil.copy(L.CRADLE, os.path.join(root, "usr/bin/cradle"))
+        static = self.static_binary()
+        shutil.copy(static or L.CRADLE, os.path.join(root, "usr/bin/cradle"))
         os.symlink("cradle", os.path.join(root, "usr/bin/installer"))
-        libs = subprocess.run(["ldd", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout.split("\n")
+        self.static = static is not None
+        if static:
+            print("note: the image holds the static cradle %s" % static)
+        else:
+            print("note: CRADLE_STATIC_BINARY is not set: the image holds the test's dynamic cradle and its "
+                  "libraries")
+        libs = [] if static else \
+            subprocess.run(["ldd", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout.split("\n")
         for line in libs:
             parts = line.split()
             path = parts[2] if "=>" in parts and len(parts) > 2 else (parts[0] if parts and parts[0].startswith("/")
