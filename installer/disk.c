@@ -268,23 +268,28 @@ static int check_holders(char *const *knames, char ***reasons)
         return 0;
 }
 
-int disk_check_not_busy(const char *device, char ***ret_reasons)
+/* The kernel names of device (a disk) and its partitions, the disk first. */
+static int device_knames(const char *device, char ***ret)
 {
-        _cleanup_strv_free_ char **knames = NULL, **reasons = NULL;
-        _cleanup_free_ dev_t *devs = NULL;
         BlockRef target = {};
-        size_t n;
         int r;
 
         r = block_ref_resolve(device, &target);
         if (r < 0)
                 return r;
-        if (!target.kname) {
-                block_ref_done(&target);
-                return -ENOTBLK;
-        }
-        r = disk_and_partitions(target.kname, &knames);
+        r = target.kname ? disk_and_partitions(target.kname, ret) : -ENOTBLK;
         block_ref_done(&target);
+        return r;
+}
+
+int disk_check_not_busy(const char *device, char ***ret_reasons)
+{
+        _cleanup_strv_free_ char **knames = NULL, **reasons = NULL;
+        _cleanup_free_ dev_t *devs = NULL;
+        size_t n;
+        int r;
+
+        r = device_knames(device, &knames);
         if (r < 0)
                 return r;
         n = strv_length(knames);
@@ -318,32 +323,21 @@ int disk_check_not_busy(const char *device, char ***ret_reasons)
 int disk_partition_by_number(const char *device, unsigned n, char **ret)
 {
         _cleanup_strv_free_ char **knames = NULL;
-        BlockRef target = {};
         int r;
 
-        r = block_ref_resolve(device, &target);
+        r = device_knames(device, &knames);
         if (r < 0)
                 return r;
-        if (!target.kname) {
-                block_ref_done(&target);
-                return -ENOTBLK;
-        }
-        r = disk_and_partitions(target.kname, &knames);
-        if (r >= 0) {
-                r = -ENOENT;
-                for (size_t i = 1; knames[i]; i++) {
-                        _cleanup_free_ char *p = strdup_printf("/sys/class/block/%s/partition", knames[i]),
-                                            *v = NULL;
-                        unsigned num;
-                        if (!p)
-                                return -ENOMEM;
-                        if (read_one_line_file(p, &v) >= 0 && safe_atou(v, &num) >= 0 && num == n) {
-                                *ret = strdup_printf("/dev/%s", knames[i]);
-                                r = *ret ? 0 : -ENOMEM;
-                                break;
-                        }
+        for (size_t i = 1; knames[i]; i++) {
+                _cleanup_free_ char *p = strdup_printf("/sys/class/block/%s/partition", knames[i]),
+                                    *v = NULL;
+                unsigned num;
+                if (!p)
+                        return -ENOMEM;
+                if (read_one_line_file(p, &v) >= 0 && safe_atou(v, &num) >= 0 && num == n) {
+                        *ret = strdup_printf("/dev/%s", knames[i]);
+                        return *ret ? 0 : -ENOMEM;
                 }
         }
-        block_ref_done(&target);
-        return r;
+        return -ENOENT;
 }

@@ -184,8 +184,8 @@ def build_image(path, work):
     return path
 
 
-def gpt_partitions(path):
-    """{number: (offset bytes, size bytes)} from the GPT on path."""
+def gpt_entries(path):
+    """{number: raw entry} of the used GPT entries on path."""
     with open(path, "rb") as f:
         f.seek(512)
         hdr = f.read(92)
@@ -193,32 +193,26 @@ def gpt_partitions(path):
             return {}
         entries_lba, count, esize = struct.unpack_from("<QII", hdr, 72)
         f.seek(entries_lba * 512)
-        table = {}
+        entries = {}
         for i in range(count):
             e = f.read(esize)
-            if e[:16] == b"\0" * 16:
-                continue
-            first, last = struct.unpack_from("<QQ", e, 32)
-            table[i + 1] = (first * 512, (last - first + 1) * 512)
-        return table
+            if e[:16] != b"\0" * 16:
+                entries[i + 1] = e
+        return entries
+
+
+def gpt_partitions(path):
+    """{number: (offset bytes, size bytes)} from the GPT on path."""
+    table = {}
+    for n, e in gpt_entries(path).items():
+        first, last = struct.unpack_from("<QQ", e, 32)
+        table[n] = (first * 512, (last - first + 1) * 512)
+    return table
 
 
 def gpt_names(path):
     """{number: name} from the GPT (UTF-16 names)."""
-    with open(path, "rb") as f:
-        f.seek(512)
-        hdr = f.read(92)
-        if hdr[:8] != b"EFI PART":
-            return {}
-        entries_lba, count, esize = struct.unpack_from("<QII", hdr, 72)
-        f.seek(entries_lba * 512)
-        names = {}
-        for i in range(count):
-            e = f.read(esize)
-            if e[:16] == b"\0" * 16:
-                continue
-            names[i + 1] = e[56:128].decode("utf-16-le").rstrip("\0")
-        return names
+    return {n: e[56:128].decode("utf-16-le").rstrip("\0") for n, e in gpt_entries(path).items()}
 
 
 def ext4_cat(dev, offset, path):

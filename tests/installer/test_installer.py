@@ -431,8 +431,10 @@ class TestDisks(Base):
         stage, info = self.stages()[-1]
         self.assertEqual(stage, "Failed")
         self.assertEqual(info, "found busy partitions on %s: %s mounted on %s" % (dev, dev, where))
-        # the cleanup could not open it either: the upstream warning
+        # the cleanup could not open it either: the upstream warning, and the
+        # log line triage signatures match (notes §3.1)
         self.assertIn(cleanup_warning(dev), self.stages())
+        self.assertIn("failed to prepare install device %s, err " % dev, out)
         self.assertEqual(self.inst.standin_runs("coreos-installer"), [])
         self.assertEqual(L.sha256_file(dev), before, "nothing was written to the busy disk")
 
