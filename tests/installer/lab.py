@@ -423,7 +423,7 @@ class Installer(object):
         return subprocess.Popen(list(wrapper) + self.argv(device, **kw), env=env or self.env(), stdout=self.out,
                                 stderr=subprocess.STDOUT)
 
-    def run(self, device, env=None, timeout=180, **kw):
+    def run(self, device, env=None, timeout=600, **kw):
         p = self.start(device, env=env, **kw)
         try:
             rc = p.wait(timeout)

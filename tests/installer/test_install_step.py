@@ -57,7 +57,7 @@ def scenario(installer_image=None):
     return s
 
 
-def wait_for(pred, timeout=90, what="condition", alive=None):
+def wait_for(pred, timeout=300, what="condition", alive=None):
     end = time.time() + timeout
     while time.time() < end:
         v = pred()
@@ -185,9 +185,9 @@ class TestInProcess(Base):
         agent = AgentRun(self.lab, self.svc, ["--fake-reboot-marker-path", marker, "--install-mode=inprocess"], env)
         try:
             self.install_when_registered(agent, dev)
-            wait_for(lambda: os.path.exists(marker), timeout=120, what="the fake reboot", alive=agent.proc)
+            wait_for(lambda: os.path.exists(marker), timeout=600, what="the fake reboot", alive=agent.proc)
             # a dry-run agent ends once the marker is there, as the Go one
-            agent.proc.wait(60)
+            agent.proc.wait(300)
         finally:
             agent.stop()
         out = agent.output()
@@ -406,7 +406,7 @@ class TestPodman(Base):
                          wrapper=["unshare", "--pid", "--fork", "--mount-proc", "--"])
         try:
             self.install_when_registered(agent, dev)
-            reply = wait_for(lambda: self.install_reply(), timeout=240, what="the install step's reply",
+            reply = wait_for(lambda: self.install_reply(), timeout=600, what="the install step's reply",
                              alive=agent.proc)
         finally:
             agent.stop()
@@ -462,14 +462,17 @@ class TestPodman(Base):
         agent = AgentRun(self.lab, self.svc, ["--install-mode=podman"], env)
         try:
             self.install_when_registered(agent, dev)
-            reply = wait_for(lambda: self.install_reply(), timeout=240, what="the install step's reply",
+            reply = wait_for(lambda: self.install_reply(), timeout=600, what="the install step's reply",
                              alive=agent.proc)
         finally:
             agent.stop()
         self.assertEqual(reply.get("exit_code"), 2, "%s\n%s" % (reply, agent.output()[-3000:]))
         self.assertTrue(reply["error"].startswith("pulling the installer image %s exited with non-zero exit code "
                                                   % image), reply["error"])
-        self.assertEqual(agent.output().count("pulling the installer image %s\"" % image), 3)
+        # three pulls in the step that answered (the service may resend the
+        # step before the test stops the agent: count the first run only)
+        first = agent.output().split("install step: podman mode")[1]
+        self.assertEqual(first.count("pulling the installer image %s\"" % image), 3)
         self.assertEqual(L.progress_of(self.svc, L.H1), [])
 
 

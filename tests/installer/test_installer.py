@@ -206,13 +206,13 @@ class TestMaster(Base):
             dev = self.lab.loop()
             argv_extra = ["--cacert", tls[2]]
             p = subprocess.run([a for a in inst.argv(dev) if a != "--insecure"] + argv_extra, env=inst.env(),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
             self.assertEqual(p.returncode, 0, p.stdout)
             self.assertEqual(L.progress_of(svc, L.H1)[-1], ("Rebooting", ""))
             svc.reset(L.scenario())
             dev2 = self.lab.loop()
             p = subprocess.run([a for a in inst.argv(dev2) if a != "--insecure"], env=inst.env(),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=180)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
             self.assertEqual(p.returncode, 1, p.stdout)
             self.assertEqual(L.progress_of(svc, L.H1), [])
             self.assertIn("Failed to fetch file", p.stdout)
@@ -224,7 +224,7 @@ class TestWorker(Base):
         p = self.inst.start(dev, role="worker", host=L.H3)
         try:
             # it reaches the wait and keeps polling the masters, without rebooting
-            deadline = time.time() + 120
+            deadline = time.time() + 600
             while time.time() < deadline:
                 if ("Waiting for control plane", "") in self.stages(L.H3) and \
                         len(self.svc.requests(operation="ListClusterHosts")) >= 6:
@@ -249,7 +249,7 @@ class TestWorker(Base):
                 time.sleep(0.05)
             self.assertIsNone(p.poll())
             self.svc.set_host(L.H2, status="installed", stage="Done")
-            rc = p.wait(120)
+            rc = p.wait(600)
         finally:
             if p.poll() is None:
                 p.kill()
