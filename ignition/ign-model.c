@@ -852,7 +852,7 @@ int ign_config_parse(const char *data, size_t len, size_t max_size, IgnConfig **
         _cleanup_ign_config_ IgnConfig *c = NULL;
         _cleanup_free_ char *err = NULL;
         ParseCtx ctx = { .report = report };
-        IgnVersion version;
+        IgnVersion version = IGN_V3_0; /* set by parse_version() when it returns > 0 */
         int r;
 
         if (max_size == 0)
