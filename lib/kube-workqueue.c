@@ -509,26 +509,25 @@ void kube_workqueue_done(KubeWorkQueue *q, const char *key)
         pthread_mutex_unlock(&q->lock);
 }
 
-size_t kube_workqueue_len(KubeWorkQueue *q)
+static size_t count(KubeWorkQueue *q, bool delayed)
 {
         size_t n;
 
         pthread_mutex_lock(&q->lock);
         promote_locked(q);
-        n = q->fifo_len;
+        n = delayed ? q->heap_len : q->fifo_len;
         pthread_mutex_unlock(&q->lock);
         return n;
 }
 
+size_t kube_workqueue_len(KubeWorkQueue *q)
+{
+        return count(q, false);
+}
+
 size_t kube_workqueue_delayed(KubeWorkQueue *q)
 {
-        size_t n;
-
-        pthread_mutex_lock(&q->lock);
-        promote_locked(q);
-        n = q->heap_len;
-        pthread_mutex_unlock(&q->lock);
-        return n;
+        return count(q, true);
 }
 
 void kube_workqueue_tick(KubeWorkQueue *q)
