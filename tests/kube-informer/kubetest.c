@@ -48,7 +48,28 @@ static void create_namespace(KubeTest *t)
                 test_fail(__FILE__, __LINE__, "cannot create namespace %s: %s", t->ns, strna(st.message));
 }
 
-void kubetest_start(KubeTest *t, char *const *extra)
+static KubeTest *registered;
+
+static void stop_at_exit(void)
+{
+        if (registered)
+                kubetest_stop(registered);
+}
+
+static void start(KubeTest *t, char *const *extra);
+
+void kubetest_setup(KubeTest *t, char *const *extra)
+{
+        if (t->client)
+                return;
+        if (!registered) {
+                registered = t;
+                atexit(stop_at_exit);
+        }
+        start(t, extra);
+}
+
+static void start(KubeTest *t, char *const *extra)
 {
         const char *real = getenv("CRADLE_TEST_KUBECONFIG");
         _cleanup_free_ char *script = NULL, *state = NULL, *port_file = NULL, *cport = NULL,

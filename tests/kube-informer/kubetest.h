@@ -25,14 +25,20 @@ typedef struct KubeTest {
         char *ns;
 } KubeTest;
 
-/* extra: more arguments for kubeapi.py (NULL-terminated, may be NULL).
- * Skips the program (exit 77) when python3-yaml is missing. */
-void kubetest_start(KubeTest *t, char *const *extra);
+/* Called at the start of every test case (test_fail/test_skip need one):
+ * the first call starts the server (extra: more arguments for kubeapi.py,
+ * NULL-terminated, may be NULL) and creates the namespace, the others
+ * return at once; kubetest_stop() runs at exit. Skips the case when
+ * python3-yaml is missing. */
+void kubetest_setup(KubeTest *t, char *const *extra);
 void kubetest_stop(KubeTest *t);
 bool kubetest_has_control(const KubeTest *t);
 /* A control API request; body and ret may be NULL. Returns the HTTP status
  * or a negative errno. */
 int kubetest_control(KubeTest *t, const char *method, const char *path, json_object *body,
                      json_object **ret);
-/* Another client on the same server (for a second elector). */
+/* Another client on the same server, as the admin. */
 KubeClient *kubetest_new_client(KubeTest *t);
+/* A client authenticated as user (a client certificate from the control
+ * API); only with the test server. */
+KubeClient *kubetest_new_user_client(KubeTest *t, const char *user);

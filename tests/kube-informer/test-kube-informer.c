@@ -167,6 +167,7 @@ TEST(storm)
         unsigned created = 0;
         KubeInformerOptions o = { .watch_timeout = 30, .page_size = 50 };
 
+        kubetest_setup(&kt, (char *const[]){ (char *)"--bookmark-interval", (char *)"1", NULL });
         ASSERT_OK(kube_informer_new(kt.client, &kube_resource_configmaps, kt.ns, &o, &inf));
         ASSERT_OK(kube_informer_add_index(inf, "cluster", kube_index_by_field, (void *)"data.cluster"));
         ASSERT_OK(kube_informer_add_handlers(inf, &(KubeInformerHandlers){ .on_add = on_add,
@@ -248,6 +249,7 @@ TEST(transform_and_resync)
                                   .resync_period = 100 * USEC_PER_MSEC,
                                   .label_selector = "test=transform" };
 
+        kubetest_setup(&kt, (char *const[]){ (char *)"--bookmark-interval", (char *)"1", NULL });
         cm = configmap("transform", "c9", 1);
         md = json_object_object_get(cm, "metadata");
         ASSERT_TRUE(json_object_object_add(md, "labels", json_tokener_parse("{\"test\":\"transform\"}")) ==
@@ -290,17 +292,4 @@ TEST(transform_and_resync)
         kube_informer_free(inf);
 }
 
-static int run(int argc, char **argv)
-{
-        int r;
-
-        kubetest_start(&kt, (char *const[]){ (char *)"--bookmark-interval", (char *)"1", NULL });
-        r = test_main(argc, argv);
-        kubetest_stop(&kt);
-        return r;
-}
-
-int main(int argc, char **argv)
-{
-        return run(argc, argv);
-}
+DEFINE_TEST_MAIN
