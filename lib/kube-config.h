@@ -80,3 +80,6 @@ int kube_config_in_cluster(const char *sa_dir, KubeConfig **ret, char **reterr);
 /* What controllers do: an explicit kubeconfig path, else $KUBECONFIG, else
  * in-cluster when KUBERNETES_SERVICE_HOST is set, else $HOME/.kube/config. */
 int kube_config_load_default(const char *path, const char *context, KubeConfig **ret, char **reterr);
+
+/* A deep copy. */
+int kube_config_copy(const KubeConfig *c, KubeConfig **ret);
