@@ -18,17 +18,37 @@ bool kubetest_has_control(const KubeTest *t)
         return t->control != NULL;
 }
 
-KubeClient *kubetest_new_client(KubeTest *t)
+/* No client-side rate limit: the storm makes 1,000 writes. */
+static KubeClient *client_from(const char *kubeconfig)
 {
+        _cleanup_(kube_config_freep) KubeConfig *cfg = NULL;
         _cleanup_free_ char *err = NULL;
+        KubeClientOptions o = { .qps = -1 };
         KubeClient *c = NULL;
         int r;
 
-        r = kube_client_new_from_kubeconfig(t->kubeconfig, NULL, &c, &err);
+        r = kube_config_load(kubeconfig, NULL, &cfg, &err);
+        if (r >= 0)
+                r = kube_client_new(cfg, &o, &c, &err);
         if (r < 0)
-                test_fail(__FILE__, __LINE__, "cannot make a client from '%s': %s", t->kubeconfig,
-                          strna(err));
+                test_fail(__FILE__, __LINE__, "cannot make a client from '%s': %s", kubeconfig, strna(err));
         return c;
+}
+
+KubeClient *kubetest_new_client(KubeTest *t)
+{
+        return client_from(t->kubeconfig);
+}
+
+KubeClient *kubetest_new_user_client(KubeTest *t, const char *user)
+{
+        _cleanup_(json_object_putp) json_object *body = json_object_new_object(), *answer = NULL;
+        json_object *kc = NULL;
+
+        json_object_object_add(body, "user", json_object_new_string(user));
+        ASSERT_EQ(kubetest_control(t, "POST", "/certs", body, &answer), 200);
+        ASSERT_TRUE(json_object_object_get_ex(answer, "kubeconfig", &kc));
+        return client_from(json_object_get_string(kc));
 }
 
 static void create_namespace(KubeTest *t)
