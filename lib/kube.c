@@ -1460,12 +1460,17 @@ const char *kube_watch_event_type_to_string(KubeWatchEventType t)
         return watch_event_types[t];
 }
 
+/* Watch events are one JSON document per line (kube-apiserver's framing).
+ * The decoder keeps at most one event's text (bounded), parses each line as
+ * soon as its newline arrives and hands the event on: the response as a whole
+ * is never held. Framing by line (rather than feeding json-c's tokener
+ * chunk by chunk) makes the outcome independent of where the network cut
+ * the stream: json-c decides differently whether a value is complete when
+ * the next byte is or is not in the same buffer (fuzz-kube-watch found it). */
 struct KubeWatchDecoder {
-        json_tokener *tok;
+        Buf line; /* the current, incomplete event */
         KubeWatchCallback cb;
         void *userdata;
-        size_t pending; /* bytes of the current event so far */
-        bool in_event; /* an event has started and not ended */
         int done; /* the non-zero result that ended decoding */
         char *rv;
 };
@@ -1476,12 +1481,7 @@ int kube_watch_decoder_new(KubeWatchCallback cb, void *userdata, KubeWatchDecode
 
         if (!d)
                 return -ENOMEM;
-        d->tok = json_tokener_new_ex(JSON_MAX_DEPTH);
-        if (!d->tok) {
-                free(d);
-                return -ENOMEM;
-        }
-        json_tokener_set_flags(d->tok, JSON_TOKENER_STRICT);
+        buf_init(&d->line, KUBE_WATCH_EVENT_MAX);
         d->cb = cb;
         d->userdata = userdata;
         *ret = d;
@@ -1492,7 +1492,7 @@ KubeWatchDecoder *kube_watch_decoder_free(KubeWatchDecoder *d)
 {
         if (!d)
                 return NULL;
-        json_tokener_free(d->tok);
+        buf_release(&d->line);
         free(d->rv);
         free(d);
         return NULL;
@@ -1548,51 +1548,49 @@ static int watch_event(KubeWatchDecoder *d, json_object *ev, KubeStatus *err)
         return status_local(err, -EBADMSG, "watch: unknown event type \"%.32s\"", type);
 }
 
+static bool all_space(const char *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!strchr(" \t\r\n", p[i]) || p[i] == 0)
+                        return false;
+        return true;
+}
+
+static int watch_line(KubeWatchDecoder *d, KubeStatus *err)
+{
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_free_ char *perr = NULL;
+        int r;
+
+        if (all_space(d->line.data, d->line.len)) {
+                buf_reset(&d->line);
+                return 0;
+        }
+        r = json_parse(d->line.data, d->line.len, KUBE_WATCH_EVENT_MAX, &o, &perr);
+        buf_reset(&d->line);
+        if (r < 0)
+                return status_local(err, -EBADMSG, "watch: malformed event: %s", strna(perr));
+        return watch_event(d, o, err);
+}
+
 int kube_watch_decoder_feed(KubeWatchDecoder *d, const char *data, size_t n, KubeStatus *err)
 {
         if (d->done)
                 return d->done;
         while (n > 0) {
-                json_object *o;
-                enum json_tokener_error e;
-                size_t chunk, used;
+                const char *nl = memchr(data, '\n', n);
+                size_t take = nl ? (size_t)(nl - data) : n;
                 int r;
 
-                if (!d->in_event) {
-                        while (n > 0 && strchr(" \t\r\n", *data) && *data) {
-                                data++;
-                                n--;
-                        }
-                        if (n == 0)
-                                break;
-                        d->in_event = true;
-                        d->pending = 0;
-                }
-                chunk = MIN(n, (size_t)(16 * 1024 * 1024));
-                o = json_tokener_parse_ex(d->tok, data, (int)chunk);
-                e = json_tokener_get_error(d->tok);
-                if (e == json_tokener_continue) {
-                        d->pending += chunk;
-                        if (d->pending > KUBE_WATCH_EVENT_MAX)
-                                return d->done = status_local(err, -EBADMSG, "watch: an event is too large");
-                        data += chunk;
-                        n -= chunk;
-                        continue;
-                }
-                if (e != json_tokener_success || !o) {
-                        json_object_put(o);
-                        return d->done = status_local(err, -EBADMSG, "watch: malformed event: %s",
-                                                      json_tokener_error_desc(e));
-                }
-                used = json_tokener_get_parse_end(d->tok);
-                json_tokener_reset(d->tok);
-                if (used > chunk)
-                        used = chunk;
-                data += used;
-                n -= used;
-                d->in_event = false;
-                r = watch_event(d, o, err);
-                json_object_put(o);
+                if (buf_append(&d->line, data, take) < 0)
+                        return d->done =
+                                       status_local(err, -EBADMSG, "watch: an event is larger than %u bytes",
+                                                    KUBE_WATCH_EVENT_MAX);
+                if (!nl)
+                        break;
+                data += take + 1;
+                n -= take + 1;
+                r = watch_line(d, err);
                 if (r != 0)
                         return d->done = r;
         }
@@ -1603,7 +1601,8 @@ int kube_watch_decoder_finish(KubeWatchDecoder *d)
 {
         if (d->done)
                 return d->done;
-        return d->in_event ? -EBADMSG : 0;
+        /* a last event without its newline still counts */
+        return d->done = watch_line(d, NULL);
 }
 
 typedef struct WatchCtx {
