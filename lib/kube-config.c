@@ -88,9 +88,9 @@ static int yaml_next(YamlReader *y)
         }
         if (!yaml_parser_parse(&y->parser, &y->event)) {
                 if (!y->error)
-                        y->error = strdup_printf("YAML error at line %zu: %s",
-                                                 y->parser.problem_mark.line + 1,
-                                                 y->parser.problem ? y->parser.problem : "unknown");
+                        y->error =
+                                strdup_printf("YAML error at line %zu: %s", y->parser.problem_mark.line + 1,
+                                              y->parser.problem ? y->parser.problem : "unknown");
                 return -EBADMSG;
         }
         y->have_event = true;
@@ -446,8 +446,8 @@ static int kc_merge_list(json_object *root, const char *list, const char *body_k
                 if (!json_object_object_get_ex(e, body_key, &body) || !body)
                         body = NULL;
                 else if (!json_object_is_type(body, json_type_object))
-                        return kc_error(reterr, -EBADMSG, "%s: %s '%s': '%s' must be a mapping", source, list,
-                                        name, body_key);
+                        return kc_error(reterr, -EBADMSG, "%s: %s '%s': '%s' must be a mapping", source,
+                                        list, name, body_key);
                 if (json_object_object_get_ex(into, name, NULL))
                         continue; /* the first definition wins */
                 if (body) {
@@ -467,7 +467,8 @@ static int kc_merge_list(json_object *root, const char *list, const char *body_k
                         if (r < 0)
                                 return r;
                 }
-                if (json_object_object_add(into, name, body ? json_object_get(body) : json_object_new_object()) < 0)
+                if (json_object_object_add(into, name,
+                                           body ? json_object_get(body) : json_object_new_object()) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -487,7 +488,8 @@ static int kc_merge_doc(KcMerged *m, const char *data, size_t len, const char *b
         if (!root)
                 return 0;
         if (!json_object_is_type(root, json_type_object))
-                return kc_error(reterr, -EBADMSG, "%s: not a kubeconfig (top level is not a mapping)", source);
+                return kc_error(reterr, -EBADMSG, "%s: not a kubeconfig (top level is not a mapping)",
+                                source);
 
         r = kc_merge_list(root, "clusters", "cluster", base_dir, source, m->clusters, reterr);
         if (r < 0)
@@ -509,8 +511,8 @@ static int kc_merge_doc(KcMerged *m, const char *data, size_t len, const char *b
         return 0;
 }
 
-static int kc_read_data_or_file(json_object *body, const char *data_key, const char *file_key, const char *where,
-                                char **ret_pem, char **ret_file, char **reterr)
+static int kc_read_data_or_file(json_object *body, const char *data_key, const char *file_key,
+                                const char *where, char **ret_pem, char **ret_file, char **reterr)
 {
         const char *data, *file;
         int r;
@@ -558,7 +560,8 @@ static int kc_exec(json_object *e, const char *where, KubeExecConfig **ret, char
                 return r;
         if (!s)
                 return kc_error(reterr, -EBADMSG, "%s: exec: 'apiVersion' is missing", where);
-        if (!streq(s, "client.authentication.k8s.io/v1") && !streq(s, "client.authentication.k8s.io/v1beta1"))
+        if (!streq(s, "client.authentication.k8s.io/v1") &&
+            !streq(s, "client.authentication.k8s.io/v1beta1"))
                 return kc_error(reterr, -EOPNOTSUPP, "%s: exec: apiVersion %s is not supported", where, s);
         x->api_version = strdup(s);
         r = kc_string(e, "command", where, &s, reterr);
@@ -585,8 +588,8 @@ static int kc_exec(json_object *e, const char *where, KubeExecConfig **ret, char
                         json_object *v = json_object_array_get_idx(a, i);
 
                         if (!json_object_is_type(v, json_type_string))
-                                return kc_error(reterr, -EBADMSG, "%s: exec: args[%zu] must be a string", where,
-                                                i);
+                                return kc_error(reterr, -EBADMSG, "%s: exec: args[%zu] must be a string",
+                                                where, i);
                         if (strv_extend(&x->args, json_object_get_string(v)) < 0)
                                 return -ENOMEM;
                 }
@@ -600,8 +603,8 @@ static int kc_exec(json_object *e, const char *where, KubeExecConfig **ret, char
                         const char *name, *value;
 
                         if (!json_object_is_type(v, json_type_object))
-                                return kc_error(reterr, -EBADMSG, "%s: exec: env[%zu] must be a mapping", where,
-                                                i);
+                                return kc_error(reterr, -EBADMSG, "%s: exec: env[%zu] must be a mapping",
+                                                where, i);
                         r = kc_string(v, "name", where, &name, reterr);
                         if (r < 0)
                                 return r;
@@ -609,8 +612,8 @@ static int kc_exec(json_object *e, const char *where, KubeExecConfig **ret, char
                         if (r < 0)
                                 return r;
                         if (!name || strchr(name, '='))
-                                return kc_error(reterr, -EBADMSG, "%s: exec: env[%zu] has no valid name", where,
-                                                i);
+                                return kc_error(reterr, -EBADMSG, "%s: exec: env[%zu] has no valid name",
+                                                where, i);
                         if (strv_extendf(&x->env, "%s=%s", name, strempty(value)) < 0)
                                 return -ENOMEM;
                 }
@@ -686,18 +689,19 @@ static int kc_build(KcMerged *m, const char *source, const char *context, KubeCo
         r = kc_bool(cluster, "insecure-skip-tls-verify", where, &c->insecure, reterr);
         if (r < 0)
                 return r;
-        r = kc_read_data_or_file(cluster, "certificate-authority-data", "certificate-authority", where, &c->ca_pem,
-                                 &c->ca_file, reterr);
+        r = kc_read_data_or_file(cluster, "certificate-authority-data", "certificate-authority", where,
+                                 &c->ca_pem, &c->ca_file, reterr);
         if (r < 0)
                 return r;
         if (c->insecure && c->ca_pem)
-                return kc_error(reterr, -EBADMSG,
-                                "%s: specifying a root certificates file with the insecure flag is not allowed",
-                                where);
+                return kc_error(
+                        reterr, -EBADMSG,
+                        "%s: specifying a root certificates file with the insecure flag is not allowed",
+                        where);
 
         if (user) {
                 static const char *const unsupported[] = { "auth-provider", "username", "password", "as",
-                                                           "as-groups", "as-uid" };
+                                                           "as-groups",     "as-uid" };
 
                 free(where);
                 where = strdup_printf("%s: user '%s'", source, user_name);
@@ -717,8 +721,8 @@ static int kc_build(KcMerged *m, const char *source, const char *context, KubeCo
                 if (r < 0)
                         return r;
                 if (!!c->client_cert_pem != !!c->client_key_pem)
-                        return kc_error(reterr, -EBADMSG, "%s: a client certificate needs a client key and back",
-                                        where);
+                        return kc_error(reterr, -EBADMSG,
+                                        "%s: a client certificate needs a client key and back", where);
                 r = kc_string(user, "token", where, &s, reterr);
                 if (r < 0)
                         return r;
@@ -752,8 +756,8 @@ static int kc_merged_init(KcMerged *m)
         return m->clusters && m->users && m->contexts ? 0 : -ENOMEM;
 }
 
-int kube_config_parse(const char *data, size_t len, const char *base_dir, const char *context, KubeConfig **ret,
-                      char **reterr)
+int kube_config_parse(const char *data, size_t len, const char *base_dir, const char *context,
+                      KubeConfig **ret, char **reterr)
 {
         _cleanup_(kc_merged_done) KcMerged m = {};
         int r;
@@ -781,7 +785,8 @@ int kube_config_load(const char *path, const char *context, KubeConfig **ret, ch
                 const char *home = getenv("HOME");
 
                 if (isempty(home))
-                        return kc_error(reterr, -ENOENT, "no kubeconfig: neither KUBECONFIG nor HOME is set");
+                        return kc_error(reterr, -ENOENT,
+                                        "no kubeconfig: neither KUBECONFIG nor HOME is set");
                 home_config = strdup_printf("%s/.kube/config", home);
                 if (!home_config)
                         return -ENOMEM;
@@ -797,7 +802,7 @@ int kube_config_load(const char *path, const char *context, KubeConfig **ret, ch
         r = kc_merged_init(&m);
         if (r < 0)
                 return r;
-        STRV_FOREACH(f, files) {
+        STRV_FOREACH (f, files) {
                 _cleanup_free_ char *data = NULL, *dir = NULL;
                 size_t len;
 
@@ -828,9 +833,10 @@ int kube_config_in_cluster(const char *sa_dir, KubeConfig **ret, char **reterr)
         int r;
 
         if (isempty(host) || isempty(port))
-                return kc_error(reterr, -ENXIO,
-                                "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
-                                "must be set");
+                return kc_error(
+                        reterr, -ENXIO,
+                        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT "
+                        "must be set");
         if (safe_atou(port, &p) < 0 || p == 0 || p > 65535)
                 return kc_error(reterr, -EINVAL, "KUBERNETES_SERVICE_PORT=%s is not a port", port);
         if (strpbrk(host, "/@?# "))
@@ -851,12 +857,13 @@ int kube_config_in_cluster(const char *sa_dir, KubeConfig **ret, char **reterr)
 
         r = read_full_file(c->token_file, BUF_MAX_SMALL_FILE, &token, NULL);
         if (r < 0)
-                return kc_error(reterr, r, "in-cluster: cannot read the service-account token %s: %s", c->token_file,
-                                strerror(-r));
+                return kc_error(reterr, r, "in-cluster: cannot read the service-account token %s: %s",
+                                c->token_file, strerror(-r));
         erase_and_free(TAKE_PTR(token));
         r = read_full_file(c->ca_file, BUF_MAX_SMALL_FILE, &c->ca_pem, NULL);
         if (r < 0)
-                return kc_error(reterr, r, "in-cluster: cannot read the CA %s: %s", c->ca_file, strerror(-r));
+                return kc_error(reterr, r, "in-cluster: cannot read the CA %s: %s", c->ca_file,
+                                strerror(-r));
 
         {
                 _cleanup_free_ char *nsf = strdup_printf("%s/namespace", sa_dir);

@@ -42,11 +42,12 @@ const KubeResource kube_resource_events = KUBE_RESOURCE("", "v1", "events", "Eve
 const KubeResource kube_resource_services = KUBE_RESOURCE("", "v1", "services", "Service", true);
 const KubeResource kube_resource_serviceaccounts =
         KUBE_RESOURCE("", "v1", "serviceaccounts", "ServiceAccount", true);
-const KubeResource kube_resource_leases = KUBE_RESOURCE("coordination.k8s.io", "v1", "leases", "Lease", true);
-const KubeResource kube_resource_csrs = KUBE_RESOURCE("certificates.k8s.io", "v1", "certificatesigningrequests",
-                                                      "CertificateSigningRequest", false);
-const KubeResource kube_resource_crds = KUBE_RESOURCE("apiextensions.k8s.io", "v1", "customresourcedefinitions",
-                                                      "CustomResourceDefinition", false);
+const KubeResource kube_resource_leases =
+        KUBE_RESOURCE("coordination.k8s.io", "v1", "leases", "Lease", true);
+const KubeResource kube_resource_csrs = KUBE_RESOURCE(
+        "certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false);
+const KubeResource kube_resource_crds = KUBE_RESOURCE(
+        "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false);
 
 /* ---- errors ---- */
 
@@ -113,7 +114,8 @@ static int status_fill(KubeStatus *err, long code, json_object *o)
         int64_t c64;
         int r;
 
-        if (o && json_object_is_type(o, json_type_object) && streq_ptr(json_get_string(o, "kind"), "Status")) {
+        if (o && json_object_is_type(o, json_type_object) &&
+            streq_ptr(json_get_string(o, "kind"), "Status")) {
                 reason = json_get_string(o, "reason");
                 message = json_get_string(o, "message");
                 if (json_get_int64(o, "code", &c64) >= 0 && c64 > 0 && code == 0)
@@ -318,7 +320,8 @@ int kube_client_new(const KubeConfig *cfg, const KubeClientOptions *o, KubeClien
                 c->opts.burst = KUBE_DEFAULT_BURST;
         if (c->opts.timeout == 0)
                 c->opts.timeout = KUBE_DEFAULT_TIMEOUT;
-        c->user_agent = o && o->user_agent ? strdup(o->user_agent) : strdup_printf("cradle/%s", cradle_version());
+        c->user_agent =
+                o && o->user_agent ? strdup(o->user_agent) : strdup_printf("cradle/%s", cradle_version());
         c->field_manager = o && o->field_manager ? strdup(o->field_manager) : NULL;
         if (!c->user_agent || (o && o->field_manager && !c->field_manager))
                 return -ENOMEM;
@@ -483,16 +486,17 @@ static int exec_refresh(KubeClient *c, KubeStatus *err)
 
         if (strv_extend(&argv, x->command) < 0)
                 return -ENOMEM;
-        STRV_FOREACH(a, x->args)
-        if (strv_extend(&argv, *a) < 0)
-                return -ENOMEM;
+        STRV_FOREACH (a, x->args)
+                if (strv_extend(&argv, *a) < 0)
+                        return -ENOMEM;
 
         info = json_new_object();
         spec = json_new_object();
         if (!info || !spec)
                 return -ENOMEM;
         if (json_add_string(info, "kind", "ExecCredential") < 0 ||
-            json_add_string(info, "apiVersion", x->api_version) < 0 || json_add_bool(spec, "interactive", false) < 0)
+            json_add_string(info, "apiVersion", x->api_version) < 0 ||
+            json_add_bool(spec, "interactive", false) < 0)
                 return -ENOMEM;
         if (x->provide_cluster_info) {
                 _cleanup_(json_object_putp) json_object *cl = json_new_object();
@@ -514,9 +518,9 @@ static int exec_refresh(KubeClient *c, KubeStatus *err)
         info_s = json_to_string(info, 0);
         if (!info_s || strv_extendf(&env, "KUBERNETES_EXEC_INFO=%s", info_s) < 0)
                 return -ENOMEM;
-        STRV_FOREACH(e, x->env)
-        if (strv_extend(&env, *e) < 0)
-                return -ENOMEM;
+        STRV_FOREACH (e, x->env)
+                if (strv_extend(&env, *e) < 0)
+                        return -ENOMEM;
 
         r = spawn_run(&(SpawnOptions){ .argv = argv, .env_extra = env, .timeout = KUBE_EXEC_TIMEOUT }, &res);
         if (r < 0)
@@ -535,22 +539,24 @@ static int exec_refresh(KubeClient *c, KubeStatus *err)
         av = json_get_string(out, "apiVersion");
         if (!streq_ptr(json_get_string(out, "kind"), "ExecCredential") || !streq_ptr(av, x->api_version))
                 return status_local(err, -EBADMSG,
-                                    "exec plugin %s: output is not an ExecCredential of %s (got %s)", x->command,
-                                    x->api_version, strna(av));
+                                    "exec plugin %s: output is not an ExecCredential of %s (got %s)",
+                                    x->command, x->api_version, strna(av));
         st = json_get(out, "status");
         token = json_get_string(st, "token");
         cert = json_get_string(st, "clientCertificateData");
         key = json_get_string(st, "clientKeyData");
         exp = json_get_string(st, "expirationTimestamp");
         if (isempty(token) && (isempty(cert) || isempty(key)))
-                return status_local(err, -EBADMSG,
-                                    "exec plugin %s: status has neither a token nor a client certificate and key",
-                                    x->command);
+                return status_local(
+                        err, -EBADMSG,
+                        "exec plugin %s: status has neither a token nor a client certificate and key",
+                        x->command);
         if (!isempty(cert) != !isempty(key))
-                return status_local(err, -EBADMSG, "exec plugin %s: a client certificate needs a key", x->command);
+                return status_local(err, -EBADMSG, "exec plugin %s: a client certificate needs a key",
+                                    x->command);
         if (!isempty(exp) && parse_rfc3339(exp, &expiry) < 0)
-                return status_local(err, -EBADMSG, "exec plugin %s: bad expirationTimestamp '%s'", x->command,
-                                    exp);
+                return status_local(err, -EBADMSG, "exec plugin %s: bad expirationTimestamp '%s'",
+                                    x->command, exp);
 
         erase_and_free(TAKE_PTR(c->token));
         if (!isempty(token)) {
@@ -605,10 +611,12 @@ static int creds_update(KubeClient *c, bool force, KubeStatus *err)
                 if (stat(c->cfg->token_file, &st) < 0) {
                         if (c->token_read) /* keep the last good token */
                                 return 0;
-                        return status_local(err, -errno, "cannot read the token file %s: %m", c->cfg->token_file);
+                        return status_local(err, -errno, "cannot read the token file %s: %m",
+                                            c->cfg->token_file);
                 }
                 if (!force && c->token_read && st.st_ino == c->token_stat.st_ino &&
-                    st.st_size == c->token_stat.st_size && st.st_mtim.tv_sec == c->token_stat.st_mtim.tv_sec &&
+                    st.st_size == c->token_stat.st_size &&
+                    st.st_mtim.tv_sec == c->token_stat.st_mtim.tv_sec &&
                     st.st_mtim.tv_nsec == c->token_stat.st_mtim.tv_nsec)
                         return 0;
                 r = read_full_file(c->cfg->token_file, BUF_MAX_SMALL_FILE, &t, NULL);
@@ -623,7 +631,8 @@ static int creds_update(KubeClient *c, bool force, KubeStatus *err)
                         erase_and_free(TAKE_PTR(t));
                         if (c->token_read)
                                 return 0;
-                        return status_local(err, -EKEYREJECTED, "the token file %s is empty", c->cfg->token_file);
+                        return status_local(err, -EKEYREJECTED, "the token file %s is empty",
+                                            c->cfg->token_file);
                 }
                 (void)redact_register_secret(t);
                 erase_and_free(c->token);
@@ -714,7 +723,8 @@ static int kube_call(KubeClient *c, const KubeCall *k, HttpResponse *ret, KubeSt
                                                  .body_len = k->body_len,
                                                  .content_type = k->content_type,
                                                  .on_data = k->on_data,
-                                                 .userdata = k->userdata },
+                                                 .userdata = k->userdata,
+                                                 .stream_success_only = true },
                                  &resp, &herr);
                 if (r < 0)
                         return status_transport(err, r, herr);
@@ -782,8 +792,8 @@ static int kube_call_json(KubeClient *c, const char *method, const char *path, c
                 else {
                         r = json_parse(resp.body, resp.body_len, BUF_MAX_HTTP_BODY, ret, &perr);
                         if (r < 0)
-                                return status_local(err, -EBADMSG, "%s %s: the answer is not JSON: %s", method,
-                                                    path, strna(perr));
+                                return status_local(err, -EBADMSG, "%s %s: the answer is not JSON: %s",
+                                                    method, path, strna(perr));
                 }
         }
         return 0;
@@ -860,7 +870,8 @@ int kube_get(KubeClient *c, const KubeResource *r, const char *ns, const char *n
         return kube_call_json(c, "GET", p, NULL, NULL, ret, err);
 }
 
-static char *list_path(const KubeResource *r, const char *ns, const KubeListOptions *o, unsigned default_limit)
+static char *list_path(const KubeResource *r, const char *ns, const KubeListOptions *o,
+                       unsigned default_limit)
 {
         _cleanup_free_ char *p = kube_resource_path(r, r->namespaced ? ns : NULL, NULL, NULL);
         _cleanup_buf_ Buf q = BUF_INIT(BUF_MAX_SMALL_FILE);
@@ -879,8 +890,8 @@ static char *list_path(const KubeResource *r, const char *ns, const KubeListOpti
         return path_with_query(p, &q);
 }
 
-int kube_list(KubeClient *c, const KubeResource *r, const char *ns, const KubeListOptions *o, json_object **ret,
-              KubeStatus *err)
+int kube_list(KubeClient *c, const KubeResource *r, const char *ns, const KubeListOptions *o,
+              json_object **ret, KubeStatus *err)
 {
         _cleanup_free_ char *p = list_path(r, ns, o, 0);
 
@@ -967,8 +978,8 @@ int kube_list_all(KubeClient *c, const KubeResource *r, const char *ns, const Ku
         if (!av || !kind || !list || !meta)
                 return -ENOMEM;
         if (json_add_string(list, "kind", kind) < 0 || json_add_string(list, "apiVersion", av) < 0 ||
-            json_add_string(meta, "resourceVersion", rv) < 0 || json_add(list, "metadata", TAKE_PTR(meta)) < 0 ||
-            json_add(list, "items", TAKE_PTR(items)) < 0)
+            json_add_string(meta, "resourceVersion", rv) < 0 ||
+            json_add(list, "metadata", TAKE_PTR(meta)) < 0 || json_add(list, "items", TAKE_PTR(items)) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(list);
         return 0;
@@ -1038,8 +1049,9 @@ int kube_update_status(KubeClient *c, const KubeResource *r, const char *ns, jso
         return update_sub(c, r, ns, obj, "status", ret, err);
 }
 
-int kube_patch(KubeClient *c, const KubeResource *r, const char *ns, const char *name, const char *subresource,
-               KubePatchType type, json_object *patch, json_object **ret, KubeStatus *err)
+int kube_patch(KubeClient *c, const KubeResource *r, const char *ns, const char *name,
+               const char *subresource, KubePatchType type, json_object *patch, json_object **ret,
+               KubeStatus *err)
 {
         static const char *const types[] = {
                 [KUBE_PATCH_MERGE] = "application/merge-patch+json",
@@ -1058,14 +1070,14 @@ int kube_patch(KubeClient *c, const KubeResource *r, const char *ns, const char 
         return kube_call_json(c, "PATCH", p, types[type], patch, ret, err);
 }
 
-int kube_patch_merge(KubeClient *c, const KubeResource *r, const char *ns, const char *name, json_object *patch,
-                     json_object **ret, KubeStatus *err)
+int kube_patch_merge(KubeClient *c, const KubeResource *r, const char *ns, const char *name,
+                     json_object *patch, json_object **ret, KubeStatus *err)
 {
         return kube_patch(c, r, ns, name, NULL, KUBE_PATCH_MERGE, patch, ret, err);
 }
 
-int kube_patch_json(KubeClient *c, const KubeResource *r, const char *ns, const char *name, json_object *patch,
-                    json_object **ret, KubeStatus *err)
+int kube_patch_json(KubeClient *c, const KubeResource *r, const char *ns, const char *name,
+                    json_object *patch, json_object **ret, KubeStatus *err)
 {
         return kube_patch(c, r, ns, name, NULL, KUBE_PATCH_JSON, patch, ret, err);
 }
@@ -1078,9 +1090,15 @@ int kube_delete(KubeClient *c, const KubeResource *r, const char *ns, const char
 
         if (isempty(name))
                 return status_local(err, -EINVAL, "delete %s: no name", r->resource);
-        p = kube_resource_path(r, object_ns(c, r, ns, NULL), name, NULL);
-        if (!p)
-                return -ENOMEM;
+        {
+                _cleanup_free_ char *base = kube_resource_path(r, object_ns(c, r, ns, NULL), name, NULL);
+
+                if (!base)
+                        return -ENOMEM;
+                p = strdup_printf("%s%s", base, o && o->dry_run ? "?dryRun=All" : "");
+                if (!p)
+                        return -ENOMEM;
+        }
         if (o) {
                 body = json_new_object();
                 if (!body || json_add_string(body, "kind", "DeleteOptions") < 0 ||
@@ -1094,7 +1112,8 @@ int kube_delete(KubeClient *c, const KubeResource *r, const char *ns, const char
                         _cleanup_(json_object_putp) json_object *pre = json_new_object();
 
                         if (!pre || json_add_string_nonempty(pre, "uid", o->precondition_uid) < 0 ||
-                            json_add_string_nonempty(pre, "resourceVersion", o->precondition_resource_version) < 0 ||
+                            json_add_string_nonempty(pre, "resourceVersion",
+                                                     o->precondition_resource_version) < 0 ||
                             json_add(body, "preconditions", TAKE_PTR(pre)) < 0)
                                 return -ENOMEM;
                 }
@@ -1119,7 +1138,8 @@ int kube_pod_logs(KubeClient *c, const char *ns, const char *name, const KubePod
 
         if (isempty(name))
                 return status_local(err, -EINVAL, "pod logs: no pod name");
-        base = kube_resource_path(&kube_resource_pods, object_ns(c, &kube_resource_pods, ns, NULL), name, "log");
+        base = kube_resource_path(&kube_resource_pods, object_ns(c, &kube_resource_pods, ns, NULL), name,
+                                  "log");
         if (!base)
                 return -ENOMEM;
         if (o) {
@@ -1169,7 +1189,10 @@ static int entries_add_list(DiscoveryEntry **entries, size_t *n, const char *gro
                         return -ENOMEM;
                 *entries = ne;
                 ne[*n] = (DiscoveryEntry){
-                        .res = { .group = group, .version = version, .resource = name, .kind = kind,
+                        .res = { .group = group,
+                                 .version = version,
+                                 .resource = name,
+                                 .kind = kind,
                                  .namespaced = namespaced },
                         .singular = json_get_string(e, "singularName"),
                         .short_names = json_get(e, "shortNames"),
@@ -1181,7 +1204,8 @@ static int entries_add_list(DiscoveryEntry **entries, size_t *n, const char *gro
 
 /* Fetches and keeps a document; a 404 or 503 of one group version is
  * skipped (as kubectl does with an unavailable aggregated API). */
-static int discovery_fetch(KubeClient *c, const char *path, json_object *keep, json_object **ret, KubeStatus *err)
+static int discovery_fetch(KubeClient *c, const char *path, json_object *keep, json_object **ret,
+                           KubeStatus *err)
 {
         json_object *o = NULL;
         int r;
@@ -1217,7 +1241,8 @@ static int discovery_load(KubeClient *c, KubeStatus *err)
         if (r < 0)
                 return r;
         a = json_get(api, "versions");
-        for (size_t i = 0; a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a); i++) {
+        for (size_t i = 0; a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a);
+             i++) {
                 const char *v = json_object_get_string(json_object_array_get_idx(a, i));
                 _cleanup_free_ char *p = strdup_printf("/api/%s", strempty(v));
                 json_object *list;
@@ -1236,7 +1261,8 @@ static int discovery_load(KubeClient *c, KubeStatus *err)
         if (r < 0)
                 return r;
         a = json_get(apis, "groups");
-        for (size_t i = 0; a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a); i++) {
+        for (size_t i = 0; a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a);
+             i++) {
                 json_object *g = json_object_array_get_idx(a, i), *versions = json_get(g, "versions");
                 const char *gname = json_get_string(g, "name");
                 const char *pref = json_get_string(json_get(g, "preferredVersion"), "version");
@@ -1246,7 +1272,8 @@ static int discovery_load(KubeClient *c, KubeStatus *err)
                 /* the preferred version first, then the others in order */
                 for (int pass = 0; pass < 2; pass++)
                         for (size_t j = 0; j < json_object_array_length(versions); j++) {
-                                const char *v = json_get_string(json_object_array_get_idx(versions, j), "version");
+                                const char *v =
+                                        json_get_string(json_object_array_get_idx(versions, j), "version");
                                 _cleanup_free_ char *p = NULL;
                                 json_object *list;
 
@@ -1281,7 +1308,8 @@ void kube_discovery_invalidate(KubeClient *c)
 
 static bool short_name_match(json_object *a, const char *n)
 {
-        for (size_t i = 0; a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a); i++)
+        for (size_t i = 0; a && json_object_is_type(a, json_type_array) && i < json_object_array_length(a);
+             i++)
                 if (strcaseeq_ptr(json_object_get_string(json_object_array_get_idx(a, i)), n))
                         return true;
         return false;
@@ -1315,7 +1343,8 @@ static int resolve_locked(KubeClient *c, const char *name, const char *api_versi
                         if (api_version) {
                                 const char *slash = strchr(api_version, '/');
 
-                                if (slash ? !(strneq(api_version, e->res.group, (size_t)(slash - api_version)) &&
+                                if (slash ? !(strneq(api_version, e->res.group,
+                                                     (size_t)(slash - api_version)) &&
                                               strlen(e->res.group) == (size_t)(slash - api_version) &&
                                               streq(slash + 1, e->res.version))
                                           : !(isempty(e->res.group) && streq(api_version, e->res.version)))
@@ -1342,8 +1371,8 @@ static int resolve_locked(KubeClient *c, const char *name, const char *api_versi
         return -ENOENT;
 }
 
-static int resolve(KubeClient *c, const char *name, const char *api_version, const char *kind, KubeResource *ret,
-                   KubeStatus *err)
+static int resolve(KubeClient *c, const char *name, const char *api_version, const char *kind,
+                   KubeResource *ret, KubeStatus *err)
 {
         int r;
 
@@ -1363,7 +1392,8 @@ static int resolve(KubeClient *c, const char *name, const char *api_version, con
                 c->discovery_valid = false; /* not found in a cached copy: look again once */
         }
         if (r == -ENOENT)
-                r = status_local(err, -ENOENT, "the server doesn't have a resource type \"%s\"", name ?: kind);
+                r = status_local(err, -ENOENT, "the server doesn't have a resource type \"%s\"",
+                                 name ?: kind);
         else if (r >= 0 && err)
                 kube_status_done(err);
 finish:
@@ -1430,12 +1460,17 @@ const char *kube_watch_event_type_to_string(KubeWatchEventType t)
         return watch_event_types[t];
 }
 
+/* Watch events are one JSON document per line (kube-apiserver's framing).
+ * The decoder keeps at most one event's text (bounded), parses each line as
+ * soon as its newline arrives and hands the event on: the response as a whole
+ * is never held. Framing by line (rather than feeding json-c's tokener
+ * chunk by chunk) makes the outcome independent of where the network cut
+ * the stream: json-c decides differently whether a value is complete when
+ * the next byte is or is not in the same buffer (fuzz-kube-watch found it). */
 struct KubeWatchDecoder {
-        json_tokener *tok;
+        Buf line; /* the current, incomplete event */
         KubeWatchCallback cb;
         void *userdata;
-        size_t pending; /* bytes of the current event so far */
-        bool in_event; /* an event has started and not ended */
         int done; /* the non-zero result that ended decoding */
         char *rv;
 };
@@ -1446,12 +1481,7 @@ int kube_watch_decoder_new(KubeWatchCallback cb, void *userdata, KubeWatchDecode
 
         if (!d)
                 return -ENOMEM;
-        d->tok = json_tokener_new_ex(JSON_MAX_DEPTH);
-        if (!d->tok) {
-                free(d);
-                return -ENOMEM;
-        }
-        json_tokener_set_flags(d->tok, JSON_TOKENER_STRICT);
+        buf_init(&d->line, KUBE_WATCH_EVENT_MAX);
         d->cb = cb;
         d->userdata = userdata;
         *ret = d;
@@ -1462,7 +1492,7 @@ KubeWatchDecoder *kube_watch_decoder_free(KubeWatchDecoder *d)
 {
         if (!d)
                 return NULL;
-        json_tokener_free(d->tok);
+        buf_release(&d->line);
         free(d->rv);
         free(d);
         return NULL;
@@ -1518,51 +1548,49 @@ static int watch_event(KubeWatchDecoder *d, json_object *ev, KubeStatus *err)
         return status_local(err, -EBADMSG, "watch: unknown event type \"%.32s\"", type);
 }
 
+static bool all_space(const char *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!strchr(" \t\r\n", p[i]) || p[i] == 0)
+                        return false;
+        return true;
+}
+
+static int watch_line(KubeWatchDecoder *d, KubeStatus *err)
+{
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_free_ char *perr = NULL;
+        int r;
+
+        if (all_space(d->line.data, d->line.len)) {
+                buf_reset(&d->line);
+                return 0;
+        }
+        r = json_parse(d->line.data, d->line.len, KUBE_WATCH_EVENT_MAX, &o, &perr);
+        buf_reset(&d->line);
+        if (r < 0)
+                return status_local(err, -EBADMSG, "watch: malformed event: %s", strna(perr));
+        return watch_event(d, o, err);
+}
+
 int kube_watch_decoder_feed(KubeWatchDecoder *d, const char *data, size_t n, KubeStatus *err)
 {
         if (d->done)
                 return d->done;
         while (n > 0) {
-                json_object *o;
-                enum json_tokener_error e;
-                size_t chunk, used;
+                const char *nl = memchr(data, '\n', n);
+                size_t take = nl ? (size_t)(nl - data) : n;
                 int r;
 
-                if (!d->in_event) {
-                        while (n > 0 && strchr(" \t\r\n", *data) && *data) {
-                                data++;
-                                n--;
-                        }
-                        if (n == 0)
-                                break;
-                        d->in_event = true;
-                        d->pending = 0;
-                }
-                chunk = MIN(n, (size_t)(16 * 1024 * 1024));
-                o = json_tokener_parse_ex(d->tok, data, (int)chunk);
-                e = json_tokener_get_error(d->tok);
-                if (e == json_tokener_continue) {
-                        d->pending += chunk;
-                        if (d->pending > KUBE_WATCH_EVENT_MAX)
-                                return d->done = status_local(err, -EBADMSG, "watch: an event is too large");
-                        data += chunk;
-                        n -= chunk;
-                        continue;
-                }
-                if (e != json_tokener_success || !o) {
-                        json_object_put(o);
-                        return d->done = status_local(err, -EBADMSG, "watch: malformed event: %s",
-                                                      json_tokener_error_desc(e));
-                }
-                used = json_tokener_get_parse_end(d->tok);
-                json_tokener_reset(d->tok);
-                if (used > chunk)
-                        used = chunk;
-                data += used;
-                n -= used;
-                d->in_event = false;
-                r = watch_event(d, o, err);
-                json_object_put(o);
+                if (buf_append(&d->line, data, take) < 0)
+                        return d->done =
+                                       status_local(err, -EBADMSG, "watch: an event is larger than %u bytes",
+                                                    KUBE_WATCH_EVENT_MAX);
+                if (!nl)
+                        break;
+                data += take + 1;
+                n -= take + 1;
+                r = watch_line(d, err);
                 if (r != 0)
                         return d->done = r;
         }
@@ -1573,7 +1601,8 @@ int kube_watch_decoder_finish(KubeWatchDecoder *d)
 {
         if (d->done)
                 return d->done;
-        return d->in_event ? -EBADMSG : 0;
+        /* a last event without its newline still counts */
+        return d->done = watch_line(d, NULL);
 }
 
 typedef struct WatchCtx {
@@ -1611,7 +1640,8 @@ static int watch_once(KubeClient *c, const char *path, unsigned timeout_seconds,
 
         pthread_mutex_lock(&c->lock);
         client_certs(c, &cert, &key);
-        r = http_for(c, cert, key, timeout_seconds > 0 ? (timeout_seconds + 60) * USEC_PER_SEC : 0, &h, &herr);
+        r = http_for(c, cert, key, timeout_seconds > 0 ? (timeout_seconds + 60) * USEC_PER_SEC : 0, &h,
+                     &herr);
         pthread_mutex_unlock(&c->lock);
         if (r < 0)
                 return status_local(err, r, "watch: %s", strna(herr));
@@ -1687,10 +1717,11 @@ int kube_watch(KubeClient *c, const KubeResource *r, const char *ns, const KubeW
         p = watch_path(c, r, ns, o, *resource_version);
         if (!p)
                 return -ENOMEM;
-        q = watch_once(c, p, o ? o->timeout_seconds : 0, false, resource_version, cb, userdata, &events, err);
+        q = watch_once(c, p, o ? o->timeout_seconds : 0, false, resource_version, cb, userdata, &events,
+                       err);
         if (q == -EKEYREJECTED && !events && creds_refreshable(c))
-                q = watch_once(c, p, o ? o->timeout_seconds : 0, true, resource_version, cb, userdata, &events,
-                               err);
+                q = watch_once(c, p, o ? o->timeout_seconds : 0, true, resource_version, cb, userdata,
+                               &events, err);
         return q;
 }
 

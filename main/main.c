@@ -12,6 +12,7 @@
 #include "agent/agent.h"
 #include "ignition/ignition-verb.h"
 #include "inventory/inventory.h"
+#include "kube-cli.h"
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
@@ -61,6 +62,7 @@ const Verb cradle_verbs[] = {
         { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },
         { "inventory", inventory_main, "print the hardware inventory as JSON (assisted-service Inventory)",
           0 },
+        { "kube", kube_cli_main, "get and watch Kubernetes objects (a small kubectl)", 0 },
         {},
 };
 
