@@ -25,6 +25,18 @@
 #include "timeutil.h"
 
 static atomic_ulong updates;
+static _Atomic usec_t cpu_at_first;
+
+/* user + system CPU time of the process */
+static usec_t cpu_usec(void)
+{
+        struct rusage ru;
+
+        if (getrusage(RUSAGE_SELF, &ru) < 0)
+                return 0;
+        return (usec_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * USEC_PER_SEC +
+               (usec_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
 static _Atomic usec_t first_update, last_update;
 
 static void on_update(json_object *old, json_object *obj, void *userdata)
@@ -34,7 +46,8 @@ static void on_update(json_object *old, json_object *obj, void *userdata)
         (void)old;
         (void)obj;
         (void)userdata;
-        atomic_compare_exchange_strong(&first_update, &zero, now);
+        if (atomic_compare_exchange_strong(&first_update, &zero, now))
+                atomic_store(&cpu_at_first, cpu_usec());
         atomic_store(&last_update, now);
         atomic_fetch_add(&updates, 1);
 }
@@ -115,14 +128,19 @@ int main(int argc, char **argv)
                 (void)sleep_usec(10 * USEC_PER_MSEC);
         {
                 usec_t d = atomic_load(&last_update) - atomic_load(&first_update);
+                usec_t cpu = cpu_usec() - atomic_load(&cpu_at_first);
 
                 rss(&rss_now, &hwm);
                 (void)kube_informer_stats(inf, &st);
-                printf("watch: %lu MODIFIED events in %.2f s (%.0f events/s, first to last); store %.1f MB "
-                       "for "
-                       "%.1f MB of JSON (%.2fx); RSS %.1f MB, peak %.1f MB\n",
+                printf("watch: %lu MODIFIED events in %.2f s (%.0f events/s, first to last; %.2f s of CPU "
+                       "in "
+                       "bench-kube: %.0f events per CPU second); store %.1f MB for %.1f MB of JSON (%.2fx); "
+                       "RSS "
+                       "%.1f MB, peak %.1f MB\n",
                        atomic_load(&updates), (double)d / USEC_PER_SEC,
                        (double)atomic_load(&updates) / ((double)MAX(d, 1) / USEC_PER_SEC),
+                       (double)cpu / USEC_PER_SEC,
+                       (double)atomic_load(&updates) / ((double)MAX(cpu, 1) / USEC_PER_SEC),
                        st.store_bytes / 1e6, st.json_bytes / 1e6,
                        (double)st.store_bytes / (double)st.json_bytes, rss_now / 1024.0, hwm / 1024.0);
                 free(st.resource_version);
