@@ -311,7 +311,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(KubeWatchDecoder *, kube_watch_decoder_free)
  * -ESTALE/-E... an ERROR event, the callback's error); after a non-zero
  * return the decoder accepts nothing more. */
 int kube_watch_decoder_feed(KubeWatchDecoder *d, const char *data, size_t n, KubeStatus *err);
-/* At the end of the stream: -EBADMSG when a partial event is pending. */
+/* At the end of the stream: a last event without its newline is decoded
+ * (an ERROR event then gives its errno without details); -EBADMSG when what
+ * is pending is not a whole event. Events are framed by newlines, one JSON
+ * document per line as kube-apiserver sends them, at most 16 MiB each. */
 int kube_watch_decoder_finish(KubeWatchDecoder *d);
 /* The resourceVersion of the last event delivered, or NULL. */
 const char *kube_watch_decoder_resource_version(const KubeWatchDecoder *d);
