@@ -470,6 +470,7 @@ typedef struct Transfer {
         bool aborted;
         bool streamed;
         int stream_error;
+        long status; /* of the current response, from its status line */
 } Transfer;
 
 static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
@@ -481,7 +482,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
                 t->aborted = true;
                 return 0;
         }
-        if (t->req->on_data) {
+        if (t->req->on_data && (!t->req->stream_success_only || (t->status >= 200 && t->status <= 299))) {
                 int r = t->req->on_data(t->req->userdata, data, n);
                 t->streamed = true;
                 if (r < 0) {
@@ -522,6 +523,11 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
                 len--;
         if (len >= 5 && strneq(data, "HTTP/", 5)) {
                 /* a new response (redirect, 100-continue): forget earlier headers */
+                const char *sp = memchr(data, ' ', len);
+
+                t->status = 0;
+                if (sp && len - (size_t)(sp - data) >= 4)
+                        t->status = (sp[1] - '0') * 100 + (sp[2] - '0') * 10 + (sp[3] - '0');
                 strv_free(t->headers);
                 t->headers = NULL;
                 return n;

@@ -107,6 +107,8 @@ typedef struct HttpRequest {
         usec_t total_timeout; /* overrides the client's */
         HttpDataCallback on_data; /* streams the body here instead of buffering it */
         void *userdata;
+        bool stream_success_only; /* with on_data: the body of a non-2xx answer is buffered
+                                   * in the response (an error document) instead */
         const char *upload_field; /* multipart/form-data upload of upload_file */
         const char *upload_file;
         const char *upload_filename;

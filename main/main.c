@@ -13,6 +13,7 @@
 #include "ignition/ignition-verb.h"
 #include "installer/installer.h"
 #include "inventory/inventory.h"
+#include "kube-cli.h"
 #include "log.h"
 #include "logs/logs-sender.h"
 #include "macro.h"
@@ -67,6 +68,7 @@ const Verb cradle_verbs[] = {
         { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },
         { "inventory", inventory_main, "print the hardware inventory as JSON (assisted-service Inventory)",
           0 },
+        { "kube", kube_cli_main, "get and watch Kubernetes objects (a small kubectl)", 0 },
         {},
 };
 

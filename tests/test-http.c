@@ -255,6 +255,31 @@ TEST(size_cap_and_streaming)
         ASSERT_EQ(streamed.body_len, 0);
 }
 
+TEST(stream_success_only_buffers_error_bodies)
+{
+        setup();
+        _cleanup_(http_client_freep) HttpClient *c = client("http", plain_port, (HttpClientOptions){});
+        _cleanup_http_response_ HttpResponse ok = {}, failed = {};
+        size_t got = 0;
+        HttpRequest stream = { .path = "/big/3000",
+                               .on_data = count_bytes,
+                               .userdata = &got,
+                               .stream_success_only = true },
+                    err = { .path = "/status/404",
+                            .on_data = count_bytes,
+                            .userdata = &got,
+                            .stream_success_only = true };
+
+        ASSERT_OK(http_request(c, &stream, &ok, NULL));
+        ASSERT_EQ(got, 3000);
+        ASSERT_EQ(ok.body_len, 0);
+        /* the error document is kept for the caller, not streamed */
+        ASSERT_OK(http_request(c, &err, &failed, NULL));
+        ASSERT_EQ(failed.status, 404);
+        ASSERT_EQ(got, 3000);
+        ASSERT_STREQ(failed.body, "status 404");
+}
+
 TEST(garbage_json_is_an_error)
 {
         setup();

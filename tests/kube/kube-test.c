@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cleanup.h"
+#include "fileio.h"
+#include "http.h"
+#include "jsonutil.h"
+#include "kube-test.h"
+#include "strutil.h"
+#include "tests.h"
+#include "uuid.h"
+
+static struct {
+        bool started;
+        bool real;
+        char *kubeconfig;
+        char *state_dir;
+        unsigned control_port;
+        pid_t pid;
+        char **namespaces;
+} env;
+
+static void kube_test_cleanup(void)
+{
+        if (env.namespaces) {
+                _cleanup_(kube_client_freep) KubeClient *c = NULL;
+
+                if (kube_client_new_from_kubeconfig(env.kubeconfig, NULL, &c, NULL) >= 0)
+                        STRV_FOREACH (ns, env.namespaces)
+                                (void)kube_delete(c, &kube_resource_namespaces, NULL, *ns, NULL, NULL, NULL);
+        }
+        if (env.pid > 0) {
+                (void)kill(env.pid, SIGTERM);
+                (void)waitpid(env.pid, NULL, 0);
+                env.pid = 0;
+        }
+}
+
+static void kube_test_start(void)
+{
+        _cleanup_free_ char *script = NULL, *crds = NULL, *port_file = NULL, *cport_file = NULL,
+                            *text = NULL;
+        const char *real = getenv("CRADLE_TEST_KUBECONFIG");
+        pid_t pid;
+
+        static const char *skip_reason;
+        char *check[] = { (char *)"/usr/bin/python3", (char *)"-c", (char *)"import yaml", NULL };
+
+        if (skip_reason)
+                test_skip("%s", skip_reason);
+        if (env.started)
+                return;
+        env.started = true;
+        atexit(kube_test_cleanup);
+        if (!isempty(real)) {
+                env.real = true;
+                env.kubeconfig = strdup(real);
+                ASSERT_NOT_NULL(env.kubeconfig);
+                return;
+        }
+        if (access("/usr/bin/python3", X_OK) < 0 || test_run(check, &text) != 0) {
+                skip_reason =
+                        "/usr/bin/python3 with python3-yaml is missing (the test kube-apiserver needs it)";
+                test_skip("%s", skip_reason);
+        }
+
+        script = test_src_path("tests/kubeapi/kubeapi.py");
+        crds = test_src_path("tests/reference/assisted-service/config/crd/bases");
+        env.state_dir = strdup_printf("%s/kubeapi", test_tmpdir());
+        port_file = strdup_printf("%s/port-file", test_tmpdir());
+        cport_file = strdup_printf("%s/control-port-file", test_tmpdir());
+        ASSERT_NOT_NULL(env.state_dir);
+        ASSERT_OK(mkdir_p(env.state_dir, 0700));
+
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                setpgid(0, 0);
+                execl("/usr/bin/python3", "python3", script, "--state-dir", env.state_dir, "--port-file",
+                      port_file, "--control-port-file", cport_file, "--apply", crds, (char *)NULL);
+                _exit(127);
+        }
+        env.pid = pid;
+        /* applying the CRDs takes seconds, more on a loaded machine */
+        for (int i = 0; i < 1800; i++) {
+                _cleanup_free_ char *p = NULL;
+                unsigned port;
+                int status;
+
+                if (read_one_line_file(cport_file, &p) >= 0 && safe_atou(p, &port) >= 0 && port > 0 &&
+                    access(port_file, F_OK) >= 0) {
+                        env.control_port = port;
+                        break;
+                }
+                if (waitpid(pid, &status, WNOHANG) == pid) {
+                        env.pid = 0;
+                        test_fail(__FILE__, __LINE__, "kubeapi.py exited before it was ready");
+                }
+                usleep(100 * 1000);
+        }
+        if (env.control_port == 0)
+                test_fail(__FILE__, __LINE__, "kubeapi.py was not ready within 180 s");
+        env.kubeconfig = strdup_printf("%s/kubeconfig", env.state_dir);
+        ASSERT_NOT_NULL(env.kubeconfig);
+}
+
+bool kube_test_real(void)
+{
+        kube_test_start();
+        return env.real;
+}
+
+const char *kube_test_kubeconfig(void)
+{
+        kube_test_start();
+        return env.kubeconfig;
+}
+
+void kube_test_need_server(const char *why)
+{
+        if (kube_test_real())
+                test_skip("needs the test kube-apiserver (%s); CRADLE_TEST_KUBECONFIG is set", why);
+}
+
+const char *kube_test_state_dir(void)
+{
+        kube_test_need_server("its certificates and kubeconfigs");
+        return env.state_dir;
+}
+
+KubeClient *kube_test_client(void)
+{
+        _cleanup_free_ char *err = NULL;
+        KubeClient *c = NULL;
+        int r;
+
+        r = kube_client_new_from_kubeconfig(kube_test_kubeconfig(), NULL, &c, &err);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "cannot make a client of %s: %s", env.kubeconfig, strna(err));
+        return c;
+}
+
+const char *kube_test_namespace(const char *tag)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = kube_test_client();
+        _cleanup_(json_object_putp) json_object *ns = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        char id[UUID_STRING_MAX], *name;
+        int r;
+
+        uuid_random(id);
+        name = strdup_printf("cradle-test-%s-%.8s", tag, id);
+        ASSERT_NOT_NULL(name);
+        ns = json_new_object();
+        ASSERT_NOT_NULL(ns);
+        ASSERT_OK(json_add(ns, "metadata", json_new_object()));
+        ASSERT_OK(json_add_string(json_get(ns, "metadata"), "name", name));
+        r = kube_create(c, &kube_resource_namespaces, NULL, ns, NULL, &st);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "cannot create namespace %s: %s", name, strna(st.message));
+        ASSERT_OK(strv_push(&env.namespaces, name));
+        return name;
+}
+
+long kube_test_ctl(const char *method, const char *path, const char *json_body, json_object **ret)
+{
+        _cleanup_(http_client_freep) HttpClient *h = NULL;
+        _cleanup_http_response_ HttpResponse resp = {};
+        _cleanup_free_ char *base = NULL, *err = NULL;
+        int r;
+
+        kube_test_need_server("the control API");
+        base = strdup_printf("http://127.0.0.1:%u", env.control_port);
+        ASSERT_NOT_NULL(base);
+        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = base }, &h, &err));
+        r = http_request(h,
+                         &(HttpRequest){ .method = method,
+                                         .path = path,
+                                         .body = json_body,
+                                         .body_len = json_body ? strlen(json_body) : 0 },
+                         &resp, &err);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "control API %s %s: %s", method, path, strna(err));
+        if (ret) {
+                *ret = NULL;
+                if (resp.body_len > 0)
+                        ASSERT_OK(json_parse(resp.body, resp.body_len, BUF_MAX_JSON_DOC, ret, NULL));
+        }
+        return resp.status;
+}
+
+json_object *kube_test_json(const char *text)
+{
+        _cleanup_free_ char *err = NULL;
+        json_object *o = NULL;
+
+        if (json_parse(text, strlen(text), BUF_MAX_JSON_DOC, &o, &err) < 0)
+                test_fail(__FILE__, __LINE__, "bad test JSON: %s: %s", strna(err), text);
+        return o;
+}
+
+void kube_test_settle(void)
+{
+        if (kube_test_real())
+                return;
+        ASSERT_EQ(kube_test_ctl("POST", "/settle", "{\"timeout\": 60}", NULL), 200);
+}
