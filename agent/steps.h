@@ -67,3 +67,15 @@ int step_host_command(const StepContext *ctx, char *const *argv, usec_t timeout,
 /* The handlers (agent/steps/ *.c). */
 extern const StepHandler step_inventory;
 extern const StepHandler step_stop_installation;
+extern const StepHandler step_connectivity_check;
+extern const StepHandler step_free_network_addresses;
+extern const StepHandler step_ntp_synchronizer;
+extern const StepHandler step_domain_resolution;
+extern const StepHandler step_verify_vips;
+extern const StepHandler step_tang_connectivity_check;
+extern const StepHandler step_dhcp_lease_allocate;
+extern const StepHandler step_installation_disk_speed_check;
+extern const StepHandler step_container_image_availability;
+extern const StepHandler step_upgrade_agent;
+extern const StepHandler step_download_boot_artifacts;
+extern const StepHandler step_reboot_for_reclaim;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/steps/applets.h"
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
@@ -54,6 +55,10 @@ static int verb_help(int argc, char **argv)
 const Verb cradle_verbs[] = {
         { "agent", agent_main, "register this host with assisted-service and run its steps", 0 },
         { "next_step_runner", next_step_runner_main, "poll and run the steps of a registered host", 0 },
+        { "free_addresses", free_addresses_main, "list the free addresses of IPv4 networks (ARP/ICMP sweep)",
+          0 },
+        { "disk_speed_check", disk_speed_check_main,
+          "measure a disk's fdatasync latency (writes its first 22 MiB, as the Go agent's fio job)", 0 },
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
         {},

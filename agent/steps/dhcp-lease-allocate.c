@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * dhcp-lease-allocate: get the API and ingress VIPs from the network's
+ * DHCP server (clusters with vip_dhcp_allocation).
+ *
+ * Argument: DhcpAllocationRequest {"interface", "api_vip_mac",
+ * "ingress_vip_mac", "api_vip_lease", "ingress_vip_lease"}. Output:
+ * DhcpAllocationResponse {"api_vip_address", "api_vip_lease",
+ * "ingress_vip_address", "ingress_vip_lease"}.
+ *
+ * For "api" then "ingress", as the Go agent (notes §6.8): a macvlan
+ * (private mode) of that name on `interface` with the VIP's MAC; the lease
+ * text of the request, if any, written to /etc/keepalived/lease-NAME with
+ * its interface "..." naming the macvlan; `dhclient -v -H MAC-NAME -sf
+ * /bin/true -lf /etc/keepalived/lease-NAME --no-pid -1 NAME` on the host
+ * (MAC with dashes; 28 s at most); the last lease of the file and its
+ * fixed-address; the macvlan deleted. Any failure: exit -1 and the error.
+ * The two macvlan names are fixed, so requests run one after the other.
+ */
+#include <netinet/ether.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "cleanup.h"
+#include "dhcp-lease.h"
+#include "fileio.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "net-link.h"
+#include "spawn.h"
+#include "step-util.h"
+#include "strutil.h"
+
+#define LEASE_DIR "/etc/keepalived"
+#define DHCLIENT_TIMEOUT_SECONDS 28
+#define LEASE_FILE_MAX (1024u * 1024)
+
+static pthread_mutex_t allocate_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool is_space(char c)
+{
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+}
+
+int dhcp_lease_last(const char *text, char **ret)
+{
+        size_t end = strlen(text), open;
+
+        while (end > 0 && is_space(text[end - 1]))
+                end--;
+        if (end == 0 || text[end - 1] != '}')
+                return -ENOENT;
+        /* [^}{]* back to the opening brace */
+        for (open = end - 1; open > 0; open--)
+                if (text[open - 1] == '{' || text[open - 1] == '}')
+                        break;
+        if (open == 0 || text[open - 1] != '{')
+                return -ENOENT;
+        open--;
+        {
+                size_t k = open, start;
+
+                while (k > 0 && is_space(text[k - 1]))
+                        k--;
+                if (k < 5 || !strneq(text + k - 5, "lease", 5))
+                        return -ENOENT;
+                start = k - 5;
+                if (start > 0 && !is_space(text[start - 1]))
+                        return -ENOENT;
+                *ret = strndup(text + start, end - start);
+        }
+        return *ret ? 0 : -ENOMEM;
+}
+
+int dhcp_lease_address(const char *lease, char **ret)
+{
+        const char *p = lease;
+
+        while ((p = strstr(p, "fixed-address"))) {
+                const char *v = p + strlen("fixed-address");
+                size_t n;
+
+                if (p > lease && !is_space(p[-1])) {
+                        p = v;
+                        continue;
+                }
+                if (!is_space(*v)) {
+                        p = v;
+                        continue;
+                }
+                while (is_space(*v))
+                        v++;
+                n = strcspn(v, "; \t\r\n\f");
+                if (n == 0 || v[n] == 0)
+                        return -ENOENT;
+                *ret = strndup(v, n);
+                return *ret ? 0 : -ENOMEM;
+        }
+        return -ENOENT;
+}
+
+char *dhcp_lease_set_interface(const char *text, const char *iface)
+{
+        _cleanup_buf_ Buf b = BUF_INIT(LEASE_FILE_MAX * 2);
+        const char *p = text;
+        char *ret = NULL;
+
+        /* interface\s+"[^"]+" -> interface "IFACE" */
+        while (*p) {
+                if (startswith(p, "interface")) {
+                        const char *q = p + strlen("interface"), *close = NULL;
+                        size_t k = 0;
+
+                        while (is_space(q[k]))
+                                k++;
+                        if (k > 0 && q[k] == '"' && q[k + 1] != '"' && q[k + 1] != 0)
+                                close = strchr(q + k + 1, '"');
+                        if (close) {
+                                if (buf_appendf(&b, "interface \"%s\"", iface) < 0)
+                                        return NULL;
+                                p = close + 1;
+                                continue;
+                        }
+                }
+                if (buf_append_char(&b, *p++) < 0)
+                        return NULL;
+        }
+        if (buf_take(&b, &ret, NULL) < 0)
+                return NULL;
+        return ret;
+}
+
+typedef struct Lease {
+        char *address;
+        char *lease;
+} Lease;
+
+static int lease_vip(const StepContext *ctx, const char *parent, const char *name, const char *mac_text,
+                     const char *lease_text, Lease *ret, char **reterr)
+{
+        _cleanup_free_ char *file = strdup_printf(LEASE_DIR "/lease-%s", name);
+        _cleanup_free_ char *host = NULL, *content = NULL, *last = NULL, *address = NULL;
+        _cleanup_spawn_result_ SpawnResult res = {};
+        struct ether_addr mac;
+        int r;
+
+        if (!file)
+                return -ENOMEM;
+        if (!ether_aton_r(mac_text, &mac)) {
+                *reterr = strdup_printf("address %s: invalid MAC address", mac_text);
+                return -EINVAL;
+        }
+        host = strdup_printf("%02x-%02x-%02x-%02x-%02x-%02x-%s", mac.ether_addr_octet[0],
+                             mac.ether_addr_octet[1], mac.ether_addr_octet[2], mac.ether_addr_octet[3],
+                             mac.ether_addr_octet[4], mac.ether_addr_octet[5], name);
+        if (!host)
+                return -ENOMEM;
+
+        (void)link_delete(name); /* a leftover of an interrupted run */
+        r = macvlan_create(parent, name, mac.ether_addr_octet);
+        if (r < 0) {
+                *reterr = strdup_printf("Failed to create macvlan %s on %s: %s", name, parent, strerror(-r));
+                return r;
+        }
+
+        r = mkdir_p(LEASE_DIR, 0755);
+        if (r >= 0 && !isempty(lease_text)) {
+                _cleanup_free_ char *t = dhcp_lease_set_interface(lease_text, name);
+                r = t ? write_file_atomic(file, t, strlen(t), 0644) : -ENOMEM;
+        }
+        if (r < 0) {
+                *reterr = strdup_printf("Failed to save lease file %s: %s", file, strerror(-r));
+                goto finish;
+        }
+
+        {
+                char *argv[] = { (char *)"dhclient", (char *)"-v",        (char *)"-H",  host,
+                                 (char *)"-sf",      (char *)"/bin/true", (char *)"-lf", file,
+                                 (char *)"--no-pid", (char *)"-1",        (char *)name,  NULL };
+
+                r = step_host_run(ctx, argv, DHCLIENT_TIMEOUT_SECONDS * USEC_PER_SEC, &res);
+        }
+        if (r < 0) {
+                *reterr =
+                        strdup_printf("dhclient exited with non-zero exit code -1: %s",
+                                      r == -ENOENT ? "exec: \"dhclient\": executable file not found in $PATH"
+                                                   : strerror(-r));
+                goto finish;
+        }
+        if (res.timed_out) {
+                *reterr = strdup_printf("dhclient was timed out after %d seconds", DHCLIENT_TIMEOUT_SECONDS);
+                r = -ETIMEDOUT;
+                goto finish;
+        }
+        if (res.exit_status != 0) {
+                *reterr = strdup_printf("dhclient exited with non-zero exit code %d: %s", res.exit_status,
+                                        strempty(res.err));
+                r = -EIO;
+                goto finish;
+        }
+
+        r = read_full_file(file, LEASE_FILE_MAX, &content, NULL);
+        if (r < 0) {
+                *reterr = strdup_printf("Could not read lease file: %s", strerror(-r));
+                goto finish;
+        }
+        r = dhcp_lease_last(content, &last);
+        if (r < 0) {
+                *reterr = strdup_printf("Failed to extract last lease from file %s", file);
+                goto finish;
+        }
+        r = dhcp_lease_address(last, &address);
+        if (r < 0) {
+                *reterr = strdup_printf("Failed to find the address of the last lease in file %s", file);
+                goto finish;
+        }
+        ret->address = TAKE_PTR(address);
+        ret->lease = TAKE_PTR(last);
+        r = 0;
+finish : {
+        int q = link_delete(name);
+        if (q < 0)
+                log_error_errno(q, "deleteInterface: failed to delete link %s: %m", name);
+}
+        return r;
+}
+
+static int run(const StepContext *ctx, char *const *args, StepResult *ret)
+{
+        _cleanup_(json_object_putp) json_object *req = NULL, *resp = NULL;
+        _cleanup_free_ char *err = NULL;
+        Lease api = {}, ingress = {};
+        const char *iface;
+        int r;
+
+        r = step_parse_arg(args[0], &model_dhcp_allocation_request, ret, &req);
+        if (r <= 0)
+                return r;
+        iface = model_get_string(req, "interface");
+
+        pthread_mutex_lock(&allocate_lock);
+        r = lease_vip(ctx, iface, "api", model_get_string(req, "api_vip_mac"),
+                      model_get_string(req, "api_vip_lease"), &api, &err);
+        if (r >= 0)
+                r = lease_vip(ctx, iface, "ingress", model_get_string(req, "ingress_vip_mac"),
+                              model_get_string(req, "ingress_vip_lease"), &ingress, &err);
+        pthread_mutex_unlock(&allocate_lock);
+
+        if (r >= 0) {
+                resp = json_new_object();
+                if (!resp || json_add_string(resp, "api_vip_address", api.address) < 0 ||
+                    json_add_string_nonempty(resp, "api_vip_lease", api.lease) < 0 ||
+                    json_add_string(resp, "ingress_vip_address", ingress.address) < 0 ||
+                    json_add_string_nonempty(resp, "ingress_vip_lease", ingress.lease) < 0)
+                        r = -ENOMEM;
+        }
+        free(api.address);
+        free(api.lease);
+        free(ingress.address);
+        free(ingress.lease);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_error("DhcpLeaseAllocate: %s", strna(err));
+                return step_fail(ret, -1, "%s", strna(err));
+        }
+        return step_succeed_json(ret, resp);
+}
+
+const StepHandler step_dhcp_lease_allocate = {
+        .type = STEP_DHCP_LEASE_ALLOCATE,
+        .min_args = 1,
+        .max_args = 1,
+        .run = run,
+};
