@@ -114,8 +114,9 @@ static json_object *l3_entry(const char *remote_ip, bool ok, const PingResult *p
         _cleanup_(json_object_putp) json_object *e = json_new_object();
 
         /* L3Connectivity, alphabetical, omitempty */
-        if (!e || (ok && json_add_double_nonzero(e, "average_rtt_ms", ping_average_ms(p)) < 0) ||
-            (ok && json_add_double_nonzero(e, "packet_loss_percentage", ping_loss_percent(p)) < 0) ||
+        /* p is NULL in dry run: successful, no figures */
+        if (!e || (ok && p && json_add_double_nonzero(e, "average_rtt_ms", ping_average_ms(p)) < 0) ||
+            (ok && p && json_add_double_nonzero(e, "packet_loss_percentage", ping_loss_percent(p)) < 0) ||
             json_add_string_nonempty(e, "remote_ip_address", remote_ip) < 0 ||
             json_add_bool_true(e, "successful", ok) < 0)
                 return NULL;
