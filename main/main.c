@@ -11,6 +11,8 @@
 
 #include "agent/agent.h"
 #include "agent/steps/applets.h"
+#include "ignition/ignition-verb.h"
+#include "inventory/inventory.h"
 #include "log.h"
 #include "macro.h"
 #include "strutil.h"
@@ -61,6 +63,9 @@ const Verb cradle_verbs[] = {
           "measure a disk's fdatasync latency (writes its first 22 MiB, as the Go agent's fio job)", 0 },
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
+        { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },
+        { "inventory", inventory_main, "print the hardware inventory as JSON (assisted-service Inventory)",
+          0 },
         {},
 };
 

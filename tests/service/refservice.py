@@ -61,6 +61,9 @@ def find_swagger(explicit=None):
     env = os.environ.get("REFSERVICE_SWAGGER")
     if env:
         return env
+    vendored = os.path.join(os.path.dirname(HERE), "reference", "assisted-service", "swagger.yaml")
+    if os.path.exists(vendored):
+        return vendored
     d = HERE
     while True:
         cand = os.path.join(d, SWAGGER_REL)
