@@ -13,6 +13,7 @@ static const StepHandler *const handlers[] = {
         &step_inventory,
         &step_connectivity_check,
         &step_tang_connectivity_check,
+        &step_api_vip_connectivity_check, /* day-2 hosts */
         &step_free_network_addresses,
         &step_dhcp_lease_allocate,
         &step_ntp_synchronizer,

@@ -73,6 +73,7 @@ extern const StepHandler step_ntp_synchronizer;
 extern const StepHandler step_domain_resolution;
 extern const StepHandler step_verify_vips;
 extern const StepHandler step_tang_connectivity_check;
+extern const StepHandler step_api_vip_connectivity_check;
 extern const StepHandler step_dhcp_lease_allocate;
 extern const StepHandler step_installation_disk_speed_check;
 extern const StepHandler step_container_image_availability;

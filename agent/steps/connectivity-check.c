@@ -89,7 +89,7 @@ typedef struct Check {
 
 static bool mac_in(json_object *macs, const char *mac)
 {
-        for (size_t i = 0; i < json_object_array_length(macs); i++)
+        for (size_t i = 0; i < model_array_length(macs); i++)
                 if (strcasecmp(json_object_get_string(json_object_array_get_idx(macs, i)), mac) == 0)
                         return true;
         return false;
@@ -220,7 +220,7 @@ static json_object *run_l2(const Check *c, const Task *t)
                     0)
                         return NULL;
         }
-        return json_object_array_length(list) > 0 ? TAKE_PTR(list) : NULL;
+        return model_array_length(list) > 0 ? TAKE_PTR(list) : NULL;
 }
 
 static json_object *run_mtu(const Task *t)
@@ -301,7 +301,7 @@ static char *plain_ip(const char *s)
 
 static int plan(Check *c, json_object *params, const LocalNics *nics, char ***owned)
 {
-        size_t n_hosts = json_object_array_length(params);
+        size_t n_hosts = model_array_length(params);
         int r;
 
         c->host_macs = calloc(MAX(n_hosts, (size_t)1), sizeof(json_object *));
@@ -314,18 +314,18 @@ static int plan(Check *c, json_object *params, const LocalNics *nics, char ***ow
                 c->host_macs[h] = json_new_array();
                 if (!c->host_macs[h])
                         return -ENOMEM;
-                for (size_t k = 0; k < json_object_array_length(hnics); k++)
+                for (size_t k = 0; k < model_array_length(hnics); k++)
                         if (json_append(c->host_macs[h],
                                         json_new_string(strempty(model_get_string(
                                                 json_object_array_get_idx(hnics, k), "mac")))) < 0)
                                 return -ENOMEM;
 
-                for (size_t k = 0; k < json_object_array_length(hnics); k++) {
+                for (size_t k = 0; k < model_array_length(hnics); k++) {
                         json_object *rnic = json_object_array_get_idx(hnics, k);
                         json_object *ips = model_get(rnic, "ip_addresses");
                         const char *mac = strempty(model_get_string(rnic, "mac"));
 
-                        for (size_t a = 0; a < json_object_array_length(ips); a++) {
+                        for (size_t a = 0; a < model_array_length(ips); a++) {
                                 char *ip = plain_ip(
                                         strempty(json_object_get_string(json_object_array_get_idx(ips, a))));
                                 IpAddr addr;
@@ -395,7 +395,7 @@ typedef enum SortKey {
 /* sort.SliceStable on string keys: insertion sort keeps equal keys in order */
 static void sort_stable(json_object *array, SortKey key)
 {
-        size_t n = json_object_array_length(array);
+        size_t n = model_array_length(array);
 
         for (size_t i = 1; i < n; i++)
                 for (size_t k = i; k > 0; k--) {
@@ -425,7 +425,7 @@ static int build_report(Check *c, json_object *params, json_object **ret)
 {
         _cleanup_(json_object_putp) json_object *report = json_new_object();
         _cleanup_(json_object_putp) json_object *hosts = NULL;
-        size_t n_hosts = json_object_array_length(params);
+        size_t n_hosts = model_array_length(params);
 
         if (!report)
                 return -ENOMEM;
@@ -454,7 +454,7 @@ static int build_report(Check *c, json_object *params, json_object **ret)
                                         if (!lists[l])
                                                 return -ENOMEM;
                                 }
-                                for (size_t e = 0; e < json_object_array_length(t->result); e++)
+                                for (size_t e = 0; e < model_array_length(t->result); e++)
                                         if (json_append(lists[l], json_object_get(json_object_array_get_idx(
                                                                           t->result, e))) < 0)
                                                 return -ENOMEM;
@@ -506,7 +506,7 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 /* the Go agent logs and goes on without outgoing NICs */
                 log_warning_errno(r, "cannot list the network interfaces, ignoring: %m");
 
-        n_hosts = json_object_array_length(params);
+        n_hosts = model_array_length(params);
         r = plan(&c, params, &nics, &owned);
         if (r >= 0) {
                 parallel_for(c.n_tasks, CHECK_THREADS, run_task, &c);

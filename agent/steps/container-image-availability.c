@@ -148,7 +148,7 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
         deadline =
                 now_usec(CLOCK_MONOTONIC) + (usec_t)MAX(model_get_int(req, "timeout"), 0LL) * USEC_PER_SEC;
 
-        for (size_t i = 0; i < json_object_array_length(images); i++) {
+        for (size_t i = 0; i < model_array_length(images); i++) {
                 const char *image = strempty(json_object_get_string(json_object_array_get_idx(images, i)));
                 json_object *e;
 

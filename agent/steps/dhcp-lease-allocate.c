@@ -17,11 +17,13 @@
  * fixed-address; the macvlan deleted. Any failure: exit -1 and the error.
  * The two macvlan names are fixed, so requests run one after the other.
  */
+#include <fcntl.h>
 #include <netinet/ether.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -40,100 +42,35 @@
 #define DHCLIENT_TIMEOUT_SECONDS 28
 #define LEASE_FILE_MAX (1024u * 1024)
 
-static pthread_mutex_t allocate_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static bool is_space(char c)
+/* A dhclient.conf sending host, in a new temporary file named in conf. */
+static int write_config(const char *host, char *conf, size_t size)
 {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
-int dhcp_lease_last(const char *text, char **ret)
-{
-        size_t end = strlen(text), open;
-
-        while (end > 0 && is_space(text[end - 1]))
-                end--;
-        if (end == 0 || text[end - 1] != '}')
-                return -ENOENT;
-        /* [^}{]* back to the opening brace */
-        for (open = end - 1; open > 0; open--)
-                if (text[open - 1] == '{' || text[open - 1] == '}')
-                        break;
-        if (open == 0 || text[open - 1] != '{')
-                return -ENOENT;
-        open--;
-        {
-                size_t k = open, start;
-
-                while (k > 0 && is_space(text[k - 1]))
-                        k--;
-                if (k < 5 || !strneq(text + k - 5, "lease", 5))
-                        return -ENOENT;
-                start = k - 5;
-                if (start > 0 && !is_space(text[start - 1]))
-                        return -ENOENT;
-                *ret = strndup(text + start, end - start);
-        }
-        return *ret ? 0 : -ENOMEM;
-}
-
-int dhcp_lease_address(const char *lease, char **ret)
-{
-        const char *p = lease;
-
-        while ((p = strstr(p, "fixed-address"))) {
-                const char *v = p + strlen("fixed-address");
-                size_t n;
-
-                if (p > lease && !is_space(p[-1])) {
-                        p = v;
-                        continue;
-                }
-                if (!is_space(*v)) {
-                        p = v;
-                        continue;
-                }
-                while (is_space(*v))
-                        v++;
-                n = strcspn(v, "; \t\r\n\f");
-                if (n == 0 || v[n] == 0)
-                        return -ENOENT;
-                *ret = strndup(v, n);
-                return *ret ? 0 : -ENOMEM;
-        }
-        return -ENOENT;
-}
-
-char *dhcp_lease_set_interface(const char *text, const char *iface)
-{
-        _cleanup_buf_ Buf b = BUF_INIT(LEASE_FILE_MAX * 2);
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *text = strdup_printf("send host-name \"%s\";\n", host);
         const char *p = text;
-        char *ret = NULL;
+        size_t n;
 
-        /* interface\s+"[^"]+" -> interface "IFACE" */
-        while (*p) {
-                if (startswith(p, "interface")) {
-                        const char *q = p + strlen("interface"), *close = NULL;
-                        size_t k = 0;
-
-                        while (is_space(q[k]))
-                                k++;
-                        if (k > 0 && q[k] == '"' && q[k + 1] != '"' && q[k + 1] != 0)
-                                close = strchr(q + k + 1, '"');
-                        if (close) {
-                                if (buf_appendf(&b, "interface \"%s\"", iface) < 0)
-                                        return NULL;
-                                p = close + 1;
+        if (!text)
+                return -ENOMEM;
+        snprintf(conf, size, "/tmp/cradle-dhclient-XXXXXX");
+        fd = mkostemp(conf, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        for (n = strlen(p); n > 0;) {
+                ssize_t k = write(fd, p, n);
+                if (k < 0) {
+                        if (errno == EINTR)
                                 continue;
-                        }
+                        (void)unlink(conf);
+                        return -errno;
                 }
-                if (buf_append_char(&b, *p++) < 0)
-                        return NULL;
+                p += k;
+                n -= (size_t)k;
         }
-        if (buf_take(&b, &ret, NULL) < 0)
-                return NULL;
-        return ret;
+        return 0;
 }
+
+static pthread_mutex_t allocate_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct Lease {
         char *address;
@@ -146,6 +83,7 @@ static int lease_vip(const StepContext *ctx, const char *parent, const char *nam
         _cleanup_free_ char *file = strdup_printf(LEASE_DIR "/lease-%s", name);
         _cleanup_free_ char *host = NULL, *content = NULL, *last = NULL, *address = NULL;
         _cleanup_spawn_result_ SpawnResult res = {};
+        char conf[] = "/tmp/cradle-dhclient-XXXXXX";
         struct ether_addr mac;
         int r;
 
@@ -178,13 +116,22 @@ static int lease_vip(const StepContext *ctx, const char *parent, const char *nam
                 goto finish;
         }
 
+        /* The Go agent passes "-H NAME", an option of Red Hat's dhclient
+         * only; "send host-name" in a configuration file of our own sends
+         * the same DHCP option with any ISC dhclient */
+        r = write_config(host, conf, sizeof(conf));
+        if (r < 0) {
+                *reterr = strdup_printf("cannot write a dhclient configuration: %s", strerror(-r));
+                goto finish;
+        }
         {
-                char *argv[] = { (char *)"dhclient", (char *)"-v",        (char *)"-H",  host,
-                                 (char *)"-sf",      (char *)"/bin/true", (char *)"-lf", file,
-                                 (char *)"--no-pid", (char *)"-1",        (char *)name,  NULL };
+                char *argv[] = { (char *)"dhclient", (char *)"-v", (char *)"-cf", conf, (char *)"-sf",
+                                 (char *)"/bin/true", (char *)"-lf", file, (char *)"--no-pid", (char *)"-1",
+                                 (char *)name, NULL };
 
                 r = step_host_run(ctx, argv, DHCLIENT_TIMEOUT_SECONDS * USEC_PER_SEC, &res);
         }
+        (void)unlink(conf);
         if (r < 0) {
                 *reterr =
                         strdup_printf("dhclient exited with non-zero exit code -1: %s",

@@ -75,7 +75,7 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
         if (r <= 0)
                 return r;
         domains = model_get(req, "domains");
-        n = json_object_array_length(domains);
+        n = model_array_length(domains);
         lookups = calloc(MAX(n, (size_t)1), sizeof(Lookup));
         if (!lookups)
                 return -ENOMEM;

@@ -45,12 +45,6 @@
 #define DOWNLOAD_RETRY_DELAY (60 * USEC_PER_SEC)
 #define ENTRY_NAME "00-assisted-discovery.conf"
 
-static char *go_errno_text(int e)
-{
-        /* Go's syscall.Errno strings are strerror() in lower case */
-        return strdup_lower(strerror(e));
-}
-
 static bool exists(const char *dir, const char *name)
 {
         _cleanup_free_ char *p = strdup_printf("%s/%s", dir, name);
@@ -81,7 +75,7 @@ static int create_folders(const char *boot, char **reterr)
                 log_warning_errno(r, "failed to create the boot artifact folders under [%s]: %m", boot);
         }
         {
-                _cleanup_free_ char *t = go_errno_text(-r);
+                _cleanup_free_ char *t = go_errno_string(-r);
                 *reterr = strdup_printf("failed creating folders: failed to create folders: %s", strna(t));
         }
         return r;

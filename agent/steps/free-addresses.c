@@ -189,7 +189,7 @@ static int scan_network(const LocalNics *nics, const char *network, json_object 
                 start = ntohl(net.v4.s_addr);
                 end = start + ((uint64_t)1 << (32 - len));
                 for (uint64_t chunk = start;
-                     chunk < end && json_object_array_length(list) < FREE_ADDRESSES_LIMIT;
+                     chunk < end && model_array_length(list) < FREE_ADDRESSES_LIMIT;
                      chunk += (uint64_t)1 << (32 - mask)) {
                         r = scan_chunk(nics, (uint32_t)chunk, mask, list, reterr);
                         if (r < 0)
@@ -200,7 +200,7 @@ static int scan_network(const LocalNics *nics, const char *network, json_object 
         /* FreeNetworkAddresses: free_addresses (no omitempty; nil when none
          * was found), network (omitempty) */
         if (json_add_or_null(entry, "free_addresses",
-                             json_object_array_length(list) > 0 ? TAKE_PTR(list) : NULL) < 0 ||
+                             model_array_length(list) > 0 ? TAKE_PTR(list) : NULL) < 0 ||
             json_add_string_nonempty(entry, "network", network) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(entry);
@@ -232,7 +232,7 @@ int free_addresses_run(const char *request, char **ret_output, char **ret_error,
         result = json_new_array();
         if (!result)
                 return -ENOMEM;
-        for (size_t i = 0; i < json_object_array_length(req); i++) {
+        for (size_t i = 0; i < model_array_length(req); i++) {
                 json_object *entry = NULL;
                 const char *network = json_object_get_string(json_object_array_get_idx(req, i));
 

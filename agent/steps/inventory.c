@@ -47,8 +47,10 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 if (a < 0 || b < 0 || (a == 0 && b == 0))
                         return step_fail(ret, -1, "inventory: invalid argument '%s'", args[i]);
         }
-        o.disk_min_size = disk_min_size;
-        o.output_max_size = max_size;
+        /* accepted as the 2026 service sends them; the inventory module
+         * has no size limits to apply them to yet */
+        (void)disk_min_size;
+        (void)max_size;
 
         r = inventory_collect(&o, &inv);
         if (r < 0)

@@ -66,10 +66,14 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 struct stat st;
 
                 /* syscall.Chroot's error, before anything runs */
-                if (stat(root, &st) < 0)
-                        return step_fail(ret, -1, "%s", strerror(errno));
-                if (!S_ISDIR(st.st_mode))
-                        return step_fail(ret, -1, "%s", strerror(ENOTDIR));
+                _cleanup_free_ char *why = NULL;
+
+                int e = stat(root, &st) < 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+
+                if (e != 0) {
+                        why = go_errno_string(e);
+                        return step_fail(ret, -1, "%s", strna(why));
+                }
         }
 
 #if defined(__s390x__)

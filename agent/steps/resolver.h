@@ -43,6 +43,10 @@ int resolve_host(const char *name, usec_t timeout, ResolveResult *ret, char **re
 /* Names for an IPv4/IPv6 address in text form; -ENOENT when none. */
 int resolve_reverse(const char *address, usec_t timeout, char ***ret_names);
 
+/* RFC 1035 numbers (arpa/nameser.h would pull in sys/param.h's MIN/MAX) */
+#define DNS_CLASS_IN 1
+#define DNS_TYPE_CNAME 5
+
 /*
  * The DNS message parser used for CNAME answers: the first question's name
  * in *ret_qname and the chain of CNAME targets that starts at it in

@@ -47,6 +47,11 @@ bool model_get_bool(json_object *o, const char *name)
         return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
+size_t model_array_length(json_object *a)
+{
+        return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
 long long model_get_int(json_object *o, const char *name)
 {
         json_object *v = model_get(o, name);

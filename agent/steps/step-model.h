@@ -18,6 +18,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct json_object json_object;
 
@@ -68,8 +69,14 @@ int model_parse_arg(const char *arg, const ModelSchema *s, json_object **ret, ch
 json_object *model_get(json_object *o, const char *name);
 const char *model_get_string(json_object *o, const char *name);
 bool model_get_bool(json_object *o, const char *name);
+/* The length of an array, 0 for NULL or anything else (json-c asserts). */
+size_t model_array_length(json_object *a);
 /* Go's int64 of a JSON number field (0 when absent). */
 long long model_get_int(json_object *o, const char *name);
+
+/* The request model of a step type (StepType values), NULL for types
+ * whose argument is no model (inventory, install, stop-installation...). */
+const ModelSchema *step_request_model(int step_type);
 
 /* The request models (step-models.c). */
 extern const ModelSchema model_connectivity_check_params;

@@ -12,6 +12,7 @@
  */
 #include <stddef.h>
 
+#include "assisted-models.h"
 #include "step-model.h"
 
 #define STRING(t) \
@@ -270,3 +271,39 @@ static const ModelField reboot_for_reclaim_fields[] = {
 const ModelSchema model_reboot_for_reclaim_request = { .kind = MODEL_OBJECT,
                                                        .go_type = "RebootForReclaimRequest",
                                                        .fields = reboot_for_reclaim_fields };
+
+const ModelSchema *step_request_model(int step_type)
+{
+        switch ((StepType)step_type) {
+        case STEP_CONNECTIVITY_CHECK:
+                return &model_connectivity_check_params;
+        case STEP_FREE_NETWORK_ADDRESSES:
+                return &model_free_addresses_request;
+        case STEP_NTP_SYNCHRONIZER:
+                return &model_ntp_synchronization_request;
+        case STEP_INSTALLATION_DISK_SPEED_CHECK:
+                return &model_disk_speed_check_request;
+        case STEP_CONTAINER_IMAGE_AVAILABILITY:
+                return &model_container_image_availability_request;
+        case STEP_DOMAIN_RESOLUTION:
+                return &model_domain_resolution_request;
+        case STEP_TANG_CONNECTIVITY_CHECK:
+                return &model_tang_connectivity_request;
+        case STEP_API_VIP_CONNECTIVITY_CHECK:
+                return &model_api_vip_connectivity_request;
+        case STEP_DHCP_LEASE_ALLOCATE:
+                return &model_dhcp_allocation_request;
+        case STEP_VERIFY_VIPS:
+                return &model_verify_vips_request;
+        case STEP_LOGS_GATHER:
+                return &model_logs_gather_cmd_request;
+        case STEP_UPGRADE_AGENT:
+                return &model_upgrade_agent_request;
+        case STEP_DOWNLOAD_BOOT_ARTIFACTS:
+                return &model_download_boot_artifacts_request;
+        case STEP_REBOOT_FOR_RECLAIM:
+                return &model_reboot_for_reclaim_request;
+        default:
+                return NULL;
+        }
+}

@@ -129,6 +129,11 @@ char *go_multierror_format(char *const *errors)
         return ret;
 }
 
+char *go_errno_string(int e)
+{
+        return strdup_lower(strerror(e));
+}
+
 char *go_strv_format(char *const *l)
 {
         _cleanup_free_ char *j = strv_join(l, " ");

@@ -48,5 +48,8 @@ int parallel_for(size_t n, unsigned max_threads, void (*fn)(size_t i, void *user
  * "2 errors occurred:\n\t* A\n\t* B\n\n". */
 char *go_multierror_format(char *const *errors);
 
+/* Go's text of a syscall.Errno: strerror() in lower case; allocated. */
+char *go_errno_string(int e);
+
 /* Go's %v of a []string: "[a b c]". */
 char *go_strv_format(char *const *l);

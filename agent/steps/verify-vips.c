@@ -68,7 +68,7 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
         r = step_parse_arg(args[0], &model_verify_vips_request, ret, &req);
         if (r <= 0)
                 return r;
-        n = json_object_array_length(req);
+        n = model_array_length(req);
         if (!dry && n > 0) {
                 r = local_nics_load(NULL, &nics);
                 if (r < 0)

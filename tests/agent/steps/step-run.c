@@ -6,6 +6,9 @@
  *   step-run [--dry-run] [--lab-nics GLOBS] [--cacert FILE] STEP_TYPE [ARG...]
  *   {"exit_code": N, "output": "...", "error": "..."}
  *
+ * With --validate-only it checks the first argument against the step's
+ * request model and runs nothing (exit_code 0 or -1).
+ *
  * The network, DNS, disk and host tests drive it inside the namespaces
  * and mount trees they build (the python tests beside this file).
  */
@@ -17,6 +20,7 @@
 
 #include "agent/config.h"
 #include "agent/steps.h"
+#include "agent/steps/step-model.h"
 #include "cleanup.h"
 #include "hostexec.h"
 #include "jsonutil.h"
@@ -33,6 +37,7 @@ int main(int argc, char **argv)
                             .host_id = "00000000-0000-0000-0000-000000000000",
                             .infra_env_id = "00000000-0000-0000-0000-000000000000",
                             .step_id = "test" };
+        bool validate_only = false;
         char *text;
         int i = 1, r;
 
@@ -40,6 +45,8 @@ int main(int argc, char **argv)
         for (; i < argc && startswith(argv[i], "--"); i++) {
                 if (streq(argv[i], "--dry-run"))
                         config.dry_run = true;
+                else if (streq(argv[i], "--validate-only"))
+                        validate_only = true;
                 else if (streq(argv[i], "--lab-nics") && i + 1 < argc)
                         config.lab_nics = argv[++i];
                 else if (streq(argv[i], "--cacert") && i + 1 < argc)
@@ -61,7 +68,19 @@ int main(int argc, char **argv)
         }
         ctx.host = host;
 
-        step_run(&ctx, argv[i], argv + i + 1, &res);
+        if (validate_only) {
+                const ModelSchema *m = step_request_model(step_type_from_string(argv[i]));
+                json_object *doc = NULL;
+
+                if (!m || i + 1 >= argc) {
+                        fprintf(stderr, "step-run: no request model for %s, or no argument\n", argv[i]);
+                        return 2;
+                }
+                if (model_parse_arg(argv[i + 1], m, &doc, &res.error) < 0)
+                        res.exit_code = -1;
+                json_object_put(doc);
+        } else
+                step_run(&ctx, argv[i], argv + i + 1, &res);
 
         o = json_new_object();
         if (!o || json_add_int64(o, "exit_code", res.exit_code) < 0 ||

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 
 SRC = os.environ.get("CRADLE_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -148,6 +149,33 @@ class Lab(object):
         p = subprocess.Popen(full, **kw)
         self.pids.append(p)
         return p
+
+    def httpd(self, ns, routes, tls=None, bind="127.0.0.1", name="httpd"):
+        """steps-httpd.py serving routes (dict) in the namespace; returns
+        (port, record file). tls: (cert, key) or None."""
+        base = os.path.join(self.tmp, name)
+        with open(base + ".routes", "w") as f:
+            json.dump(routes, f)
+        port_file = base + ".port"
+        argv = ["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)), "steps-httpd.py"),
+                "--routes", base + ".routes", "--port-file", port_file, "--bind", bind, "--record", base + ".jsonl"]
+        if tls:
+            argv += ["--tls-cert", tls[0], "--tls-key", tls[1]]
+        p = self.spawn(ns, argv, stderr=open(base + ".log", "w"))
+        for _ in range(150):
+            if os.path.exists(port_file):
+                return int(open(port_file).read()), base + ".jsonl"
+            if p.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise AssertionError("steps-httpd did not start: " + open(base + ".log").read())
+
+    def certs(self):
+        """A throw-away CA and a server certificate for 127.0.0.1/localhost
+        (tests/helpers/mkcerts.sh)."""
+        d = os.path.join(self.tmp, "pki")
+        subprocess.run(["sh", os.path.join(SRC, "tests", "helpers", "mkcerts.sh"), d], check=True)
+        return d
 
     def close(self):
         for p in self.pids:
