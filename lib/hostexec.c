@@ -57,19 +57,27 @@ HostExec *host_exec_free(HostExec *h)
         return NULL;
 }
 
-/* Same mount namespace as PID 1: we run on the host. */
-static int in_host_namespaces(void)
+/* Same mount namespace as the target: we run on the host. */
+static int in_host_namespaces(pid_t target)
 {
+        _cleanup_free_ char *p = strdup_printf("/proc/%d/ns/mnt", (int)target);
         struct stat self, init;
 
+        if (!p)
+                return -ENOMEM;
         if (stat("/proc/self/ns/mnt", &self) < 0)
                 return negative_errno();
-        if (stat("/proc/1/ns/mnt", &init) < 0)
+        if (stat(p, &init) < 0)
                 return negative_errno();
         return self.st_ino == init.st_ino && self.st_dev == init.st_dev;
 }
 
 int host_exec_new(HostExecMode mode, unsigned ns_flags, HostExec **ret)
+{
+        return host_exec_new_target(mode, ns_flags, 1, ret);
+}
+
+int host_exec_new_target(HostExecMode mode, unsigned ns_flags, pid_t target, HostExec **ret)
 {
         _cleanup_(host_exec_freep) HostExec *h = calloc(1, sizeof(*h));
         int r;
@@ -87,8 +95,9 @@ int host_exec_new(HostExecMode mode, unsigned ns_flags, HostExec **ret)
                 h->enter = true;
                 break;
         case HOST_EXEC_AUTO:
-                r = in_host_namespaces();
-                /* cannot even look at PID 1 (not root): we cannot enter either */
+                r = in_host_namespaces(target);
+                /* cannot even look at the target's namespaces (not root, or a
+                 * sandbox hiding PID 1): we cannot enter them either */
                 h->enter = r == 0;
                 break;
         default:
@@ -100,7 +109,7 @@ int host_exec_new(HostExecMode mode, unsigned ns_flags, HostExec **ret)
                         _cleanup_free_ char *p = NULL;
                         if (!(ns_flags & namespaces[i].flag))
                                 continue;
-                        p = strdup_printf("/proc/1/ns/%s", namespaces[i].name);
+                        p = strdup_printf("/proc/%d/ns/%s", (int)target, namespaces[i].name);
                         if (!p)
                                 return -ENOMEM;
                         h->fds[i] = open(p, O_RDONLY | O_CLOEXEC);

@@ -15,6 +15,7 @@
  */
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "macro.h"
 #include "spawn.h"
@@ -46,6 +47,9 @@ const char *host_exec_mode_to_string(HostExecMode m);
 /* With HOST_EXEC_AUTO the decision is made here, once. Entering needs
  * access to /proc/1/ns (root); -EPERM otherwise. */
 int host_exec_new(HostExecMode mode, unsigned namespaces, HostExec **ret);
+/* The same with another process standing for the host (tests, or a host
+ * whose init is not PID 1 in our view). */
+int host_exec_new_target(HostExecMode mode, unsigned namespaces, pid_t target, HostExec **ret);
 HostExec *host_exec_free(HostExec *h);
 DEFINE_TRIVIAL_CLEANUP_FUNC(HostExec *, host_exec_free)
 

@@ -183,7 +183,7 @@ int http_client_new(const HttpClientOptions *o, HttpClient **ret, char **reterr)
                 if (access(system_ca_bundles[i], R_OK) == 0)
                         c->system_ca_file = strdup(system_ca_bundles[i]);
 
-        if (o->ca_file) {
+        if (!isempty(o->ca_file)) {
                 _cleanup_free_ char *data = NULL;
                 r = read_full_file(o->ca_file, BUF_MAX_SMALL_FILE * 2, &data, NULL);
                 if (r < 0) {
@@ -197,7 +197,7 @@ int http_client_new(const HttpClientOptions *o, HttpClient **ret, char **reterr)
                 if (buf_append_str(&pem, data) < 0 || buf_append_char(&pem, '\n') < 0)
                         return -ENOMEM;
         }
-        if (o->ca_pem) {
+        if (!isempty(o->ca_pem)) {
                 if (pem_count_certs(o->ca_pem) <= 0) {
                         set_error(reterr, "CA data holds no PEM certificate");
                         return -EINVAL;

@@ -7,7 +7,11 @@
  * "--output-max-size=N" and "--disk-min-size=N" (both > 0 when sent).
  */
 #include <json-c/json.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cleanup.h"
 #include "inventory/inventory.h"
@@ -24,6 +28,120 @@ static int parse_size_arg(const char *arg, const char *name, uint64_t *ret)
         if (!v || *v != '=')
                 return 0;
         return safe_atou64(v + 1, ret) < 0 ? -EINVAL : 1;
+}
+
+/* Drops disks smaller than min_size; returns how many went. */
+static unsigned drop_small_disks(json_object *inv, uint64_t min_size)
+{
+        json_object *disks = json_get(inv, "disks"), *kept;
+        unsigned dropped = 0;
+
+        if (!json_object_is_type(disks, json_type_array))
+                return 0;
+        kept = json_object_new_array();
+        if (!kept)
+                return 0;
+        for (size_t i = 0; i < json_object_array_length(disks); i++) {
+                json_object *d = json_object_array_get_idx(disks, i);
+                int64_t size = 0;
+                if (json_get_int64(d, "size_bytes", &size) >= 0 && (uint64_t)size < min_size) {
+                        dropped++;
+                        continue;
+                }
+                json_object_array_add(kept, json_object_get(d));
+        }
+        json_object_object_add(inv, "disks", kept);
+        return dropped;
+}
+
+static int add_reason(json_object *reasons, const char *fmt, ...) _printf_(2, 3);
+static int add_reason(json_object *reasons, const char *fmt, ...)
+{
+        _cleanup_free_ char *text = NULL;
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vasprintf(&text, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                return -ENOMEM;
+        return json_append(reasons, json_new_string(text));
+}
+
+/* The service's size limits (args of services since May 2026). The Go agent
+ * of that time did not implement them yet; cradle reads them as their names
+ * say and reports what it left out in the model's "truncation" object:
+ * "partial" when parts were dropped, "full" when only the host's identity
+ * (hostname, system vendor, cpu, memory) fits. */
+static int apply_limits(json_object *inv, uint64_t disk_min_size, uint64_t max_size, char **ret_text)
+{
+        _cleanup_(json_object_putp) json_object *reasons = json_new_array();
+        static const char *const droppable[] = { "gpus", "routes" };
+        _cleanup_free_ char *text = NULL;
+        const char *type = NULL;
+        int r;
+
+        if (!reasons)
+                return -ENOMEM;
+        if (disk_min_size > 0) {
+                unsigned n = drop_small_disks(inv, disk_min_size);
+                if (n > 0) {
+                        r = add_reason(reasons, "%u disks smaller than %" PRIu64 " bytes omitted", n,
+                                       disk_min_size);
+                        if (r < 0)
+                                return r;
+                        type = "partial";
+                }
+        }
+
+        text = json_to_string(inv, 0);
+        for (size_t i = 0; text && max_size > 0 && strlen(text) > max_size && i < ELEMENTSOF(droppable);
+             i++) {
+                r = json_add(inv, droppable[i], json_new_array());
+                if (r >= 0)
+                        r = add_reason(reasons, "%s omitted: inventory larger than %" PRIu64 " bytes",
+                                       droppable[i], max_size);
+                if (r < 0)
+                        return r;
+                type = "partial";
+                free(text);
+                text = json_to_string(inv, 0);
+        }
+        if (text && max_size > 0 && strlen(text) > max_size) {
+                static const char *const keep[] = { "cpu", "hostname", "memory", "system_vendor" };
+                _cleanup_(json_object_putp) json_object *small = json_new_object();
+                if (!small)
+                        return -ENOMEM;
+                for (size_t i = 0; i < ELEMENTSOF(keep); i++) {
+                        json_object *v = json_get(inv, keep[i]);
+                        if (v && json_add(small, keep[i], json_object_get(v)) < 0)
+                                return -ENOMEM;
+                }
+                r = add_reason(reasons, "inventory larger than %" PRIu64 " bytes", max_size);
+                if (r < 0)
+                        return r;
+                type = "full";
+                {
+                        json_object *t = json_new_object();
+                        if (!t || json_add(t, "reasons", json_object_get(reasons)) < 0 ||
+                            json_add_string(t, "type", type) < 0 || json_add(small, "truncation", t) < 0)
+                                return -ENOMEM;
+                }
+                free(text);
+                text = json_to_string(small, 0);
+        } else if (type) {
+                json_object *t = json_new_object();
+                if (!t || json_add(t, "reasons", json_object_get(reasons)) < 0 ||
+                    json_add_string(t, "type", type) < 0 || json_add(inv, "truncation", t) < 0)
+                        return -ENOMEM;
+                free(text);
+                text = json_to_string(inv, 0);
+        }
+        if (!text)
+                return -ENOMEM;
+        *ret_text = TAKE_PTR(text);
+        return 0;
 }
 
 static int run(const StepContext *ctx, char *const *args, StepResult *ret)
@@ -47,17 +165,12 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 if (a < 0 || b < 0 || (a == 0 && b == 0))
                         return step_fail(ret, -1, "inventory: invalid argument '%s'", args[i]);
         }
-        /* accepted as the 2026 service sends them; the inventory module
-         * has no size limits to apply them to yet */
-        (void)disk_min_size;
-        (void)max_size;
-
         r = inventory_collect(&o, &inv);
         if (r < 0)
                 return step_fail(ret, -1, "cannot collect the inventory: %s", strerror(-r));
-        text = json_to_string(inv, 0);
-        if (!text)
-                return -ENOMEM;
+        r = apply_limits(inv, disk_min_size, max_size, &text);
+        if (r < 0)
+                return r;
         return step_succeed(ret, text);
 }
 

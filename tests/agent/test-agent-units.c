@@ -209,10 +209,11 @@ TEST(stop_installation_without_podman_fails_like_go)
 }
 
 /* A process in its own network namespace runs a command through
- * HOST_EXEC_ENTER and sees PID 1's network, as nsenter would show it. */
-TEST(host_exec_enters_pid1_namespaces)
+ * HOST_EXEC_ENTER and sees the "host's" network (here: the test process
+ * stands for the host, as PID 1 does in production). */
+TEST(host_exec_enters_the_hosts_namespaces)
 {
-        pid_t pid;
+        pid_t pid, host = getpid();
         int status;
 
         if (!test_is_root())
@@ -230,7 +231,8 @@ TEST(host_exec_enters_pid1_namespaces)
                 /* only "lo" here */
                 if (spawn_run(&o, &in) < 0)
                         _exit(2);
-                if (host_exec_new(HOST_EXEC_ENTER, HOST_NS_NET, &h) < 0 || host_exec_run(h, &o, &out) < 0)
+                if (host_exec_new_target(HOST_EXEC_ENTER, HOST_NS_NET, host, &h) < 0 ||
+                    host_exec_run(h, &o, &out) < 0)
                         _exit(3);
                 /* PID 1's namespace has at least one more interface than our fresh one */
                 {
@@ -246,6 +248,15 @@ TEST(host_exec_enters_pid1_namespaces)
         if (WEXITSTATUS(status) == 77)
                 test_skip("cannot create a network namespace here");
         ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(host_exec_auto_runs_directly_on_the_host)
+{
+        _cleanup_(host_exec_freep) HostExec *h = NULL;
+
+        /* the test process is in its own namespaces: nothing to enter */
+        ASSERT_OK(host_exec_new_target(HOST_EXEC_AUTO, HOST_NS_AGENT, getpid(), &h));
+        ASSERT_FALSE(host_exec_enters(h));
 }
 
 TEST(host_exec_failure_text_is_upstream_and_scrubbed)

@@ -153,7 +153,7 @@ class Registration(AgentTestCase):
         a = self.agent()
         wait_for(lambda: self.reqs(operation="v2PostStepReply"), what="a step reply")
         self.stop_ok(a)
-        capture = json.load(open(os.path.join(SRC, "..", "shared", "reference", "observed",
+        capture = json.load(open(os.path.join(SRC, "tests", "reference", "observed",
                                               "go-agent-wire-capture.json")))
         go_reg = capture["register_ok_first_request"]
         go_get = capture["next_step_runner_session"][0]
@@ -190,8 +190,8 @@ class Registration(AgentTestCase):
         wait_for(lambda: len(self.reqs(operation="v2GetNextSteps")) > 0, what="polling again")
         self.stop_ok(b)
 
-    def terminal(self, expect_status, **agent_kw):
-        a = self.agent(**agent_kw)
+    def terminal(self, expect_status, args=(), **agent_kw):
+        a = self.agent(*args, **agent_kw)
         wait_for(lambda: [r for r in self.reqs(operation="v2RegisterHost") if r["status"] == expect_status],
                  what="a %d answer" % expect_status)
         time.sleep(2.5)  # several --interval periods: a terminal answer is not retried
@@ -226,7 +226,7 @@ class Registration(AgentTestCase):
         a = self.agent()
         regs = wait_for(lambda: [r for r in self.reqs(operation="v2RegisterHost") if r["status"] == 201],
                         timeout=20, what="registration after two 500s")
-        self.assertEqual(len(self.reqs(operation="v2RegisterHost")), 3)
+        self.assertEqual(len(self.reqs(path="/hosts$", method="POST")), 3)
         self.assertTrue(a.alive())
         self.stop_ok(a)
 
@@ -235,7 +235,7 @@ class Registration(AgentTestCase):
         a = self.agent()
         wait_for(lambda: [r for r in self.reqs(operation="v2RegisterHost") if r["status"] == 201],
                  timeout=20, what="registration after three 503s")
-        self.assertEqual(len(self.reqs(operation="v2RegisterHost")), 4)
+        self.assertEqual(len(self.reqs(path="/hosts$", method="POST")), 4)
         self.assertIn("Request will be retried", a.output())
         self.stop_ok(a)
 
@@ -245,8 +245,10 @@ class Registration(AgentTestCase):
         a = self.agent()
         time.sleep(1.5)
         self.assertTrue(a.alive())
+        workdir = os.path.join(self.tmp, "second-service")
+        os.mkdir(workdir)
         self.svc = RefService(scenario={"settings": {"next_instruction_seconds": 1}}, token=TOKEN,
-                              workdir=self.tmp, extra_args=["--port", port])
+                              workdir=workdir, extra_args=["--port", port])
         self.svc.start()
         wait_for(lambda: self.reqs(operation="v2RegisterHost"), timeout=20, what="registration once up")
         self.stop_ok(a)
@@ -346,6 +348,37 @@ class Loop(AgentTestCase):
         self.assertEqual(got["stop-installation-00000001"]["error"], "stop-installation cmd accepts only 0 params")
         self.assertEqual(got["inventory-00000002"]["exit_code"], -1)
         self.assertEqual(got["execute-00000003"]["error"], "failed to find action for step type execute")
+        self.stop_ok(a)
+
+
+    def test_inventory_size_arguments_of_newer_services(self):
+        a, host_id = self.registered()
+        self.svc.add_fault(path="/instructions$", method="GET", status=200, count=1,
+                           content_type="application/json",
+                           body=self.steps_body([
+                               {"step_type": "inventory", "step_id": "inventory-0000000a",
+                                "args": [host_id, "--disk-min-size=1000000000000000"]},
+                               {"step_type": "inventory", "step_id": "inventory-0000000b",
+                                "args": [host_id, "--output-max-size=200"]},
+                               {"step_type": "inventory", "step_id": "inventory-0000000c",
+                                "args": [host_id, "--bogus=1"]}]))
+        want = ("inventory-0000000a", "inventory-0000000b", "inventory-0000000c")
+        got = wait_for(lambda: (lambda d: d if len(d) == 3 else None)(
+            {r["body"]["step_id"]: r for r in self.reqs(operation="v2PostStepReply")
+             if r["body"].get("step_id") in want}), what="three inventory replies")
+        small = got["inventory-0000000a"]
+        inv = json.loads(small["body"]["output"])
+        self.assertEqual(inv["disks"], [])
+        self.assertEqual(inv["truncation"]["type"], "partial")
+        self.assertEqual(small["step_reply"]["output_errors"], [])
+        full = got["inventory-0000000b"]
+        inv = json.loads(full["body"]["output"])
+        self.assertEqual(inv["truncation"]["type"], "full")
+        self.assertEqual(sorted(inv), ["cpu", "hostname", "memory", "system_vendor", "truncation"])
+        self.assertEqual(full["step_reply"]["output_errors"], [])
+        bad = got["inventory-0000000c"]["body"]
+        self.assertEqual(bad["exit_code"], -1)
+        self.assertEqual(bad["error"], "inventory: invalid argument '--bogus=1'")
         self.stop_ok(a)
 
 
