@@ -83,7 +83,8 @@ static int fail_download(StepResult *ret, const char *url, const char *why)
         _cleanup_free_ char *text = strdup_printf("ignition file download failed: %s", why);
 
         log_error("ignition file download failed from %s: %s", url, why);
-        if (!o || !text || json_add_string(o, "download_error", text) < 0 || json_add_string_nonempty(o, "url", url) < 0)
+        if (!o || !text || json_add_string(o, "download_error", text) < 0 ||
+            json_add_string_nonempty(o, "url", url) < 0)
                 return -ENOMEM;
         return step_set_result(ret, o, 0, "ignition download error");
 }
@@ -145,7 +146,8 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        return fail_download(ret, url, "Failed to decode CaCertificate: illegal base64 data");
+                        return fail_download(ret, url,
+                                             "Failed to decode CaCertificate: illegal base64 data");
                 o.ca_pem = ca;
                 o.ca_replace_system = true;
         }
@@ -182,7 +184,8 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 return why ? fail_download(ret, url, why) : -ENOMEM;
         }
         if (resp.status < 200 || resp.status > 299) {
-                _cleanup_free_ char *why = strdup_printf("HTTP download failure. Status Code: %ld", resp.status);
+                _cleanup_free_ char *why =
+                        strdup_printf("HTTP download failure. Status Code: %ld", resp.status);
                 return why ? fail_download(ret, url, why) : -ENOMEM;
         }
         if (resp.body_len == 0)
@@ -194,7 +197,8 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 r = json_parse(resp.body, resp.body_len, IGN_PARSE_MAX, &probe, &perr);
                 json_object_put(probe);
                 if (r < 0) {
-                        _cleanup_free_ char *why = strdup_printf("Error unmarshaling Ignition string: %s", strna(perr));
+                        _cleanup_free_ char *why =
+                                strdup_printf("Error unmarshaling Ignition string: %s", strna(perr));
                         return why ? fail_download(ret, url, why) : -ENOMEM;
                 }
         }
@@ -208,8 +212,8 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 return fail_download(ret, url, strna(err));
 
         ok = json_new_object();
-        if (!ok || json_add_string(ok, "ignition", filtered) < 0 || json_add_bool(ok, "is_success", true) < 0 ||
-            json_add_string_nonempty(ok, "url", url) < 0)
+        if (!ok || json_add_string(ok, "ignition", filtered) < 0 ||
+            json_add_bool(ok, "is_success", true) < 0 || json_add_string_nonempty(ok, "url", url) < 0)
                 return -ENOMEM;
         doc = ok;
         return step_succeed_json(ret, doc);

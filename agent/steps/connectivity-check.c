@@ -509,7 +509,8 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
         n_hosts = model_array_length(params);
         r = plan(&c, params, &nics, &owned);
         if (r >= 0) {
-                parallel_for(c.n_tasks, CHECK_THREADS, run_task, &c);
+                /* dry run answers at once: no threads for it */
+                parallel_for(c.n_tasks, c.dry_run ? 1 : CHECK_THREADS, run_task, &c);
                 r = build_report(&c, params, &report);
         }
         for (size_t i = 0; i < c.n_tasks; i++)

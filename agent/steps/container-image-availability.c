@@ -16,7 +16,8 @@
  * `podman image inspect --format={{.Size}} IMG` gives size_bytes, the pull
  * time gives time and size/1e6/time the rate in MB/s; an image that was
  * there already reports only name and result. One check at a time: a
- * concurrent request answers exit 0 with no output.
+ * request that arrives while the same one runs gets its result (the Go
+ * agent answers it with exit 0 and no output, which the service refuses).
  *
  * Dry run: every image succeeds with the Go agent's fake figures
  * (download_rate 100, size_bytes 400000000, time 10).
@@ -133,17 +134,23 @@ static json_object *dry_image(const char *image)
         return TAKE_PTR(e);
 }
 
-static int run(const StepContext *ctx, char *const *args, StepResult *ret)
-{
-        _cleanup_(json_object_putp) json_object *req = NULL, *resp = NULL, *list = NULL;
-        bool dry = ctx->config && ctx->config->dry_run;
-        json_object *images;
-        usec_t deadline;
-        int code = 0, r;
+typedef struct Check {
+        const StepContext *ctx;
+        json_object *req;
+} Check;
 
-        r = step_parse_arg(args[0], &model_container_image_availability_request, ret, &req);
-        if (r <= 0)
-                return r;
+static StepCoalescer checks = STEP_COALESCER_INIT;
+
+static int check(void *userdata, StepResult *ret)
+{
+        const Check *c = userdata;
+        const StepContext *ctx = c->ctx;
+        _cleanup_(json_object_putp) json_object *resp = NULL, *list = NULL;
+        bool dry = ctx->config && ctx->config->dry_run;
+        json_object *images, *req = c->req;
+        usec_t deadline;
+        int code = 0;
+
         images = model_get(req, "images");
         deadline =
                 now_usec(CLOCK_MONOTONIC) + (usec_t)MAX(model_get_int(req, "timeout"), 0LL) * USEC_PER_SEC;
@@ -177,10 +184,22 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
         return step_set_result(ret, resp, code, NULL);
 }
 
+static int run(const StepContext *ctx, char *const *args, StepResult *ret)
+{
+        _cleanup_(json_object_putp) json_object *req = NULL;
+        Check c = { .ctx = ctx };
+        int r;
+
+        r = step_parse_arg(args[0], &model_container_image_availability_request, ret, &req);
+        if (r <= 0)
+                return r;
+        c.req = req;
+        return step_coalesce(&checks, args[0], check, &c, ret);
+}
+
 const StepHandler step_container_image_availability = {
         .type = STEP_CONTAINER_IMAGE_AVAILABILITY,
         .min_args = 1,
         .max_args = 1,
         .run = run,
-        .flags = STEP_SINGLETON,
 };

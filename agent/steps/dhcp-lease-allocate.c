@@ -125,9 +125,9 @@ static int lease_vip(const StepContext *ctx, const char *parent, const char *nam
                 goto finish;
         }
         {
-                char *argv[] = { (char *)"dhclient", (char *)"-v", (char *)"-cf", conf, (char *)"-sf",
-                                 (char *)"/bin/true", (char *)"-lf", file, (char *)"--no-pid", (char *)"-1",
-                                 (char *)name, NULL };
+                char *argv[] = { (char *)"dhclient", (char *)"-v",        (char *)"-cf", conf,
+                                 (char *)"-sf",      (char *)"/bin/true", (char *)"-lf", file,
+                                 (char *)"--no-pid", (char *)"-1",        (char *)name,  NULL };
 
                 r = step_host_run(ctx, argv, DHCLIENT_TIMEOUT_SECONDS * USEC_PER_SEC, &res);
         }

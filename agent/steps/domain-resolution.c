@@ -28,7 +28,7 @@
 #include "strutil.h"
 
 #define RESOLVE_TIMEOUT (15 * USEC_PER_SEC)
-#define RESOLVE_THREADS 8
+#define RESOLVE_THREADS 4
 
 typedef struct Lookup {
         const char *name;

@@ -188,8 +188,7 @@ static int scan_network(const LocalNics *nics, const char *network, json_object 
                 mask = MAX(len, (unsigned)FREE_ADDRESSES_MIN_PREFIX);
                 start = ntohl(net.v4.s_addr);
                 end = start + ((uint64_t)1 << (32 - len));
-                for (uint64_t chunk = start;
-                     chunk < end && model_array_length(list) < FREE_ADDRESSES_LIMIT;
+                for (uint64_t chunk = start; chunk < end && model_array_length(list) < FREE_ADDRESSES_LIMIT;
                      chunk += (uint64_t)1 << (32 - mask)) {
                         r = scan_chunk(nics, (uint32_t)chunk, mask, list, reterr);
                         if (r < 0)
@@ -199,8 +198,8 @@ static int scan_network(const LocalNics *nics, const char *network, json_object 
 
         /* FreeNetworkAddresses: free_addresses (no omitempty; nil when none
          * was found), network (omitempty) */
-        if (json_add_or_null(entry, "free_addresses",
-                             model_array_length(list) > 0 ? TAKE_PTR(list) : NULL) < 0 ||
+        if (json_add_or_null(entry, "free_addresses", model_array_length(list) > 0 ? TAKE_PTR(list) : NULL) <
+                    0 ||
             json_add_string_nonempty(entry, "network", network) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(entry);

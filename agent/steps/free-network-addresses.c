@@ -7,7 +7,9 @@
  * FreeNetworksAddresses. The Go agent runs its free_addresses program (an
  * nmap sweep) in a container named free_addresses_scanner, unless one is
  * running already (then: exit 0, no output); here the same scan runs
- * in-process (free-addresses.c), one at a time. Its exit code is the
+ * in-process (free-addresses.c), one at a time: a request that arrives
+ * while a scan of the same networks runs gets that scan's result (not the
+ * Go agent's empty output, which the service refuses). Its exit code is the
  * program's, so an error is 255 (the program's -1), not -1 (which is for
  * an invalid argument); the output is not logged (it is long).
  */
@@ -18,17 +20,15 @@
 #include "free-addresses.h"
 #include "step-util.h"
 
-static int run(const StepContext *ctx, char *const *args, StepResult *ret)
+static StepCoalescer scans = STEP_COALESCER_INIT;
+
+static int scan(void *userdata, StepResult *ret)
 {
-        _cleanup_(json_object_putp) json_object *req = NULL;
+        const char *arg = userdata;
         char *out = NULL, *err = NULL;
         int r, code;
 
-        (void)ctx;
-        r = step_parse_arg(args[0], &model_free_addresses_request, ret, &req);
-        if (r <= 0)
-                return r;
-        r = free_addresses_run(args[0], &out, &err, &code);
+        r = free_addresses_run(arg, &out, &err, &code);
         if (r < 0)
                 return r;
         ret->output = out;
@@ -37,10 +37,22 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
         return 0;
 }
 
+static int run(const StepContext *ctx, char *const *args, StepResult *ret)
+{
+        _cleanup_(json_object_putp) json_object *req = NULL;
+        int r;
+
+        (void)ctx;
+        r = step_parse_arg(args[0], &model_free_addresses_request, ret, &req);
+        if (r <= 0)
+                return r;
+        return step_coalesce(&scans, args[0], scan, args[0], ret);
+}
+
 const StepHandler step_free_network_addresses = {
         .type = STEP_FREE_NETWORK_ADDRESSES,
         .min_args = 1,
         .max_args = 1,
         .run = run,
-        .flags = STEP_SINGLETON | STEP_QUIET_OUTPUT,
+        .flags = STEP_QUIET_OUTPUT,
 };

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "jsonutil.h"
+#include "log.h"
 #include "net-local.h"
 #include "spawn.h"
 #include "step-util.h"
@@ -74,6 +75,60 @@ int json_add_or_null(json_object *o, const char *key, json_object *v)
 int step_lab_patterns(const StepContext *ctx, char ***ret)
 {
         return local_nic_patterns_parse(ctx->config ? ctx->config->lab_nics : NULL, ret);
+}
+
+static int result_copy(const StepResult *from, StepResult *to)
+{
+        *to = (StepResult){ .exit_code = from->exit_code, .end_runner = from->end_runner };
+        if ((from->output && !(to->output = strdup(from->output))) ||
+            (from->error && !(to->error = strdup(from->error)))) {
+                step_result_done(to);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int step_coalesce(StepCoalescer *c, const char *key, int (*fn)(void *userdata, StepResult *ret),
+                  void *userdata, StepResult *ret)
+{
+        _cleanup_free_ char *mine = strdup(strempty(key));
+        int r;
+
+        if (!mine)
+                return -ENOMEM;
+        pthread_mutex_lock(&c->lock);
+        if (c->running && streq(c->running_key, mine)) {
+                unsigned long gen = c->finished;
+
+                log_info("the same check is running: answering with its result");
+                while (c->finished == gen)
+                        pthread_cond_wait(&c->done, &c->lock);
+                r = streq_ptr(c->last_key, mine) ? result_copy(&c->last, ret) : -EAGAIN;
+                pthread_mutex_unlock(&c->lock);
+                if (r != -EAGAIN)
+                        return r;
+                pthread_mutex_lock(&c->lock);
+        }
+        while (c->running)
+                pthread_cond_wait(&c->done, &c->lock);
+        c->running = true;
+        c->running_key = mine;
+        pthread_mutex_unlock(&c->lock);
+
+        r = fn(userdata, ret);
+
+        pthread_mutex_lock(&c->lock);
+        step_result_done(&c->last);
+        free(c->last_key);
+        c->last_key = NULL;
+        if (r >= 0 && result_copy(ret, &c->last) >= 0)
+                c->last_key = strdup(mine);
+        c->running = false;
+        c->running_key = NULL;
+        c->finished++;
+        pthread_cond_broadcast(&c->done);
+        pthread_mutex_unlock(&c->lock);
+        return r;
 }
 
 typedef struct Pool {

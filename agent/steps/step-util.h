@@ -7,6 +7,7 @@
  * checks a step runs at once, and the Go agent's error-list format.
  */
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "agent/steps.h"
@@ -39,6 +40,32 @@ int step_lab_patterns(const StepContext *ctx, char ***ret);
  * a negative errno when it could not start (-ENOENT: not installed). */
 struct SpawnResult;
 int step_host_run(const StepContext *ctx, char *const *argv, usec_t timeout, struct SpawnResult *res);
+
+/*
+ * One run at a time of an expensive check (free addresses, the disk test,
+ * image pulls). The Go agent answers a request that arrives while its
+ * container still runs with exit 0 and no output, which the service
+ * rejects (400: the output is no JSON); here that request waits for the
+ * running check and answers with a copy of its result when the arguments
+ * are the same (key), or runs after it when they differ.
+ */
+typedef struct StepCoalescer {
+        pthread_mutex_t lock;
+        pthread_cond_t done;
+        bool running;
+        char *running_key;
+        unsigned long finished;
+        char *last_key;
+        StepResult last;
+} StepCoalescer;
+
+#define STEP_COALESCER_INIT \
+        { \
+                .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER \
+        }
+
+int step_coalesce(StepCoalescer *c, const char *key, int (*fn)(void *userdata, StepResult *ret),
+                  void *userdata, StepResult *ret);
 
 /* Runs fn(i, userdata) for i in [0, n) on at most max_threads threads
  * (the calling thread included), returning when all are done. */

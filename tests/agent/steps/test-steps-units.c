@@ -35,29 +35,37 @@ static const struct {
         const char *error; /* NULL: valid */
 } model_cases[] = {
         { &model_ntp_synchronization_request, "{\"ntp_source\":\"\"}", NULL },
-        { &model_ntp_synchronization_request, "{\"NTP_SOURCE\":\"a\"}", NULL }, /* Go matches keys case-insensitively */
-        { &model_ntp_synchronization_request, "{}", "validation failure list:\nntp_source in body is required" },
-        { &model_ntp_synchronization_request, "null", "validation failure list:\nntp_source in body is required" },
+        { &model_ntp_synchronization_request, "{\"NTP_SOURCE\":\"a\"}",
+          NULL }, /* Go matches keys case-insensitively */
+        { &model_ntp_synchronization_request, "{}",
+          "validation failure list:\nntp_source in body is required" },
+        { &model_ntp_synchronization_request, "null",
+          "validation failure list:\nntp_source in body is required" },
         { &model_ntp_synchronization_request, "{\"ntp_source\":null}",
           "validation failure list:\nntp_source in body is required" },
         { &model_ntp_synchronization_request, "{\"ntp_source\":1}",
-          "json: cannot unmarshal number into Go struct field NtpSynchronizationRequest.ntp_source of type string" },
+          "json: cannot unmarshal number into Go struct field NtpSynchronizationRequest.ntp_source of type "
+          "string" },
         { &model_ntp_synchronization_request, "", "unexpected end of JSON input" },
         { &model_container_image_availability_request, "{\"images\":[],\"timeout\":1.5}",
-          "json: cannot unmarshal number 1.5 into Go struct field ContainerImageAvailabilityRequest.timeout of type "
+          "json: cannot unmarshal number 1.5 into Go struct field ContainerImageAvailabilityRequest.timeout "
+          "of type "
           "int64" },
         { &model_container_image_availability_request,
-          "{\"images\":[\"quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64\",\"registry.local:5000/a/b@sha256:"
+          "{\"images\":[\"quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64\",\"registry.local:5000/"
+          "a/b@sha256:"
           "35855191065d777e85d53f903628d99ec5c829ee07c075d884a8b7d23c5790fd\"],\"timeout\":960}",
           NULL },
         { &model_container_image_availability_request, "{\"images\":[\"an image\"]}",
           "validation failure list:\nimages.0 in body should match "
           "'^(([a-zA-Z0-9\\-\\.]+)(:[0-9]+)?\\/)?[a-z0-9\\._\\-\\/@]+[?::a-zA-Z0-9_\\-.]+$'" },
         { &model_connectivity_check_params,
-          "[{\"host_id\":\"a1a1a1a1-0000-4000-8000-000000000002\",\"nics\":[{\"ip_addresses\":[\"192.168.122.12\","
+          "[{\"host_id\":\"a1a1a1a1-0000-4000-8000-000000000002\",\"nics\":[{\"ip_addresses\":[\"192.168."
+          "122.12\","
           "\"fe80::1\"],\"mac\":\"52:54:00:00:00:02\",\"name\":\"enp1s0\"}]}]",
           NULL },
-        { &model_connectivity_check_params, "[{\"nics\":[{\"mac\":\"52:54:00:00:00\",\"ip_addresses\":[\"x\"]}]}]",
+        { &model_connectivity_check_params,
+          "[{\"nics\":[{\"mac\":\"52:54:00:00:00\",\"ip_addresses\":[\"x\"]}]}]",
           "validation failure list:\n0.nics.0.mac in body must be of type mac: \"52:54:00:00:00\"\n"
           "0.nics.0.ip_addresses.0 in body should match "
           "'^(?:(?:(?:[0-9]{1,3}\\.){3}[0-9]{1,3})|(?:(?:[0-9a-fA-F]*:[0-9a-fA-F]*){2,}))$'" },
@@ -70,11 +78,14 @@ static const struct {
           "'^([0-9]{1,3}\\.){3}[0-9]{1,3}\\/[0-9]|[1-2][0-9]|3[0-2]?$'" },
         { &model_verify_vips_request, "[{\"vip\":\"\",\"vip_type\":\"api\"}]", NULL },
         { &model_dhcp_allocation_request,
-          "{\"interface\":\"eth0\",\"api_vip_mac\":\"00:1a:4a:fb:12:7e\",\"ingress_vip_mac\":\"00-1A-4A-4A-AA-1C\"}",
+          "{\"interface\":\"eth0\",\"api_vip_mac\":\"00:1a:4a:fb:12:7e\",\"ingress_vip_mac\":\"00-1A-4A-4A-"
+          "AA-1C\"}",
           NULL },
         { &model_logs_gather_cmd_request, "{\"cluster_id\":\"x\"}",
-          "validation failure list:\ncluster_id in body must be of type uuid: \"x\"\ninfra_env_id in body is "
-          "required\nhost_id in body is required\nbootstrap in body is required\ninstaller_gather in body is "
+          "validation failure list:\ncluster_id in body must be of type uuid: \"x\"\ninfra_env_id in body "
+          "is "
+          "required\nhost_id in body is required\nbootstrap in body is required\ninstaller_gather in body "
+          "is "
           "required" },
         { &model_download_boot_artifacts_request, "[]",
           "json: cannot unmarshal array into Go value of type models.DownloadBootArtifactsRequest" },
@@ -89,7 +100,8 @@ TEST(models_validate_as_go_openapi)
 
                 if (!model_cases[i].error) {
                         if (r < 0)
-                                test_fail(__FILE__, __LINE__, "case %zu (%s): %s", i, model_cases[i].arg, err);
+                                test_fail(__FILE__, __LINE__, "case %zu (%s): %s", i, model_cases[i].arg,
+                                          err);
                 } else {
                         if (r != -EINVAL)
                                 test_fail(__FILE__, __LINE__, "case %zu (%s) passed", i, model_cases[i].arg);
@@ -103,7 +115,8 @@ TEST(model_lookup_is_case_insensitive_like_go)
         _cleanup_(json_object_putp) json_object *doc = NULL;
         _cleanup_free_ char *err = NULL;
 
-        ASSERT_OK(model_parse_arg("{\"Path\":\"/dev/x\",\"other\":1}", &model_disk_speed_check_request, &doc, &err));
+        ASSERT_OK(model_parse_arg("{\"Path\":\"/dev/x\",\"other\":1}", &model_disk_speed_check_request, &doc,
+                                  &err));
         ASSERT_STREQ(model_get_string(doc, "path"), "/dev/x");
         ASSERT_NULL(model_get(doc, "missing"));
         ASSERT_EQ(model_array_length(NULL), 0);
@@ -113,8 +126,10 @@ TEST(model_lookup_is_case_insensitive_like_go)
 
 TEST(chronyc_sources_of_the_go_agent_tests)
 {
-        _cleanup_free_ char *p1 = test_src_path("tests/reference/observed/tool-outputs/chronyc-sources--output-1.txt");
-        _cleanup_free_ char *p2 = test_src_path("tests/reference/observed/tool-outputs/chronyc-sources--output-2.txt");
+        _cleanup_free_ char *p1 =
+                test_src_path("tests/reference/observed/tool-outputs/chronyc-sources--output-1.txt");
+        _cleanup_free_ char *p2 =
+                test_src_path("tests/reference/observed/tool-outputs/chronyc-sources--output-2.txt");
         _cleanup_free_ char *t1 = NULL, *t2 = NULL;
         ChronySource *l = NULL;
         size_t n = 0;
@@ -145,9 +160,10 @@ TEST(chronyc_sources_of_the_go_agent_tests)
 
 TEST(chronyc_states_and_odd_lines)
 {
-        static const char *const map[][2] = { { "*", "synced" },  { "+", "combined" }, { "-", "not_combined" },
-                                               { "?", "unreachable" }, { "x", "error" }, { "~", "variable" },
-                                               { "#", "error" } };
+        static const char *const map[][2] = { { "*", "synced" },       { "+", "combined" },
+                                              { "-", "not_combined" }, { "?", "unreachable" },
+                                              { "x", "error" },        { "~", "variable" },
+                                              { "#", "error" } };
         ChronySource *l = NULL;
         size_t n = 0;
 
@@ -323,12 +339,14 @@ TEST(ping_summary_arithmetic)
 
 TEST(dhcp_lease_files)
 {
-        const char *file = "lease {\n  interface \"api\";\n  fixed-address 198.51.100.150;\n}\n"
-                           "lease {\n  interface \"api\";\n  fixed-address 198.51.100.151;\n  option x 1;\n}\n\n";
+        const char *file =
+                "lease {\n  interface \"api\";\n  fixed-address 198.51.100.150;\n}\n"
+                "lease {\n  interface \"api\";\n  fixed-address 198.51.100.151;\n  option x 1;\n}\n\n";
         _cleanup_free_ char *last = NULL, *addr = NULL, *renamed = NULL;
 
         ASSERT_OK(dhcp_lease_last(file, &last));
-        ASSERT_STREQ(last, "lease {\n  interface \"api\";\n  fixed-address 198.51.100.151;\n  option x 1;\n}");
+        ASSERT_STREQ(last,
+                     "lease {\n  interface \"api\";\n  fixed-address 198.51.100.151;\n  option x 1;\n}");
         ASSERT_OK(dhcp_lease_address(last, &addr));
         ASSERT_STREQ(addr, "198.51.100.151");
         ASSERT_ERROR(dhcp_lease_last("lease { }  trailing", &last), ENOENT);
@@ -340,21 +358,25 @@ TEST(dhcp_lease_files)
 
 TEST(tang_advertisement)
 {
-        const char *adv = "{\"payload\":\"eyJrZXlzIjpbXX0\",\"signatures\":[{\"protected\":\"eyJhbGciOiJFUzUxMiJ9\","
-                          "\"signature\":\"c2ln\",\"header\":{}}],\"unknown\":1}";
+        const char *adv =
+                "{\"payload\":\"eyJrZXlzIjpbXX0\",\"signatures\":[{\"protected\":\"eyJhbGciOiJFUzUxMiJ9\","
+                "\"signature\":\"c2ln\",\"header\":{}}],\"unknown\":1}";
         _cleanup_(json_object_putp) json_object *e = NULL;
         _cleanup_free_ char *err = NULL, *text = NULL;
 
         ASSERT_OK(tang_parse_advertisement(adv, strlen(adv), "http://t/adv/X", &e, &err));
         text = json_to_string(e, 0);
-        ASSERT_STREQ(text, "{\"payload\":\"eyJrZXlzIjpbXX0\",\"signatures\":[{\"protected\":\"eyJhbGciOiJFUzUxMiJ9\","
-                           "\"signature\":\"c2ln\"}],\"tang_url\":\"http://t/adv/X\"}");
+        ASSERT_STREQ(
+                text,
+                "{\"payload\":\"eyJrZXlzIjpbXX0\",\"signatures\":[{\"protected\":\"eyJhbGciOiJFUzUxMiJ9\","
+                "\"signature\":\"c2ln\"}],\"tang_url\":\"http://t/adv/X\"}");
         ASSERT_ERROR(tang_parse_advertisement("", 0, "u", &e, &err), EBADMSG);
         free(err);
         err = NULL;
         ASSERT_ERROR(tang_parse_advertisement("{\"payload\":[]}", 14, "u", &e, &err), EBADMSG);
-        ASSERT_STREQ(err, "Error unmarshaling tang response: json: cannot unmarshal array into Go struct field "
-                          "TangServerResponse.payload of type string");
+        ASSERT_STREQ(err,
+                     "Error unmarshaling tang response: json: cannot unmarshal array into Go struct field "
+                     "TangServerResponse.payload of type string");
 }
 
 TEST(disk_check_region_is_fios)
@@ -389,10 +411,18 @@ TEST(go_error_texts)
 TEST(every_step_type_has_its_handler)
 {
         static const StepType types[] = {
-                STEP_CONNECTIVITY_CHECK,          STEP_FREE_NETWORK_ADDRESSES,  STEP_NTP_SYNCHRONIZER,
-                STEP_DOMAIN_RESOLUTION,           STEP_VERIFY_VIPS,             STEP_TANG_CONNECTIVITY_CHECK,
-                STEP_API_VIP_CONNECTIVITY_CHECK,  STEP_DHCP_LEASE_ALLOCATE,     STEP_INSTALLATION_DISK_SPEED_CHECK,
-                STEP_CONTAINER_IMAGE_AVAILABILITY, STEP_UPGRADE_AGENT,          STEP_DOWNLOAD_BOOT_ARTIFACTS,
+                STEP_CONNECTIVITY_CHECK,
+                STEP_FREE_NETWORK_ADDRESSES,
+                STEP_NTP_SYNCHRONIZER,
+                STEP_DOMAIN_RESOLUTION,
+                STEP_VERIFY_VIPS,
+                STEP_TANG_CONNECTIVITY_CHECK,
+                STEP_API_VIP_CONNECTIVITY_CHECK,
+                STEP_DHCP_LEASE_ALLOCATE,
+                STEP_INSTALLATION_DISK_SPEED_CHECK,
+                STEP_CONTAINER_IMAGE_AVAILABILITY,
+                STEP_UPGRADE_AGENT,
+                STEP_DOWNLOAD_BOOT_ARTIFACTS,
                 STEP_REBOOT_FOR_RECLAIM,
         };
 
@@ -415,8 +445,8 @@ TEST(invalid_arguments_run_nothing)
 
         step_run(&ctx, "installation-disk-speed-check", bad, &r);
         ASSERT_EQ(r.exit_code, -1);
-        ASSERT_STREQ(r.error,
-                     "json: cannot unmarshal bool into Go struct field DiskSpeedCheckRequest.path of type string");
+        ASSERT_STREQ(r.error, "json: cannot unmarshal bool into Go struct field DiskSpeedCheckRequest.path "
+                              "of type string");
         ASSERT_NULL(r.output);
         step_result_done(&r);
         step_run(&ctx, "verify-vips", none, &r);
