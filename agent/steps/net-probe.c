@@ -251,12 +251,15 @@ static void neigh_add(NeighResult *r, const uint8_t mac[static 6], bool unicast)
 }
 
 /* Packets are paced inside a round so that a /22 sweep does not burst a
- * thousand frames at once. */
-#define PACE_USEC 200
+ * thousand frames at once: PACE_BURST packets, then a pause, 5000 packets
+ * a second at most (one wake-up per burst, not per packet). */
+#define PACE_BURST 16
+#define PACE_USEC (PACE_BURST * 200)
 
-static void pace(void)
+static void pace(size_t sent)
 {
-        (void)sleep_usec(PACE_USEC);
+        if (sent % PACE_BURST == 0)
+                (void)sleep_usec(PACE_USEC);
 }
 
 /* ---- ARP ---------------------------------------------------------------- */
@@ -316,7 +319,7 @@ int arp_probe(int ifindex, const uint8_t src_mac[static 6], struct in_addr src,
                             errno != ENOBUFS && errno != EAGAIN)
                                 return -errno;
                         if (n_targets > 1)
-                                pace();
+                                pace(i + 1);
                         arp_drain(fd, targets, n_targets, results);
                 }
                 if (round + 1 < MAX(o->count, 1u))
@@ -401,7 +404,7 @@ int ndp_probe(int ifindex, const uint8_t src_mac[static 6], const struct in6_add
                             errno != ENOBUFS && errno != EAGAIN)
                                 return -errno;
                         if (n_targets > 1)
-                                pace();
+                                pace(i + 1);
                         ndp_drain(fd, targets, n_targets, results);
                 }
                 if (round + 1 < MAX(o->count, 1u))
@@ -665,7 +668,7 @@ int ping_sweep(const IpAddr *targets, size_t n, const PingOptions *o, bool *up)
                                 return r;
                         }
                         if (n > 1)
-                                pace();
+                                pace(i + 1);
                         while (echo_recv(&s, &from, &seq) > 0)
                                 for (size_t k = 0; k < n; k++)
                                         if (ip_addr_equal(&from, &targets[k]))
