@@ -47,6 +47,34 @@ void agent_config_done(AgentConfig *c)
         *c = (AgentConfig){};
 }
 
+int agent_config_copy(const AgentConfig *c, AgentConfig *ret)
+{
+        AgentConfig n = *c;
+        bool ok = true;
+
+        /* the scalars are copied above; each string gets its own copy */
+#define DUP(field) (n.field = NULL, ok = ok && (!c->field || (n.field = strdup(c->field))))
+        DUP(url);
+        DUP(infra_env_id);
+        DUP(agent_version);
+        DUP(cacert);
+        DUP(host_id);
+        DUP(force_id);
+        DUP(force_mac);
+        DUP(force_hostname);
+        DUP(forced_ipv4);
+        DUP(fake_reboot_marker_path);
+        DUP(log_level);
+        DUP(token);
+#undef DUP
+        if (!ok) {
+                agent_config_done(&n);
+                return -ENOMEM;
+        }
+        *ret = n;
+        return 0;
+}
+
 int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig *ret)
 {
         _cleanup_free_ char *step_runner = NULL, *host_exec = NULL;

@@ -66,6 +66,8 @@ typedef enum AgentProgram {
  * caller exits 2 for usage errors, 1 for fatal ones as the Go agent). */
 int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig *ret);
 void agent_config_done(AgentConfig *c);
+/* A deep copy (for step threads that may outlive the caller's config). */
+int agent_config_copy(const AgentConfig *c, AgentConfig *ret);
 
 /* Sets up logging as the Go programs do: journald with TAG=agent on by
  * default, /var/log/<name>.log with --with-text-logging, stdout with

@@ -27,6 +27,8 @@ typedef struct DedupEntry {
 
 typedef struct Runner {
         atomic_int refs;
+        /* owned copies: detached step threads may outlive runner_run()'s caller */
+        AgentConfig config_copy;
         const AgentConfig *config;
         char *infra_env_id;
         char *host_id;
@@ -61,6 +63,8 @@ static Runner *runner_unref(Runner *r)
         if (!r || atomic_fetch_sub(&r->refs, 1) > 1)
                 return NULL;
         dedup_flush_locked(r);
+        host_exec_free(r->host);
+        agent_config_done(&r->config_copy);
         pthread_mutex_destroy(&r->lock);
         pthread_cond_destroy(&r->cond);
         free(r->infra_env_id);
@@ -431,23 +435,52 @@ static int poll_loop(Runner *r)
         }
 }
 
+#define STOP_GRACE (30 * USEC_PER_SEC)
+
+/* After a stop request, steps end soon: their commands and transfers are
+ * interrupted. Wait for them (bounded) so the process exits cleanly. */
+static void wait_for_steps(Runner *r, usec_t grace)
+{
+        usec_t until = now_usec(CLOCK_MONOTONIC) + grace;
+
+        pthread_mutex_lock(&r->lock);
+        while (r->running > 0 && now_usec(CLOCK_MONOTONIC) < until) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 100 * 1000 * 1000;
+                if (ts.tv_nsec >= 1000000000) {
+                        ts.tv_sec++;
+                        ts.tv_nsec -= 1000000000;
+                }
+                pthread_cond_timedwait(&r->cond, &r->lock, &ts);
+        }
+        if (r->running > 0)
+                log_warning("%u steps still running after the stop request, leaving them", r->running);
+        pthread_mutex_unlock(&r->lock);
+}
+
 int runner_run(const AgentConfig *config, const char *infra_env_id, const char *host_id, HostExec *host)
 {
         Runner *r = calloc(1, sizeof(*r));
         int q;
 
+        (void)host;
         if (!r)
                 return log_oom();
         atomic_init(&r->refs, 1);
-        r->config = config;
-        r->host = host;
-        r->infra_env_id = strdup(infra_env_id);
-        r->host_id = strdup(host_id);
         pthread_mutex_init(&r->lock, NULL);
         pthread_cond_init(&r->cond, NULL);
-        if (!r->infra_env_id || !r->host_id) {
+        r->infra_env_id = strdup(infra_env_id);
+        r->host_id = strdup(host_id);
+        if (!r->infra_env_id || !r->host_id || agent_config_copy(config, &r->config_copy) < 0) {
                 runner_unref(r);
                 return log_oom();
+        }
+        r->config = &r->config_copy;
+        q = host_exec_new(config->host_exec, HOST_NS_AGENT, &r->host);
+        if (q < 0) {
+                runner_unref(r);
+                return log_error_errno(q, "cannot prepare to run host commands: %m");
         }
 
         LOG_CONTEXT_PUSH("HOST_ID", host_id);
@@ -459,6 +492,8 @@ int runner_run(const AgentConfig *config, const char *infra_env_id, const char *
         pthread_mutex_lock(&r->lock);
         r->closing = true;
         pthread_mutex_unlock(&r->lock);
+        if (q == -ECANCELED)
+                wait_for_steps(r, STOP_GRACE);
         runner_unref(r);
         return q;
 }

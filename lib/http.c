@@ -498,6 +498,19 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata)
         return n;
 }
 
+static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+        Transfer *t = userdata;
+
+        (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+        if (stop_requested()) {
+                t->aborted = true;
+                return 1;
+        }
+        return 0;
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata)
 {
         Transfer *t = userdata;
@@ -636,6 +649,11 @@ static int perform_once(HttpClient *c, const HttpRequest *req, const char *url, 
         curl_easy_setopt(h, CURLOPT_WRITEDATA, t);
         curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
         curl_easy_setopt(h, CURLOPT_HEADERDATA, t);
+        /* called about once a second, also while connecting: a stop request
+         * ends the transfer instead of waiting for a slow peer */
+        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+        curl_easy_setopt(h, CURLOPT_XFERINFODATA, t);
+        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
         if (!req->on_data)
                 curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response);
 

@@ -250,7 +250,7 @@ int spawn_run(const SpawnOptions *o, SpawnResult *ret)
         streams[1].line = BUF_INIT(64 * 1024);
 
         for (;;) {
-                struct pollfd pf[3];
+                struct pollfd pf[4];
                 nfds_t n = 0;
                 int timeout_ms = -1;
                 usec_t now = now_usec(CLOCK_MONOTONIC);
@@ -262,7 +262,14 @@ int spawn_run(const SpawnOptions *o, SpawnResult *ret)
                         pf[n++] = (struct pollfd){ .fd = in_w, .events = POLLOUT };
                 if (n == 0)
                         break;
+                if (kill_at == 0 && stop_fd() >= 0)
+                        pf[n++] = (struct pollfd){ .fd = stop_fd(), .events = POLLIN };
 
+                if (kill_at == 0 && stop_requested()) {
+                        res.stopped = true;
+                        kill_group(pid, SIGTERM);
+                        kill_at = now + (o->kill_grace ? o->kill_grace : 5 * USEC_PER_SEC);
+                }
                 if (deadline > 0 && kill_at == 0 && now >= deadline) {
                         res.timed_out = true;
                         kill_group(pid, SIGTERM);
@@ -293,7 +300,7 @@ int spawn_run(const SpawnOptions *o, SpawnResult *ret)
                 }
 
                 for (nfds_t i = 0; i < n; i++) {
-                        if (!pf[i].revents)
+                        if (!pf[i].revents || pf[i].fd == stop_fd())
                                 continue;
                         if (pf[i].fd == in_w) {
                                 ssize_t k = write(in_w, in_data, in_left);

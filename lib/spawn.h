@@ -7,6 +7,10 @@
  * stdout/stderr with a size cap, and optional per-line callbacks for tools
  * whose progress we parse (coreos-installer, rsync).
  *
+ * When the process is asked to stop (timeutil.h's stop_request(), e.g. on
+ * SIGTERM), running children are terminated the way a timeout terminates
+ * them, so that a service stop never waits for a long command.
+ *
  * A hook runs in the child between fork and exec (async-signal-safe code
  * only): the installer uses it to enter PID 1's namespaces with setns(2).
  * PATH is searched in the child, after the hook, so a binary is found where
@@ -42,6 +46,7 @@ typedef struct SpawnResult {
         int exit_status; /* exit code; -1 when killed by a signal */
         int signal; /* the terminating signal, or 0 */
         bool timed_out;
+        bool stopped; /* killed because a stop was requested (timeutil.h stop_request()) */
         char *out;
         size_t out_len;
         bool out_truncated;

@@ -13,7 +13,7 @@
 #include "timeutil.h"
 
 static atomic_bool stop_flag;
-static atomic_int stop_fd = -1;
+static atomic_int stop_eventfd = -1;
 
 usec_t now_usec(clockid_t clock)
 {
@@ -25,14 +25,14 @@ usec_t now_usec(clockid_t clock)
 
 static int stop_fd_get(void)
 {
-        int fd = atomic_load(&stop_fd), expected = -1, n;
+        int fd = atomic_load(&stop_eventfd), expected = -1, n;
 
         if (fd >= 0)
                 return fd;
         n = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (n < 0)
                 return -1;
-        if (!atomic_compare_exchange_strong(&stop_fd, &expected, n)) {
+        if (!atomic_compare_exchange_strong(&stop_eventfd, &expected, n)) {
                 close(n);
                 return expected;
         }
@@ -67,12 +67,17 @@ int sleep_usec(usec_t d)
 void stop_request(void)
 {
         uint64_t one = 1;
-        int fd = atomic_load(&stop_fd), saved = errno;
+        int fd = atomic_load(&stop_eventfd), saved = errno;
 
         atomic_store(&stop_flag, true);
         if (fd >= 0)
                 (void)!write(fd, &one, sizeof(one));
         errno = saved;
+}
+
+int stop_fd(void)
+{
+        return stop_fd_get();
 }
 
 bool stop_requested(void)
@@ -83,7 +88,7 @@ bool stop_requested(void)
 void stop_reset(void)
 {
         uint64_t v;
-        int fd = atomic_load(&stop_fd);
+        int fd = atomic_load(&stop_eventfd);
 
         atomic_store(&stop_flag, false);
         if (fd >= 0)

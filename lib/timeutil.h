@@ -31,6 +31,9 @@ bool stop_requested(void);
 int stop_on_signals(void);
 /* For tests: clears the flag. */
 void stop_reset(void);
+/* An fd that becomes readable once a stop is requested (for poll loops),
+ * or -1 when none could be made. Owned by this module. */
+int stop_fd(void);
 
 /* A uniformly distributed 64-bit random value (getrandom). */
 uint64_t random_u64(void);

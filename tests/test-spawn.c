@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -157,6 +158,30 @@ TEST(pre_exec_failure_is_reported)
         SpawnResult r = {};
 
         ASSERT_ERROR(spawn_run(&o, &r), EPERM);
+}
+
+static void *request_stop(void *arg)
+{
+        (void)arg;
+        sleep_usec(100 * USEC_PER_MSEC);
+        stop_request();
+        return NULL;
+}
+
+TEST(stop_request_terminates_children)
+{
+        char *argv[] = { "sleep", "30", NULL };
+        _cleanup_spawn_result_ SpawnResult r = {};
+        pthread_t t;
+
+        stop_reset();
+        ASSERT_EQ(pthread_create(&t, NULL, request_stop, NULL), 0);
+        ASSERT_OK(spawn_simple(argv, 0, &r));
+        pthread_join(t, NULL);
+        stop_reset();
+        ASSERT_TRUE(r.stopped);
+        ASSERT_FALSE(r.timed_out);
+        ASSERT_EQ(r.signal, SIGTERM);
 }
 
 TEST(output_tail)

@@ -399,6 +399,10 @@ class DryRun(AgentTestCase):
 
 
 class Soak(AgentTestCase):
+    # the Python service validates every body: poll at a pace it sustains for 50 hosts
+    scenario = {"settings": {"next_instruction_seconds": 5, "min_disk_size_gb": 1, "min_cpu_cores": 1,
+                             "min_ram_mib": 256}}
+
     def test_many_dry_run_agents(self):
         seconds = float(os.environ.get("CRADLE_SOAK_SECONDS", "120"))
         count = int(os.environ.get("CRADLE_SOAK_AGENTS", "50"))
@@ -412,6 +416,8 @@ class Soak(AgentTestCase):
             dead = [a for a in self.agents if not a.alive()]
             self.assertEqual(dead, [], "agents died:\n" + "\n".join(d.output()[-3000:] for d in dead))
             time.sleep(1)
+        for a in self.agents:
+            self.stop_ok(a)
         replies = self.reqs(operation="v2PostStepReply")
         registered = {r["body"]["host_id"] for r in self.reqs(operation="v2RegisterHost") if r["status"] == 201}
         self.assertEqual(registered, set(ids))
@@ -419,8 +425,7 @@ class Soak(AgentTestCase):
         self.assertEqual(bad, [], "invalid replies: %s" % json.dumps(bad[:3], indent=1)[:4000])
         invalid_requests = [r for r in self.reqs() if r.get("validation_errors")]
         self.assertEqual(invalid_requests, [])
-        for a in self.agents:
-            self.stop_ok(a)
+        self.assertGreaterEqual(len(self.reqs(operation="v2GetNextSteps")), count * 2)
 
 
 if __name__ == "__main__":
