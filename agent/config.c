@@ -65,6 +65,7 @@ int agent_config_copy(const AgentConfig *c, AgentConfig *ret)
         DUP(forced_ipv4);
         DUP(fake_reboot_marker_path);
         DUP(log_level);
+        DUP(lab_nics);
         DUP(token);
 #undef DUP
         if (!ok) {
