@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 
 #include "buf.h"
+#include "gzip.h"
 #include "cleanup.h"
 #include "ign-internal.h"
 #include "strutil.h"
@@ -302,7 +303,7 @@ int ign_resource_read(const IgnResource *res, size_t max, void **ret, size_t *re
         }
         if (res->compression && streq(res->compression, "gzip")) {
                 void *plain;
-                r = ign_gunzip(raw, len, max, &plain, &len);
+                r = gzip_decompress(raw, len, max, &plain, &len);
                 if (r == -EBADMSG) {
                         if (reterr)
                                 *reterr = strdup("corrupt gzip data");

@@ -82,10 +82,6 @@ char *ign_path_index(const char *path, size_t i);
 /* Data URLs (ign-dataurl.c). */
 bool ign_is_data_url(const char *s);
 
-/* gzip (ign-inflate.c): decompresses a gzip member (or several) of at most
- * max output bytes. -EBADMSG when corrupt, -E2BIG above max. */
-int ign_gunzip(const void *in, size_t in_len, size_t max, void **ret, size_t *ret_len);
-
 /* Resource contents: data URL decoded, decompressed, hash checked. */
 int ign_resource_read(const IgnResource *res, size_t max, void **ret, size_t *ret_len, char **reterr);
 

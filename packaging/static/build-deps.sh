@@ -1,0 +1,416 @@
+#!/bin/bash
+# Build the static libraries a static cradle links, from Debian 12's own
+# source packages, into OUTDIR/prefix/{include,lib}.
+#
+#   packaging/static/build-deps.sh OUTDIR
+#
+# What comes from where (see README.md beside this file):
+#   OpenSSL (libssl.a, libcrypto.a)  built from Debian's openssl source, trimmed
+#   curl (libcurl.a)                 built from Debian's curl source: HTTP(S) only,
+#                                    over that OpenSSL, c-ares resolver, zlib
+#   libudev.a (with libsystemd)      built from Debian's systemd source, every
+#                                    optional dependency off, only that target
+#   c-ares, json-c, libblkid, zlib   Debian's own .a (libc-ares-dev, libjson-c-dev,
+#                                    libblkid-dev, zlib1g-dev), copied into prefix
+#
+# Non-interactive and idempotent: a finished build leaves OUTDIR/prefix/.stamp;
+# a re-run with the same recipe returns at once. Each component has its own
+# stamp under OUTDIR/stamps, so a failed or changed step only redoes itself
+# and what depends on it. Missing build packages are installed with apt-get
+# (root only); a deb-src entry mirroring the machine's Debian entries is
+# added when `apt-cache showsrc` cannot see a source package.
+#
+# Environment: CC (default cc), JOBS (default nproc), CRADLE_DEPS_VERBOSE=1
+# to show build output instead of logging it to OUTDIR/logs.
+
+set -euo pipefail
+
+die() {
+        echo "build-deps: error: $*" >&2
+        exit 1
+}
+log() { echo "build-deps: $*" >&2; }
+
+[ $# -eq 1 ] || die "usage: $0 OUTDIR"
+mkdir -p "$1" || die "cannot create '$1'"
+OUT=$(cd "$1" && pwd)
+SCRIPT=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+PREFIX=$OUT/prefix
+STAMPS=$OUT/stamps
+LOGS=$OUT/logs
+SRC=$OUT/src
+BUILD=$OUT/build
+
+CC=${CC:-cc}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export CC
+
+# Flags for every library we compile: small code, sections the final link
+# can drop (--gc-sections), Debian's usual hardening.
+DEPS_CFLAGS="-Os -g0 -ffunction-sections -fdata-sections -fstack-protector-strong -D_FORTIFY_SOURCE=2"
+
+# The whole recipe is this file: any change rebuilds what changed (per step).
+RECIPE=$(sha256sum "$SCRIPT" | cut -c1-16)
+if [ -f "$PREFIX/.stamp" ] && [ "$(cat "$PREFIX/.stamp")" = "$RECIPE" ]; then
+        exit 0
+fi
+
+mkdir -p "$STAMPS" "$LOGS" "$SRC" "$BUILD"
+exec 9>"$OUT/.lock"
+flock 9 || die "cannot lock '$OUT/.lock'"
+# Another run may have finished while we waited for the lock.
+if [ -f "$PREFIX/.stamp" ] && [ "$(cat "$PREFIX/.stamp")" = "$RECIPE" ]; then
+        exit 0
+fi
+rm -f "$PREFIX/.stamp"
+START=$(date +%s)
+
+# run LOGNAME CMD...: run a build command, its output in LOGS/LOGNAME.log;
+# on failure show the log's tail and stop.
+run() {
+        local name=$1
+        shift
+        if [ "${CRADLE_DEPS_VERBOSE:-0}" = 1 ]; then
+                "$@" || die "step '$name' failed: $*"
+                return
+        fi
+        echo "+ $*" >>"$LOGS/$name.log"
+        if ! "$@" >>"$LOGS/$name.log" 2>&1; then
+                tail -n 40 "$LOGS/$name.log" >&2
+                die "step '$name' failed: $* (full log: $LOGS/$name.log)"
+        fi
+}
+
+# ---------------------------------------------------------------- packages
+
+BUILD_PKGS=(
+        build-essential dpkg-dev perl pkg-config   # compilers, apt-get source
+        autoconf automake libtool                  # curl's buildconf
+        meson ninja-build gperf python3-jinja2     # systemd's build
+        libcap-dev libmount-dev                    # systemd's meson requires them
+        libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev  # the Debian .a we use
+)
+
+install_packages() {
+        local missing=() p
+        for p in "${BUILD_PKGS[@]}"; do
+                [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] ||
+                        missing+=("$p")
+        done
+        [ ${#missing[@]} -eq 0 ] && return 0
+        [ "$(id -u)" = 0 ] ||
+                die "missing build packages: ${missing[*]} (run as root, or: apt-get install ${missing[*]})"
+        log "installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$LOGS/apt.log" 2>&1; then
+                run apt apt-get update -q
+                run apt apt-get install -y -q --no-install-recommends "${missing[@]}"
+        fi
+}
+
+# ---------------------------------------------------------------- sources
+
+DEBSRC_FILE=/etc/apt/sources.list.d/cradle-deb-src.sources
+
+# The machine's Debian 'deb' entries (deb822 stanzas and one-line entries),
+# turned into deb-src stanzas for the same archives and suites.
+debsrc_content() {
+        local f
+        for f in /etc/apt/sources.list.d/*.sources; do
+                [ -f "$f" ] && [ "$f" != "$DEBSRC_FILE" ] || continue
+                awk 'BEGIN { RS = ""; FS = "\n" }
+                {
+                        deb = 0; debian = 0; enabled = 1
+                        for (i = 1; i <= NF; i++) {
+                                if ($i ~ /^Types:/ && $i ~ /[ \t]deb([ \t]|$)/) deb = 1
+                                if ($i ~ /^URIs:/ && $i ~ /\/debian(-security)?\/?([ \t]|$)/) debian = 1
+                                if ($i ~ /^Enabled:[ \t]*no/) enabled = 0
+                        }
+                        if (!deb || !debian || !enabled) next
+                        for (i = 1; i <= NF; i++) {
+                                if ($i ~ /^#/) continue
+                                if ($i ~ /^Types:/) print "Types: deb-src"; else print $i
+                        }
+                        print ""
+                }' "$f"
+        done
+        for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+                [ -f "$f" ] || continue
+                awk '$1 == "deb" && $0 ~ /\/debian(-security)?\/?[ \t]/ {
+                        opts = ""; i = 2
+                        if ($2 ~ /^\[/) { while ($i !~ /\]$/) { opts = opts " " $i; i++ } opts = opts " " $i; i++ }
+                        comps = ""; for (j = i + 2; j <= NF; j++) comps = comps " " $j
+                        printf "Types: deb-src\nURIs: %s\nSuites: %s\nComponents:%s\n", $i, $(i + 1), comps
+                        if (opts ~ /signed-by=/) { sub(/.*signed-by=/, "", opts); sub(/[ \]].*/, "", opts); print "Signed-By: " opts }
+                        print ""
+                }' "$f"
+        done
+}
+
+# (grep -q would close the pipe early: with pipefail, apt-cache's SIGPIPE fails it.)
+has_source() { apt-cache showsrc --only-source "$1" 2>/dev/null | grep -c '^Version:' >/dev/null; }
+
+ensure_debsrc() {
+        local pkg=$1 want
+        has_source "$pkg" && return 0
+        [ "$(id -u)" = 0 ] ||
+                die "no deb-src entry lets apt see the source of '$pkg'; as root, add one for the machine's Debian archive"
+        want=$(debsrc_content)
+        [ -n "$want" ] || die "found no Debian 'deb' entry in /etc/apt/sources.list* to mirror as deb-src"
+        if [ ! -f "$DEBSRC_FILE" ] || [ "$(cat "$DEBSRC_FILE")" != "$want" ]; then
+                log "adding $DEBSRC_FILE"
+                printf '%s\n' "$want" >"$DEBSRC_FILE"
+        fi
+        run apt apt-get update -q
+        has_source "$pkg" ||
+                die "apt still sees no source package '$pkg' after adding $DEBSRC_FILE"
+}
+
+# fetch_source PKG: extract Debian's source package PKG (newest version the
+# archive really serves) under SRC; prints the directory.
+fetch_source() {
+        local pkg=$1 v dir
+        dir=$(cat "$SRC/$pkg.dir" 2>/dev/null || true)
+        if [ -n "$dir" ] && [ -d "$dir" ]; then
+                echo "$dir"
+                return 0
+        fi
+        ensure_debsrc "$pkg"
+        # Newest first; a mirror may list a version whose files it lacks.
+        for v in $(apt-cache showsrc --only-source "$pkg" | awk '/^Version:/ { print $2 }' | sort -urV); do
+                rm -rf "$SRC/$pkg-fetch"
+                mkdir -p "$SRC/$pkg-fetch"
+                if (cd "$SRC/$pkg-fetch" && apt-get source -q --only-source "$pkg=$v") \
+                        >>"$LOGS/fetch-$pkg.log" 2>&1; then
+                        dir=$(find "$SRC/$pkg-fetch" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+                        [ -n "$dir" ] || die "apt-get source $pkg=$v unpacked nothing"
+                        log "fetched source $pkg $v"
+                        echo "$dir" >"$SRC/$pkg.dir"
+                        echo "$dir"
+                        return 0
+                fi
+                log "source $pkg $v not fetchable, trying an older one"
+        done
+        tail -n 20 "$LOGS/fetch-$pkg.log" >&2
+        die "cannot fetch Debian source package '$pkg' (log: $LOGS/fetch-$pkg.log)"
+}
+
+# step NAME KEY: true when step NAME must run (its stamp differs from KEY).
+need_step() { [ "$(cat "$STAMPS/$1" 2>/dev/null || true)" != "$2" ]; }
+done_step() { echo "$2" >"$STAMPS/$1"; }
+
+# ---------------------------------------------------------------- symbols
+
+# privatize PREFIX API_REGEX ARCHIVE...: rename every global symbol the
+# archives define but do not export as API (API_REGEX) to PREFIX<name>, in
+# definitions and references alike (one map for all the archives given).
+# libsystemd, libudev and util-linux's libblkid keep their helpers (strv_free,
+# parse_size, log_internal, pager_open...) global in their .a files: names
+# that clash with each other and with cradle's own systemd-style helpers in
+# a static link, while the shared libraries export only their API.
+privatize() {
+        local prefix=$1 api=$2 map a
+        shift 2
+        map=$(mktemp)
+        for a in "$@"; do
+                nm -g --defined-only "$a" 2>/dev/null | awk 'NF == 3 { print $3 }'
+        done | grep -vE "$api" | sort -u | awk -v p="$prefix" '{ print $1, p $1 }' >"$map"
+        for a in "$@"; do
+                objcopy --redefine-syms="$map" "$a" || die "objcopy --redefine-syms failed on $a"
+        done
+        rm -f "$map"
+}
+
+# ---------------------------------------------------------------- Debian .a
+
+# c-ares, json-c, libblkid and zlib: Debian's static archives link cleanly
+# (none needs more than libc), so copy them with their headers into PREFIX,
+# which makes PREFIX self-contained and shadows nothing by accident.
+copy_debian_libs() {
+        local key
+        key="debian-libs privatized $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev)"
+        need_step debian-libs "$key" || return 0
+        log "copying Debian's libcares.a, libjson-c.a, libblkid.a, libz.a"
+        mkdir -p "$PREFIX/lib" "$PREFIX/include"
+        local a
+        for a in libcares.a libjson-c.a libblkid.a libz.a; do
+                [ -f "$SYSLIB/$a" ] || die "$SYSLIB/$a is missing (its -dev package ships it)"
+                cp "$SYSLIB/$a" "$PREFIX/lib/"
+        done
+        cp /usr/include/ares*.h "$PREFIX/include/"
+        rm -rf "$PREFIX/include/json-c" "$PREFIX/include/blkid"
+        cp -r /usr/include/json-c /usr/include/blkid "$PREFIX/include/"
+        cp /usr/include/zlib.h /usr/include/zconf.h "$PREFIX/include/"
+        privatize cradle_blkid__ '^blkid_' "$PREFIX/lib/libblkid.a"
+        done_step debian-libs "$key"
+}
+
+# ---------------------------------------------------------------- OpenSSL
+
+# What cradle needs: TLS 1.2/1.3 client and server (tests), X.509 and PEM,
+# RSA/ECDSA/EdDSA keys, ECDHE, AES-GCM and ChaCha20-Poly1305, SHA-1/2/3,
+# MD5 (host IDs), HMAC/HKDF, the DRBG. Everything else is off; README.md
+# records what each group of options saves.
+OPENSSL_OPTS=(
+        no-shared no-module no-dso no-engine no-legacy no-deprecated
+        no-tests no-ui-console no-autoload-config
+        # protocols
+        no-ssl3 no-tls1 no-tls1_1 no-dtls no-dgram no-sctp no-srtp no-srp no-psk
+        no-nextprotoneg no-comp no-ct no-ocsp no-ktls
+        # algorithms nobody negotiates with us
+        # (no-dh: TLS uses ECDHE; Go servers, assisted-service and kube-apiserver
+        # among them, never offer finite-field DHE)
+        no-aria no-bf no-blake2 no-camellia no-cast no-des no-dh no-dsa no-ec2m no-gost
+        no-idea no-md4 no-mdc2 no-ocb no-rc2 no-rc4 no-rmd160 no-scrypt no-seed
+        no-siphash no-siv no-sm2 no-sm3 no-sm4 no-whirlpool
+        # message formats and services cradle does not use
+        no-cms no-cmp no-ts no-rfc3779
+        # runtime machinery; no-sock drops OpenSSL's own socket BIOs (curl
+        # brings its own BIO), and with them the getaddrinfo() reference
+        no-async no-multiblock no-sock
+)
+
+build_openssl() {
+        local dir key t0
+        key="openssl ${OPENSSL_OPTS[*]} $DEPS_CFLAGS"
+        need_step openssl "$key" || return 0
+        dir=$(fetch_source openssl)
+        t0=$(date +%s)
+        log "building OpenSSL ($(basename "$dir"))"
+        rm -rf "$BUILD/openssl" "$PREFIX/include/openssl" "$PREFIX"/lib/lib{ssl,crypto}.a
+        mkdir -p "$BUILD/openssl"
+        # OPENSSLDIR /etc/ssl: Debian's hashed CA directory and openssl.cnf;
+        # on hosts without them (RHCOS keeps its CAs under /etc/pki) nothing
+        # is loaded and cradle names its CA file itself.
+        (cd "$BUILD/openssl" && run openssl "$dir/Configure" --prefix="$PREFIX" --libdir=lib \
+                --openssldir=/etc/ssl "${OPENSSL_OPTS[@]}" $DEPS_CFLAGS)
+        run openssl make -C "$BUILD/openssl" -j"$JOBS" build_libs
+        run openssl make -C "$BUILD/openssl" install_dev
+        rm -rf "$BUILD/openssl"
+        log "built OpenSSL in $(($(date +%s) - t0)) s"
+        done_step openssl "$key"
+}
+
+# ---------------------------------------------------------------- curl
+
+CURL_OPTS=(
+        --disable-shared --enable-static --disable-dependency-tracking
+        --with-openssl="$PREFIX" --enable-ares="$PREFIX" --with-zlib="$PREFIX"
+        --disable-threaded-resolver
+        # cradle names its CA file; without one, OpenSSL's default paths
+        --without-ca-bundle --without-ca-path --with-ca-fallback
+        # HTTP and HTTPS only (proxies and MIME stay: proxies are configurable,
+        # log upload is a multipart POST)
+        --disable-ftp --disable-file --disable-ldap --disable-ldaps --disable-rtsp
+        --disable-dict --disable-telnet --disable-tftp --disable-pop3 --disable-imap
+        --disable-smb --disable-smtp --disable-gopher --disable-mqtt --disable-websockets
+        --disable-manual --disable-libcurl-option --disable-ntlm --disable-ntlm-wb
+        --disable-tls-srp --disable-alt-svc --disable-hsts --disable-doh --disable-netrc
+        --disable-cookies --disable-progress-meter --disable-versioned-symbols
+        --disable-openssl-auto-load-config
+        --without-brotli --without-zstd --without-libpsl --without-libidn2
+        --without-nghttp2 --without-ngtcp2 --without-nghttp3 --without-quiche
+        --without-libssh2 --without-libssh --without-librtmp --without-gssapi
+        --without-libgsasl --without-hyper
+)
+
+build_curl() {
+        local dir key t0
+        key="curl ${CURL_OPTS[*]} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") $(dpkg-query -W -f='${Version} ' libc-ares-dev zlib1g-dev)"
+        need_step curl "$key" || return 0
+        dir=$(fetch_source curl)
+        if [ ! -f "$dir/.cradle-prepared" ]; then
+                log "preparing curl source (openssl flavour, buildconf)"
+                # The series ends with the GnuTLS and NSS flavours' patches,
+                # which debian/rules pops for the OpenSSL build: so do we.
+                (cd "$dir" && run curl patch -R -p1 -i debian/patches/99_nss.patch &&
+                        run curl patch -R -p1 -i debian/patches/90_gnutls.patch &&
+                        run curl autoreconf -fi)
+                touch "$dir/.cradle-prepared"
+        fi
+        t0=$(date +%s)
+        log "building curl ($(basename "$dir"))"
+        rm -rf "$BUILD/curl" "$PREFIX/include/curl" "$PREFIX/lib/libcurl.a"
+        mkdir -p "$BUILD/curl"
+        (cd "$BUILD/curl" && run curl "$dir/configure" --prefix="$PREFIX" "${CURL_OPTS[@]}" \
+                CFLAGS="$DEPS_CFLAGS" CPPFLAGS="-I$PREFIX/include" LDFLAGS="-L$PREFIX/lib" \
+                LIBS="-pthread -ldl")
+        run curl make -C "$BUILD/curl/lib" -j"$JOBS"
+        run curl make -C "$BUILD/curl/lib" install
+        run curl make -C "$BUILD/curl/include" install
+        rm -rf "$BUILD/curl"
+        log "built curl in $(($(date +%s) - t0)) s"
+        done_step curl "$key"
+}
+
+# ---------------------------------------------------------------- systemd
+
+# skip-deps turns every optional dependency off; the rest trims configure.
+# Only libudev.a is built: it compiles libsystemd's sources as well (sd-device,
+# sd-journal, sd-daemon, sd-bus... every sd_* function of libsystemd.sym links
+# from it alone), so a separate libsystemd.a would only double the build.
+SYSTEMD_OPTS=(
+        -Dskip-deps=true -Dstatic-libudev=pic -Dstatic-libsystemd=false
+        -Dmode=release -Dtests=false -Dfuzz-tests=false -Dman=false -Dhtml=false
+        -Dtranslations=false -Dstandalone-binaries=false
+        -Dbpf-framework=false -Defi=false -Dgnu-efi=false -Dtpm=false
+        -Dhwdb=false -Danalyze=false -Dkernel-install=false
+        -Dlog-message-verification=false -Dlog-trace=false
+)
+
+build_systemd() {
+        local dir key t0
+        key="systemd ${SYSTEMD_OPTS[*]} $DEPS_CFLAGS privatized"
+        need_step systemd "$key" || return 0
+        dir=$(fetch_source systemd)
+        t0=$(date +%s)
+        log "building libudev.a with libsystemd inside ($(basename "$dir"))"
+        rm -rf "$BUILD/systemd" "$PREFIX/include/systemd" "$PREFIX"/include/libudev.h \
+                "$PREFIX"/lib/lib{udev,systemd}.a
+        # meson takes its own -O; pass the rest of DEPS_CFLAGS.
+        run systemd env CFLAGS="${DEPS_CFLAGS/-Os/}" meson setup "$BUILD/systemd" "$dir" \
+                --buildtype=minsize -Ddebug=false -Db_ndebug=true -Db_lto=false "${SYSTEMD_OPTS[@]}"
+        # version.h first: the static target does not declare it needs it.
+        run systemd ninja -C "$BUILD/systemd" version.h
+        run systemd ninja -C "$BUILD/systemd" -j"$JOBS" libudev.a
+        mkdir -p "$PREFIX/include/systemd" "$PREFIX/lib"
+        cp "$BUILD/systemd/libudev.a" "$PREFIX/lib/"
+        privatize cradle_systemd__ '^(sd|udev)_' "$PREFIX/lib/libudev.a"
+        cp "$dir/src/libudev/libudev.h" "$PREFIX/include/"
+        cp "$dir"/src/systemd/sd-*.h "$dir/src/systemd/_sd-common.h" "$PREFIX/include/systemd/"
+        rm -rf "$BUILD/systemd"
+        log "built libudev.a in $(($(date +%s) - t0)) s"
+        done_step systemd "$key"
+}
+
+# ---------------------------------------------------------------- main
+
+install_packages
+ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
+[ -n "$ARCH" ] || die "cannot tell the multiarch triplet (dpkg-architecture, from dpkg-dev)"
+SYSLIB=/usr/lib/$ARCH
+# Sources first, one after the other (they may add the deb-src entry).
+for pkg in openssl curl systemd; do
+        fetch_source "$pkg" >/dev/null
+done
+copy_debian_libs
+# systemd does not depend on the OpenSSL -> curl chain: build it beside it,
+# so that one's single-threaded steps (configure, install) leave no core idle.
+kill_tree() {
+        local c
+        for c in $(pgrep -P "$1" || true); do
+                kill_tree "$c"
+        done
+        kill "$1" 2>/dev/null || true
+}
+build_systemd &
+systemd_pid=$!
+# If the main chain fails, do not leave the systemd build running.
+trap 'kill_tree "$systemd_pid"' EXIT
+build_openssl
+build_curl
+wait "$systemd_pid" || die "building libudev.a failed (log: $LOGS/systemd.log)"
+trap - EXIT
+
+echo "$RECIPE" >"$PREFIX/.stamp"
+log "static dependencies ready in $PREFIX ($(($(date +%s) - START)) s)"
