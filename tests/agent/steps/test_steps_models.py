@@ -1,11 +1,19 @@
 #!/usr/bin/python3
-"""The step argument models (agent/steps/step-models.c) against
-swagger.yaml: for every request model, each required field missing is
-reported as go-openapi words it, an example holding only the required
-fields passes, each pattern appears verbatim and accepts and rejects the
-same strings as the swagger expression (Python's re standing in for Go's
-RE2 on these), and enums list the same values. Validation only: no step
-runs (step-run --validate-only).
+"""The step models against swagger.yaml.
+
+Arguments (agent/steps/step-models.c): for every request model, each
+required field missing is reported as go-openapi words it, an example
+holding only the required fields passes, each pattern appears verbatim and
+accepts and rejects the same strings as the swagger expression (Python's re
+standing in for Go's RE2 on these), and enums list the same values.
+Validation only: no step runs (step-run --validate-only).
+
+Outputs (the handlers' sources): every JSON key a handler writes is a
+property of its response model, every property of the model is written
+somewhere, and the outputs the real service and the Go agent exchanged
+(observed/07-step-replies.json, observed/go-agent-wire-capture.json) use
+only those keys and validate. The integration tests check each reply they
+get; this catches a misspelt key on a path no test reaches.
 """
 import json
 import os
@@ -173,6 +181,105 @@ def test_observed_instructions_validate():
     for step_type, arg in found:
         code, err = validate(step_type, arg)
         assert code == 0, (step_type, arg, err)
+
+
+# step type -> (response model, the sources that build its output)
+RESPONSES = {
+    "connectivity-check": ("connectivity-report", ["connectivity-check.c"]),
+    "free-network-addresses": ("free_networks_addresses", ["free-addresses.c", "free-network-addresses.c"]),
+    "ntp-synchronizer": ("ntp_synchronization_response", ["ntp-synchronizer.c"]),
+    "installation-disk-speed-check": ("disk_speed_check_response",
+                                      ["disk-speed.c", "installation-disk-speed-check.c"]),
+    "container-image-availability": ("container_image_availability_response", ["container-image-availability.c"]),
+    "domain-resolution": ("domain_resolution_response", ["domain-resolution.c"]),
+    "tang-connectivity-check": ("tang_connectivity_response", ["tang-connectivity-check.c", "tang.c"]),
+    "api-vip-connectivity-check": ("api_vip_connectivity_response", ["api-vip-connectivity-check.c"]),
+    "dhcp-lease-allocate": ("dhcp_allocation_response", ["dhcp-lease-allocate.c"]),
+    "verify-vips": ("verify_vips_response", ["verify-vips.c"]),
+    "upgrade-agent": ("upgrade_agent_response", ["upgrade-agent.c"]),
+}
+# a JSON key as the handlers write it: the key argument of the json_add_*
+# builders, or a literal of a key table (connectivity-check's three lists)
+KEY_CALL = re.compile(r'json_(?:add\w*|object_object_add)\(\s*\w+\s*,\s*"([^"]+)"')
+KEY_TABLE = re.compile(r'(?:const\s+)?char\s*\*\s*(?:const\s+)?keys?\w*\s*\[\w*\]\s*=\s*\{([^}]*)\}')
+
+
+def model_keys(schema):
+    """Every property name reachable from a schema."""
+    s = SW.resolve(schema)
+    out = set()
+    t = SW.schema_type(s)
+    if t == "object":
+        props, _ = SW.properties(s)
+        for k, v in props.items():
+            out.add(k)
+            out |= model_keys(v)
+    elif t == "array":
+        out |= model_keys(s.get("items", {}))
+    return out
+
+
+def written_keys(files):
+    src = "".join(open(os.path.join(stepslib.SRC, "agent", "steps", f)).read() for f in files)
+    keys = set(KEY_CALL.findall(src))
+    for table in KEY_TABLE.findall(src):
+        keys |= set(re.findall(r'"([^"]+)"', table))
+    return keys
+
+
+def json_keys(v):
+    if isinstance(v, dict):
+        return set(v) | set().union(*[json_keys(x) for x in v.values()]) if v else set()
+    if isinstance(v, list):
+        return set().union(*[json_keys(x) for x in v]) if v else set()
+    return set()
+
+
+def test_output_keys_match_models():
+    # the reference service checks outputs against the same table
+    assert set(RESPONSES) | {"inventory"} == set(M.OUTPUT_MODELS), set(M.OUTPUT_MODELS) ^ set(RESPONSES)
+    for step_type, (name, files) in sorted(RESPONSES.items()):
+        assert M.OUTPUT_MODELS[step_type] == name, (step_type, name)
+        want = model_keys({"$ref": "#/definitions/" + name})
+        got = written_keys(files)
+        assert want and got, (step_type, want, got)
+        assert got <= want, "%s writes keys its model %s lacks: %s" % (step_type, name, sorted(got - want))
+        assert want <= got, "%s never writes %s of %s" % (step_type, sorted(want - got), name)
+
+
+def observed_replies():
+    """(source, step_type, output) of every step reply with an output in
+    the observed exchanges."""
+    out = []
+    o7 = json.load(open(os.path.join(stepslib.SRC, "tests", "reference", "observed", "07-step-replies.json")))
+    for step_type, v in o7["by_step_type"].items():
+        body = v.get("request_body") or {}
+        if body.get("output"):
+            out.append(("07-step-replies", step_type, body["output"]))
+    cap = json.load(open(os.path.join(stepslib.SRC, "tests", "reference", "observed", "go-agent-wire-capture.json")))
+    for k, v in cap.items():
+        for req in v if isinstance(v, list) else []:
+            body = req.get("body") if isinstance(req, dict) else None
+            if isinstance(body, dict) and body.get("step_type") and body.get("output"):
+                out.append(("go-agent-wire-capture", body["step_type"], body["output"]))
+    return out
+
+
+def test_observed_outputs_use_model_keys():
+    seen = set()
+    for source, step_type, output in observed_replies():
+        if step_type not in RESPONSES:
+            continue
+        name, files = RESPONSES[step_type]
+        keys = json_keys(json.loads(output))
+        assert keys <= model_keys({"$ref": "#/definitions/" + name}), (source, step_type, keys)
+        assert keys <= written_keys(files), (source, step_type, sorted(keys - written_keys(files)))
+        stepslib.check_output(step_type, output)
+        seen.add(step_type)
+    # every discovery output the real exchanges show
+    assert {"connectivity-check", "free-network-addresses", "ntp-synchronizer", "domain-resolution", "verify-vips",
+            "installation-disk-speed-check", "container-image-availability", "tang-connectivity-check",
+            "api-vip-connectivity-check", "upgrade-agent"} <= seen, seen
 
 
 stepslib.run_tests([(n, f) for n, f in sorted(globals().items()) if n.startswith("test_")])
