@@ -64,6 +64,12 @@ void step_run(const StepContext *ctx, const char *step_type, char *const *args, 
  * with exit code -1), its exit status the exit code. */
 int step_host_command(const StepContext *ctx, char *const *argv, usec_t timeout, StepResult *ret);
 
+/* The reply fields of a command that ran (exit code, 124 when it timed
+ * out as timeout(1) reports it; stdout; stderr, or "exit status N" when it
+ * failed silently): what step_host_command() does once the command ran.
+ * Takes res's output buffers. */
+void step_result_from_spawn(StepResult *ret, SpawnResult *res);
+
 /* The handlers (agent/steps/ *.c). */
 extern const StepHandler step_inventory;
 extern const StepHandler step_stop_installation;

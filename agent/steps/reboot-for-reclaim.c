@@ -42,12 +42,7 @@ static int run_in_root(const char *root, char *const *argv, StepResult *ret)
                 return step_fail(ret, -1, "exec: \"%s\": executable file not found in $PATH", argv[0]);
         if (r < 0)
                 return step_fail(ret, -1, "chroot %s: %s", root, strerror(-r));
-        ret->exit_code = res.exit_status;
-        ret->output = TAKE_PTR(res.out);
-        if (res.err_len > 0)
-                ret->error = TAKE_PTR(res.err);
-        else if (ret->exit_code != 0)
-                ret->error = strdup_printf("exit status %d", ret->exit_code);
+        step_result_from_spawn(ret, &res);
         return 0;
 }
 
