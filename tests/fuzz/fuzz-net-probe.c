@@ -3,13 +3,36 @@
 /*
  * The packets the network probes parse: ARP replies, neighbor
  * advertisements, ICMP/ICMPv6 echo replies with and without an IPv4
- * header (the first byte picks the parser).
+ * header; and the addresses and CIDRs the service sends (connectivity-check,
+ * free-network-addresses, verify-vips), which must format back to what
+ * parses to the same address and lie in their own prefix (the first byte
+ * picks the parser).
  */
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "agent/steps/net-probe.h"
+#include "cleanup.h"
 #include "fuzz.h"
+
+static void check_addresses(const uint8_t *data, size_t size)
+{
+        _cleanup_free_ char *text = strndup((const char *)data, size);
+        char buf[IP_ADDR_STRING_MAX];
+        IpAddr a, b;
+        unsigned len;
+
+        if (!text)
+                return;
+        if (ip_addr_parse(text, &a) >= 0 &&
+            (ip_addr_parse(ip_addr_format(&a, buf), &b) < 0 || !ip_addr_equal(&a, &b)))
+                abort();
+        if (ip_prefix_parse(text, &a, &len) >= 0 &&
+            (len > (a.family == AF_INET ? 32u : 128u) || !ip_prefix_contains(&a, len, &a)))
+                abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         if (size < 1)
                 return 0;
-        switch (data[0] % 4) {
+        switch (data[0] % 5) {
         case 0:
                 (void)arp_parse_reply(data + 1, size - 1, mac, &s, &t);
                 break;
@@ -32,8 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (void)icmp_parse_echo_reply(AF_INET, true, data + 1, size - 1, &id, &seq);
                 (void)icmp_parse_echo_reply(AF_INET, false, data + 1, size - 1, &id, &seq);
                 break;
-        default:
+        case 3:
                 (void)icmp_parse_echo_reply(AF_INET6, false, data + 1, size - 1, &id, &seq);
+                break;
+        default:
+                check_addresses(data + 1, size - 1);
                 break;
         }
         return 0;
