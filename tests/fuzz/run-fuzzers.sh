@@ -13,7 +13,7 @@ out=${CRADLE_BUILD_ROOT:-$src/build}/fuzz-clang
 mkdir -p "$out" "$src/tests/fuzz/artifacts"
 targets=${*:-$(cd "$src/tests/fuzz" && ls fuzz-*.c | grep -v fuzz-replay | sed 's/\.c$//')}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -std=gnu11 -I$src/lib -I$src -I$src/tests/fuzz -I${CRADLE_BUILD_ROOT:-$src/build}"
-libs=$(pkg-config --cflags --libs libcurl json-c blkid libudev libsystemd openssl)
+libs=$(pkg-config --cflags --libs libcurl json-c blkid libudev libsystemd openssl libcares zlib)
 for t in $targets; do
         extra=$(sed -n 's|.*fuzz-sources:\(.*\)\*/.*|\1|p' "$src/tests/fuzz/$t.c" | head -n1)
         sources=""
