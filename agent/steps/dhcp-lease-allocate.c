@@ -16,10 +16,17 @@
  * (MAC with dashes; 28 s at most); the last lease of the file and its
  * fixed-address; the macvlan deleted. Any failure: exit -1 and the error.
  * The two macvlan names are fixed, so requests run one after the other.
+ *
+ * dhclient -1 stays in the background once it holds a lease, renewing it
+ * on an interface that is deleted right after: the Go agent leaves one
+ * such daemon behind per VIP and request. Here dhclient writes a pid file
+ * of ours instead of --no-pid, and SIGTERM (stop, no release) ends it
+ * once the lease is read.
  */
 #include <fcntl.h>
 #include <netinet/ether.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +48,36 @@
 #define LEASE_DIR "/etc/keepalived"
 #define DHCLIENT_TIMEOUT_SECONDS 28
 #define LEASE_FILE_MAX (1024u * 1024)
+#define PID_FILE_WAIT_USEC (2 * USEC_PER_SEC)
+
+/* Ends the dhclient that went to the background with a lease: SIGTERM,
+ * which stops it without releasing the lease (what `dhclient -x` sends;
+ * that command itself would also run DHCP on every interface). Its pid
+ * file appears right after the foreground process exits. */
+static void stop_daemon(const char *pid_file)
+{
+        _cleanup_free_ char *line = NULL, *comm_path = NULL, *comm = NULL;
+        usec_t until = now_usec(CLOCK_MONOTONIC) + PID_FILE_WAIT_USEC;
+        int pid = 0, r;
+
+        for (;;) {
+                r = read_one_line_file(pid_file, &line);
+                if (r >= 0 || now_usec(CLOCK_MONOTONIC) >= until)
+                        break;
+                if (sleep_usec(50 * USEC_PER_MSEC) < 0)
+                        break; /* a stop request: still end the daemon if it is there */
+        }
+        if (r < 0 || safe_atoi(strstrip(line), &pid) < 0 || pid <= 1) {
+                log_warning("dhclient left no usable pid file %s: cannot stop it", pid_file);
+                return;
+        }
+        /* the pid must still be that dhclient */
+        comm_path = strdup_printf("/proc/%d/comm", pid);
+        if (!comm_path || read_one_line_file(comm_path, &comm) < 0 || !streq(strstrip(comm), "dhclient"))
+                return;
+        if (kill(pid, SIGTERM) < 0)
+                log_warning("cannot stop dhclient %d: %s", pid, strerror(errno));
+}
 
 /* A dhclient.conf sending host, in a new temporary file named in conf. */
 static int write_config(const char *host, char *conf, size_t size)
@@ -81,9 +118,10 @@ static int lease_vip(const StepContext *ctx, const char *parent, const char *nam
                      const char *lease_text, Lease *ret, char **reterr)
 {
         _cleanup_free_ char *file = strdup_printf(LEASE_DIR "/lease-%s", name);
-        _cleanup_free_ char *host = NULL, *content = NULL, *last = NULL, *address = NULL;
+        _cleanup_free_ char *host = NULL, *content = NULL, *last = NULL, *address = NULL, *pid_file = NULL;
         _cleanup_spawn_result_ SpawnResult res = {};
         char conf[] = "/tmp/cradle-dhclient-XXXXXX";
+        bool daemon = false;
         struct ether_addr mac;
         int r;
 
@@ -124,14 +162,24 @@ static int lease_vip(const StepContext *ctx, const char *parent, const char *nam
                 *reterr = strdup_printf("cannot write a dhclient configuration: %s", strerror(-r));
                 goto finish;
         }
+        pid_file = strdup_printf("%s.pid", conf);
+        if (!pid_file) {
+                (void)unlink(conf);
+                r = -ENOMEM;
+                goto finish;
+        }
         {
-                char *argv[] = { (char *)"dhclient", (char *)"-v",        (char *)"-cf", conf,
-                                 (char *)"-sf",      (char *)"/bin/true", (char *)"-lf", file,
-                                 (char *)"--no-pid", (char *)"-1",        (char *)name,  NULL };
+                char *argv[] = {
+                        (char *)"dhclient",  (char *)"-v",  (char *)"-cf", conf,          (char *)"-sf",
+                        (char *)"/bin/true", (char *)"-lf", file,          (char *)"-pf", pid_file,
+                        (char *)"-1",        (char *)name,  NULL
+                };
 
                 r = step_host_run(ctx, argv, DHCLIENT_TIMEOUT_SECONDS * USEC_PER_SEC, &res);
         }
         (void)unlink(conf);
+        /* exit status 0: it holds a lease and went to the background */
+        daemon = r >= 0 && !res.timed_out && res.exit_status == 0;
         if (r < 0) {
                 *reterr =
                         strdup_printf("dhclient exited with non-zero exit code -1: %s",
@@ -170,7 +218,13 @@ static int lease_vip(const StepContext *ctx, const char *parent, const char *nam
         ret->lease = TAKE_PTR(last);
         r = 0;
 finish : {
-        int q = link_delete(name);
+        int q;
+
+        if (daemon)
+                stop_daemon(pid_file);
+        if (pid_file)
+                (void)unlink(pid_file);
+        q = link_delete(name);
         if (q < 0)
                 log_error_errno(q, "deleteInterface: failed to delete link %s: %m", name);
 }

@@ -177,6 +177,11 @@ class Lab(object):
         subprocess.run(["sh", os.path.join(SRC, "tests", "helpers", "mkcerts.sh"), d], check=True)
         return d
 
+    def pids_in(self, ns):
+        """The processes in network namespace ns (ip netns pids), alive."""
+        out = subprocess.run(["ip", "netns", "pids", ns], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+        return [int(p) for p in out.split() if os.path.exists("/proc/%d" % int(p))]
+
     def close(self):
         for p in self.pids:
             if p.poll() is None:
@@ -188,6 +193,13 @@ class Lab(object):
                     p.wait()
         self.pids = []
         for ns in self.namespaces:
+            # whatever a test started in its namespaces ends with them (a
+            # daemon a tool forked would keep the namespace alive)
+            for pid in self.pids_in(ns):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
         self.namespaces = []
         if self.tmp and os.environ.get("TEST_KEEP") != "1":

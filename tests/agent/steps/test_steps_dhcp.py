@@ -54,7 +54,27 @@ IN_RANGE = re.compile(r"^198\.51\.100\.1(5[0-9]|60)$")
 
 
 def allocate(req):
-    return step("dhcp-lease-allocate", json.dumps(req), netns=H, wrap=WRAP, timeout=120)
+    r = step("dhcp-lease-allocate", json.dumps(req), netns=H, wrap=WRAP, timeout=120)
+    # dhclient went to the background with each lease: the step ended it
+    # (SIGTERM; allow it a moment to exit)
+    for _ in range(50):
+        left = [p for p in lab.pids_in(H) if comm(p) == "dhclient"]
+        if not left:
+            break
+        time.sleep(0.1)
+    assert not left, "dhclient still running in the host namespace: %s" % left
+    return r
+
+
+def comm(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # "pid (comm) state ...": a zombie has ended
+    name, state = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2]
+    return None if state == "Z" else name
 
 
 def links():
