@@ -58,6 +58,10 @@ static void *job_run(void *userdata)
                         j->timed_out = true;
                         return NULL;
                 }
+                if (stop_requested()) {
+                        j->error = -ECANCELED;
+                        return NULL;
+                }
                 while (done < sizeof(block)) {
                         ssize_t k = pwrite(j->fd, block + done, sizeof(block) - done, off + (off_t)done);
                         if (k < 0) {

@@ -214,24 +214,28 @@ static usec_t now(void)
 }
 
 /* Waits until fd is readable or the deadline passes. 1: readable, 0: time
- * is up. */
+ * is up, -ECANCELED once a stop was requested (SIGTERM: a probe in flight
+ * ends at once, the agent does not wait out a sweep). */
 static int wait_readable(int fd, usec_t deadline)
 {
         for (;;) {
                 usec_t t = now();
-                struct pollfd p = { .fd = fd, .events = POLLIN };
+                struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+                                       { .fd = stop_fd(), .events = POLLIN } };
                 int r, ms;
 
+                if (stop_requested())
+                        return -ECANCELED;
                 if (t >= deadline)
                         return 0;
                 ms = (int)MIN((deadline - t + 999) / 1000, (usec_t)1000);
-                r = poll(&p, 1, ms);
+                r = poll(p, p[1].fd >= 0 ? 2 : 1, ms);
                 if (r < 0) {
                         if (errno == EINTR)
                                 continue;
                         return -errno;
                 }
-                if (r > 0)
+                if (p[0].revents)
                         return 1;
         }
 }
@@ -591,7 +595,11 @@ int ping_run(const IpAddr *target, const PingOptions *o, PingResult *ret)
                         uint16_t seq;
 
                         r = wait_readable(s.fd, next);
-                        if (r <= 0)
+                        if (r < 0) {
+                                safe_close(s.fd);
+                                return r;
+                        }
+                        if (r == 0)
                                 break;
                         while (echo_recv(&s, &from, &seq) > 0) {
                                 usec_t rtt;

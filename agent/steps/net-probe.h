@@ -12,7 +12,8 @@
  *
  * Every probe is bounded in packets and time (the options say how many,
  * how far apart, how long to wait after the last one); nothing retries
- * beyond that. The packet parsers are pure functions over received bytes
+ * beyond that. A probe returns -ECANCELED as soon as stop_requested()
+ * (timeutil.h), without waiting out its replies. The packet parsers are pure functions over received bytes
  * (fuzzed in tests/fuzz/fuzz-net-probe.c). lib-style: nothing logs above
  * debug; errors are negative errno values.
  */

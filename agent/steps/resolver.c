@@ -76,7 +76,7 @@ static void channel_run(ares_channel ch, usec_t deadline, const bool *done)
                 nfds_t n = 0;
                 int r, ms;
 
-                if (t >= deadline) {
+                if (t >= deadline || stop_requested()) {
                         ares_cancel(ch);
                         return;
                 }

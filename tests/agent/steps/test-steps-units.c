@@ -26,6 +26,7 @@
 #include "jsonutil.h"
 #include "strutil.h"
 #include "tests.h"
+#include "timeutil.h"
 
 /* ---- argument models ----------------------------------------------------- */
 
@@ -333,6 +334,28 @@ TEST(ping_summary_arithmetic)
         r = (PingResult){ .transmitted = 3, .received = 2, .rtt_sum = 120 };
         ASSERT_TRUE(ping_loss_percent(&r) > 33.33 && ping_loss_percent(&r) < 33.34);
         ASSERT_TRUE(ping_average_ms(&r) == 0.06);
+}
+
+TEST(probes_end_on_a_stop_request)
+{
+        /* an address that never answers, with a long wait after each
+         * request: after SIGTERM (stop_request) the probes return at once */
+        PingOptions o = { .count = 5, .interval = 2 * USEC_PER_SEC, .wait = 30 * USEC_PER_SEC };
+        IpAddr a;
+        PingResult p;
+        bool up;
+        int r;
+
+        ASSERT_OK(ip_addr_parse("192.0.2.1", &a));
+        stop_request();
+        r = ping_sweep(&a, 1, &o, &up);
+        if (r == -EPERM || r == -EACCES) {
+                stop_reset();
+                test_skip("no ICMP socket here (not root, ping_group_range): %s", strerror(-r));
+        }
+        ASSERT_ERROR(r, ECANCELED);
+        ASSERT_ERROR(ping_run(&a, &o, &p), ECANCELED);
+        stop_reset();
 }
 
 /* ---- leases, Tang, disk -------------------------------------------------------- */
