@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        _cleanup_free_ char *text = strndup((const char *)data, size);
+        _cleanup_free_ char *text = fuzz_text(data, size);
         ChronySource *l = NULL;
         size_t n = 0;
 

@@ -19,7 +19,7 @@
 
 static void check_addresses(const uint8_t *data, size_t size)
 {
-        _cleanup_free_ char *text = strndup((const char *)data, size);
+        _cleanup_free_ char *text = fuzz_text(data, size);
         char buf[IP_ADDR_STRING_MAX];
         IpAddr a, b;
         unsigned len;

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         if (size < 1)
                 return 0;
-        arg = strndup((const char *)data + 1, size - 1);
+        arg = fuzz_text(data + 1, size - 1);
         if (!arg)
                 return 0;
         if (model_parse_arg(arg, models[data[0] % ELEMENTSOF(models)], &doc, &err) >= 0) {

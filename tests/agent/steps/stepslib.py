@@ -196,6 +196,8 @@ class Lab(object):
             # whatever a test started in its namespaces ends with them (a
             # daemon a tool forked would keep the namespace alive)
             for pid in self.pids_in(ns):
+                if pid == os.getpid():      # a test that setns()ed into its lab
+                    continue
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
