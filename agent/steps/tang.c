@@ -46,9 +46,12 @@ int tang_parse_advertisement(const char *body, size_t len, const char *tang_url,
                 *reterr = strdup("Empty tang response");
                 return -EBADMSG;
         }
-        copy = strndup(body, len);
+        /* body need not be terminated: not strndup(), which may look past len */
+        copy = malloc(len + 1);
         if (!copy)
                 return -ENOMEM;
+        memcpy(copy, body, len);
+        copy[len] = 0;
         if (strlen(copy) != len) {
                 *reterr = strdup(
                         "Error unmarshaling tang response: invalid character '\\x00' in string literal");
