@@ -43,6 +43,7 @@ void agent_config_done(AgentConfig *c)
         free(c->forced_ipv4);
         free(c->fake_reboot_marker_path);
         free(c->log_level);
+        free(c->lab_nics);
         erase_and_free(c->token);
         *c = (AgentConfig){};
 }
@@ -65,6 +66,7 @@ int agent_config_copy(const AgentConfig *c, AgentConfig *ret)
         DUP(forced_ipv4);
         DUP(fake_reboot_marker_path);
         DUP(log_level);
+        DUP(lab_nics);
         DUP(token);
 #undef DUP
         if (!ok) {
@@ -137,6 +139,11 @@ int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig 
                   "agent)" },
                 { "log-level", GOFLAG_STRING, &c.log_level, "info", "cradle: debug, info, warning or error",
                   "CRADLE_LOG_LEVEL" },
+                { "lab-nics", GOFLAG_STRING, &c.lab_nics, NULL,
+                  "cradle, labs and tests only: comma-separated interface name globs (\"veth*,nic0\") that "
+                  "connectivity-check uses as outgoing NICs like physical ones, bonds and VLANs; the Go "
+                  "agent skips virtual links such as veth pairs between network namespaces",
+                  "CRADLE_LAB_NICS" },
                 {},
         };
         const char *synopsis =

@@ -48,6 +48,10 @@ typedef struct AgentConfig {
         double transport_retry_delay; /* seconds; the Go transport's 2 s */
         double block_seconds; /* seconds a terminal registration error blocks; 0: forever */
         char *log_level;
+        /* interface name globs the network steps treat as physical NICs
+         * (labs and tests whose hosts are namespaces joined by veth pairs);
+         * empty in production */
+        char *lab_nics;
 
         /* from the environment */
         char *token; /* PULL_SECRET_TOKEN */

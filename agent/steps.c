@@ -98,13 +98,18 @@ int step_host_command(const StepContext *ctx, char *const *argv, usec_t timeout,
         if (r < 0)
                 return step_fail(ret, -1, "cannot run %s: %s", argv[0], strerror(-r));
 
-        ret->exit_code = res.exit_status;
-        if (res.timed_out)
+        step_result_from_spawn(ret, &res);
+        return 0;
+}
+
+void step_result_from_spawn(StepResult *ret, SpawnResult *res)
+{
+        ret->exit_code = res->exit_status;
+        if (res->timed_out)
                 ret->exit_code = 124; /* as timeout(1), which the Go agent wraps around commands */
-        ret->output = TAKE_PTR(res.out);
-        if (res.err_len > 0)
-                ret->error = TAKE_PTR(res.err);
+        ret->output = TAKE_PTR(res->out);
+        if (res->err_len > 0)
+                ret->error = TAKE_PTR(res->err);
         else if (ret->exit_code != 0)
                 ret->error = strdup_printf("exit status %d", ret->exit_code);
-        return 0;
 }

@@ -64,7 +64,26 @@ void step_run(const StepContext *ctx, const char *step_type, char *const *args, 
  * with exit code -1), its exit status the exit code. */
 int step_host_command(const StepContext *ctx, char *const *argv, usec_t timeout, StepResult *ret);
 
+/* The reply fields of a command that ran (exit code, 124 when it timed
+ * out as timeout(1) reports it; stdout; stderr, or "exit status N" when it
+ * failed silently): what step_host_command() does once the command ran.
+ * Takes res's output buffers. */
+void step_result_from_spawn(StepResult *ret, SpawnResult *res);
+
 /* The handlers (agent/steps/ *.c). */
 extern const StepHandler step_inventory;
 extern const StepHandler step_install;
 extern const StepHandler step_stop_installation;
+extern const StepHandler step_connectivity_check;
+extern const StepHandler step_free_network_addresses;
+extern const StepHandler step_ntp_synchronizer;
+extern const StepHandler step_domain_resolution;
+extern const StepHandler step_verify_vips;
+extern const StepHandler step_tang_connectivity_check;
+extern const StepHandler step_api_vip_connectivity_check;
+extern const StepHandler step_dhcp_lease_allocate;
+extern const StepHandler step_installation_disk_speed_check;
+extern const StepHandler step_container_image_availability;
+extern const StepHandler step_upgrade_agent;
+extern const StepHandler step_download_boot_artifacts;
+extern const StepHandler step_reboot_for_reclaim;

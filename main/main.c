@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/agent.h"
+#include "agent/steps/applets.h"
 #include "ignition/ignition-verb.h"
 #include "installer/installer.h"
 #include "inventory/inventory.h"
@@ -63,6 +64,10 @@ const Verb cradle_verbs[] = {
           "install this host: write RHCOS and its Ignition config, report, reboot", 0 },
         { "logs_sender", logs_sender_main, "collect this host's logs and upload them to assisted-service",
           0 },
+        { "free_addresses", free_addresses_main, "list the free addresses of IPv4 networks (ARP/ICMP sweep)",
+          0 },
+        { "disk_speed_check", disk_speed_check_main,
+          "measure a disk's fdatasync latency (writes its first 22 MiB, as the Go agent's fio job)", 0 },
         { "version", verb_version, "print the version and git revision", 0 },
         { "help", verb_help, "list the verbs, or show a verb's options", 0 },
         { "ignition", ignition_main, "validate, merge, build and apply Ignition v3 configs", 0 },

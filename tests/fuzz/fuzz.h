@@ -13,5 +13,21 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input as a C string. Not strndup(): the input has no terminator, and
+ * ASan's strict_string_checks makes strndup read past it. NULL on ENOMEM. */
+static inline char *fuzz_text(const uint8_t *data, size_t size)
+{
+        char *s = malloc(size + 1);
+
+        if (s) {
+                if (size > 0)
+                        memcpy(s, data, size);
+                s[size] = 0;
+        }
+        return s;
+}
