@@ -25,6 +25,7 @@ static const StepHandler *const handlers[] = {
         &step_container_image_availability,
         /* agent upgrade, error handling, reclaim */
         &step_upgrade_agent,
+        &step_logs_gather,
         &step_stop_installation,
         &step_download_boot_artifacts,
         &step_reboot_for_reclaim,

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "spawn.h"
@@ -112,4 +113,27 @@ void step_result_from_spawn(StepResult *ret, SpawnResult *res)
                 ret->error = TAKE_PTR(res->err);
         else if (ret->exit_code != 0)
                 ret->error = strdup_printf("exit status %d", ret->exit_code);
+}
+
+int step_run_applet(const StepContext *ctx, char *const *argv, usec_t timeout, StepResult *ret)
+{
+        _cleanup_strv_free_ char **env = NULL;
+        _cleanup_spawn_result_ SpawnResult res = {};
+        SpawnOptions o = {};
+        int r;
+
+        for (char **e = environ; *e; e++)
+                if (!startswith(*e, "CRADLE_LOG_TARGET=") && !startswith(*e, "PULL_SECRET_TOKEN=") &&
+                    strv_extend(&env, *e) < 0)
+                        return -ENOMEM;
+        if (!isempty(ctx->config->token) &&
+            strv_extendf(&env, "PULL_SECRET_TOKEN=%s", ctx->config->token) < 0)
+                return -ENOMEM;
+
+        o = (SpawnOptions){ .argv = argv, .path = "/proc/self/exe", .env = env, .timeout = timeout };
+        r = spawn_run(&o, &res);
+        if (r < 0)
+                return step_fail(ret, -1, "cannot run cradle's %s: %s", argv[0], strerror(-r));
+        step_result_from_spawn(ret, &res);
+        return 0;
 }

@@ -70,9 +70,18 @@ int step_host_command(const StepContext *ctx, char *const *argv, usec_t timeout,
  * Takes res's output buffers. */
 void step_result_from_spawn(StepResult *ret, SpawnResult *res);
 
+/* Runs one of cradle's own applets (argv[0] names it: "installer",
+ * "logs_sender") from our executable where the Go agent runs a container
+ * of the upstream image: the agent's environment, without its log target
+ * (the applet picks its own, as in the container, so its stdout is the
+ * reply) and with the pull secret token as PULL_SECRET_TOKEN. The result
+ * as step_result_from_spawn(); exit code -1 when it could not start. */
+int step_run_applet(const StepContext *ctx, char *const *argv, usec_t timeout, StepResult *ret);
+
 /* The handlers (agent/steps/ *.c). */
 extern const StepHandler step_inventory;
 extern const StepHandler step_install;
+extern const StepHandler step_logs_gather;
 extern const StepHandler step_stop_installation;
 extern const StepHandler step_connectivity_check;
 extern const StepHandler step_free_network_addresses;

@@ -131,12 +131,8 @@ static int run_inprocess(const StepContext *ctx, const InstallRequest *req, bool
                          StepResult *ret)
 {
         const AgentConfig *c = ctx->config;
-        _cleanup_strv_free_ char **args = install_installer_argv(req, c, copy_network), **argv = NULL,
-                                 **env = NULL;
-        _cleanup_spawn_result_ SpawnResult res = {};
+        _cleanup_strv_free_ char **args = install_installer_argv(req, c, copy_network), **argv = NULL;
         _cleanup_free_ char *line = NULL;
-        SpawnOptions o = {};
-        int r;
 
         if (!args || strv_extend(&argv, "installer") < 0)
                 return -ENOMEM;
@@ -151,30 +147,11 @@ static int run_inprocess(const StepContext *ctx, const InstallRequest *req, bool
                      push2(&argv, "--fake-reboot-marker-path", c->fake_reboot_marker_path) < 0))
                         return -ENOMEM;
         }
-        /* the environment of the upstream container: ours, but the
-         * installer decides its log targets itself as there (stdout, the
-         * text log, journald), so the reply's output is its log */
-        for (char **e = environ; *e; e++)
-                if (!startswith(*e, "CRADLE_LOG_TARGET=") && !startswith(*e, "PULL_SECRET_TOKEN=") &&
-                    strv_extend(&env, *e) < 0)
-                        return -ENOMEM;
-        if (!isempty(c->token) && strv_extendf(&env, "PULL_SECRET_TOKEN=%s", c->token) < 0)
-                return -ENOMEM;
-
         line = shell_join(argv);
         log_info("starting cradle's installer: %s", strna(line));
-        /* argv[0] "installer" picks the applet; the executable is our own */
-        o = (SpawnOptions){ .argv = argv, .path = "/proc/self/exe", .env = env };
-        r = spawn_run(&o, &res);
-        if (r < 0)
-                return step_fail(ret, -1, "cannot run cradle's installer: %s", strerror(-r));
-        ret->exit_code = res.exit_status;
-        ret->output = TAKE_PTR(res.out);
-        if (res.err_len > 0)
-                ret->error = TAKE_PTR(res.err);
-        else if (ret->exit_code != 0)
-                ret->error = strdup_printf("exit status %d", ret->exit_code);
-        return 0;
+        /* the installer writes its log to stdout as in the upstream
+         * container, so the reply's output is its log */
+        return step_run_applet(ctx, argv, 0, ret);
 }
 
 static int run(const StepContext *ctx, char *const *args, StepResult *ret)

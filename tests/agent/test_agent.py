@@ -320,6 +320,36 @@ class Loop(AgentTestCase):
         self.assertTrue(a.alive())
         self.stop_ok(a)
 
+    def test_logs_gather_uploads_through_logs_sender(self):
+        logs_dir = os.path.join(self.tmp, "var-log")
+        journal = os.path.join(self.tmp, "journal")  # empty: this machine's journal stays out
+        os.makedirs(logs_dir)
+        os.makedirs(journal)
+        # the environment reaches logs_sender as it reaches the upstream container
+        a = self.agent("--host-exec=direct", env={"CRADLE_LOGS_DIR": logs_dir, "CRADLE_JOURNAL_DIR": journal})
+        host_id = wait_for(lambda: [r for r in self.reqs(operation="v2RegisterHost") if r["status"] == 201],
+                           what="registration")[0]["body"]["host_id"]
+        req = {"cluster_id": CLUSTER, "infra_env_id": IE, "host_id": host_id, "bootstrap": False,
+               "installer_gather": False}
+        self.svc.add_fault(path="/instructions$", method="GET", status=200, count=1,
+                           content_type="application/json",
+                           body=self.steps_body([{"step_type": "logs-gather", "step_id": "logs-gather-aaaa0020",
+                                                  "args": [json.dumps(req)]}]))
+        r = wait_for(lambda: [r for r in self.reqs(operation="v2PostStepReply")
+                              if r["body"].get("step_id") == "logs-gather-aaaa0020"], timeout=120,
+                     what="the logs-gather reply")[0]
+        self.assertEqual(r["status"], 204, r)
+        self.assertEqual(r["body"].get("exit_code", 0), 0, r["body"])  # omitempty
+        self.assertIn("Logs were sent", r["body"]["output"])
+        logs = self.svc.logs()
+        self.assertEqual(len(logs), 1, logs)
+        states = [q["body"]["logs_state"] for q in self.reqs(operation="v2UpdateHostLogsProgress")]
+        self.assertEqual(states, ["requested", "collecting", "completed"])
+        # the archive and its directory are gone, as without -dont-clean
+        self.assertFalse([f for f in os.listdir(logs_dir) if f.startswith("logs_host_") or f == "logs.tar.gz"])
+        self.assertNotIn(TOKEN, r["body"]["output"])
+        self.stop_ok(a)
+
     def test_null_instructions_and_exit_action(self):
         a, host_id = self.registered()
         n = len(self.reqs(operation="v2RegisterHost"))
