@@ -173,21 +173,6 @@ static int remove_all_at(int dfd, const char *name)
         return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                data += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 /* Replaces dfd/name with the data, through a temporary file renamed over
  * it, as Ignition's PerformFetch does (0644 before permissions). */
 static int replace_file(int dfd, const char *name, const void *data, size_t len)

@@ -57,7 +57,7 @@ int read_one_line_file(const char *path, char **ret)
         return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int write_all(int fd, const void *data, size_t len)
 {
         const char *p = data;
 

@@ -18,6 +18,9 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
 /* First line of a small file, whitespace-trimmed (sysfs attributes). */
 int read_one_line_file(const char *path, char **ret);
 
+/* Writes all of data to fd, retrying short writes and EINTR. */
+int write_all(int fd, const void *data, size_t len);
+
 /* Writes data to path atomically with the given mode; parent must exist. */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 /* Writes a string to an existing file (sysfs/procfs attributes). */

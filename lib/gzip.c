@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "buf.h"
+#include "fileio.h"
 #include "gzip.h"
 
 #define GZIP_WINDOW (16 + MAX_WBITS) /* zlib: gzip wrapper, 32 KiB window */
@@ -89,21 +90,6 @@ int gzip_writer_new(int fd, int level, GzipWriter **ret)
                 return -ENOMEM;
         }
         *ret = w;
-        return 0;
-}
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-        while (n > 0) {
-                ssize_t k = write(fd, p, n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p += k;
-                n -= (size_t)k;
-        }
         return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "fileio.h"
 #include "logs/journal-text.h"
 #include "strutil.h"
 
@@ -293,21 +294,6 @@ static int add_unit_matches(sd_journal *j, const char *unit)
             (r = sd_journal_add_match(j, m3, 0)) < 0 || (r = sd_journal_add_disjunction(j)) < 0 ||
             (r = sd_journal_add_match(j, "_UID=0", 0)) < 0 || (r = sd_journal_add_match(j, m4, 0)) < 0)
                 return r;
-        return 0;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-        while (n > 0) {
-                ssize_t k = write(fd, p, n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                p += k;
-                n -= (size_t)k;
-        }
         return 0;
 }
 

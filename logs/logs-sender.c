@@ -84,19 +84,7 @@ static int open_output(const Collector *c, const char *name)
 
 static int write_str(int fd, const char *s)
 {
-        size_t n = strlen(s);
-
-        while (n > 0) {
-                ssize_t k = write(fd, s, n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                s += k;
-                n -= (size_t)k;
-        }
-        return 0;
+        return write_all(fd, s, strlen(s));
 }
 
 static int run_host(Collector *c, char *const *argv, SpawnResult *ret)

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cleanup.h"
@@ -62,6 +65,48 @@ TEST(proc_files_read_fully)
         ASSERT_OK(read_full_file("/proc/self/status", 1 << 20, &data, &n));
         ASSERT_TRUE(n > 0);
         ASSERT_CONTAINS(data, "Name:");
+}
+
+/* 1 MiB through a pipe (64 KiB of buffer): the writer sees partial progress
+ * and blocks; every byte arrives in order. A closed reader gives -EPIPE. */
+TEST(write_all_through_a_pipe)
+{
+        const size_t len = 1024 * 1024;
+        _cleanup_free_ unsigned char *data = malloc(len);
+        _cleanup_free_ char *got = NULL;
+        size_t got_len = 0;
+        int fds[2];
+        pid_t pid;
+
+        ASSERT_NOT_NULL(data);
+        for (size_t i = 0; i < len; i++)
+                data[i] = (unsigned char)(i * 7 + i / 4096);
+        ASSERT_EQ(pipe(fds), 0);
+        pid = fork();
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                close(fds[0]);
+                _exit(write_all(fds[1], data, len) == 0 ? 0 : 1);
+        }
+        close(fds[1]);
+        ASSERT_OK(read_full_fd(fds[0], 2 * len, &got, &got_len));
+        close(fds[0]);
+        {
+                int status = 0;
+                ASSERT_EQ(waitpid(pid, &status, 0), pid);
+                ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        ASSERT_EQ(got_len, len);
+        ASSERT_TRUE(memcmp(got, data, len) == 0);
+
+        ASSERT_EQ(pipe(fds), 0);
+        close(fds[0]);
+        {
+                void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+                ASSERT_ERROR(write_all(fds[1], data, 16), EPIPE);
+                signal(SIGPIPE, old);
+        }
+        close(fds[1]);
 }
 
 DEFINE_TEST_MAIN
