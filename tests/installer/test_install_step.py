@@ -80,7 +80,9 @@ class AgentRun(object):
         argv = list(wrapper) + [link, "--url", svc.url, "--infra-env-id", L.IE, "--agent-version", AGENT_IMAGE,
                                 "--insecure=true", "--dry-run", "--force-id", L.H1, "--force-hostname", "master-1",
                                 "--forced-ipv4", "198.51.100.11"] + FAST + list(extra_args)
-        self.proc = subprocess.Popen(argv, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        # its own process group: stop() reaches a wrapper's children too
+        self.proc = subprocess.Popen(argv, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
 
     def output(self):
         self.log.flush()
@@ -88,13 +90,18 @@ class AgentRun(object):
         return self.log.read()
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
+        """SIGTERM to the whole group, then SIGKILL. An agent left polling
+        would answer the next test's steps for the same host ID."""
+        for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, None)):
             try:
-                self.proc.wait(20)
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(wait)
+                break
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                continue
 
 
 def installer_env(lab, **extra):
@@ -403,7 +410,7 @@ class TestPodman(Base):
         # the agent is PID 1 of its own PID namespace: the --pid=host
         # container's "PID 1" to enter, in the test's mount namespace
         agent = AgentRun(self.lab, self.svc, ["--install-mode=auto"], env,
-                         wrapper=["unshare", "--pid", "--fork", "--mount-proc", "--"])
+                         wrapper=["unshare", "--pid", "--fork", "--kill-child=SIGTERM", "--mount-proc", "--"])
         try:
             self.install_when_registered(agent, dev)
             reply = wait_for(lambda: self.install_reply(), timeout=600, what="the install step's reply",

@@ -169,7 +169,7 @@ class TestMaster(Base):
         dev = self.lab.loop()
         flags = [f for f in self.inst.cradle_flags() if f != "--host-exec=direct"] + ["--host-exec=enter",
                                                                                        "--log-level=debug"]
-        wrapper = ["unshare", "--pid", "--fork", "--mount-proc", "--", "sh", "-c",
+        wrapper = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--", "sh", "-c",
                    'unshare --mount --propagation private -- "$@"; exit $?', "pid1"]
         rc = self.inst.run(dev, cradle_extra=flags, wrapper=wrapper)
         out = self.inst.output()
