@@ -4,6 +4,10 @@
 # has loopback and one veth pair with both ends inside ("nic0" 198.51.100.10/24
 # and "nic0-peer", a NIC that leads nowhere), and is removed afterwards,
 # also when COMMAND fails. Exits 77 (skip) when namespaces are not available.
+# COMMAND is also PID 1 of a PID namespace of its own: when it ends, or when
+# this script is killed (a meson timeout), every process it left behind (an
+# agent still polling, a daemon) ends with it instead of running on into the
+# next test.
 set -eu
 if [ "$(id -u)" != 0 ]; then
         echo "SKIP: network namespaces need root"
@@ -24,7 +28,7 @@ ip -n "$ns" addr add 198.51.100.10/24 dev nic0
 ip -n "$ns" link set nic0 up
 export CRADLE_TEST_NETNS="$ns"
 set +e
-ip netns exec "$ns" "$@"
+ip netns exec "$ns" unshare --pid --fork --kill-child --mount-proc -- "$@"
 rc=$?
 set -e
 exit $rc
