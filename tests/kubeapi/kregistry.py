@@ -146,7 +146,7 @@ class Registry:
             if mode == 'Warn':
                 ctx.setdefault('warnings', []).extend(problems)
         if rt.typed:
-            _drop_nulls(obj, top=True)
+            _drop_nulls(obj)
             errs = [e for e in kschema.validate(_typed_part(obj), _typed_schema(st.schema), '')
                     if e.type == 'FieldValueTypeInvalid']
             if errs:
@@ -831,13 +831,13 @@ def validate_delete_options(opts):
         raise err_invalid('meta.k8s.io', 'DeleteOptions', '', errs)
 
 
-def _drop_nulls(o, top=False):
-    """A null in a typed object decodes to the zero value."""
+def _drop_nulls(o):
+    """A null in a typed object decodes to the zero value (encoding/json
+    leaves the field alone; metav1.Time and MicroTime take null as zero)."""
     if isinstance(o, dict):
         for k in list(o):
             if o[k] is None:
-                if not top:
-                    del o[k]
+                del o[k]
             else:
                 _drop_nulls(o[k])
     elif isinstance(o, list):

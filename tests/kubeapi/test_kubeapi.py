@@ -1294,6 +1294,27 @@ class BuiltIns(Base):
                                                                                reportingController=''))
         self.assertEqual(r.status, 422)
 
+    def test_event_nulls_are_zero_values(self):
+        """A core/v1 Event as client-go writes it: "eventTime": null and
+        "firstTimestamp": null (metav1 times take null as zero) in a create,
+        a PUT of what was read back, and a merge patch."""
+        url = '/api/v1/namespaces/core/events'
+        e = {'apiVersion': 'v1', 'kind': 'Event', 'metadata': {'name': 'evnull'},
+             'involvedObject': {'kind': 'Pod', 'name': 'p', 'namespace': 'core'}, 'reason': 'R', 'message': 'm',
+             'eventTime': None, 'firstTimestamp': None, 'series': None, 'count': None}
+        o = self.ok(self.s.post(url, e), 201)
+        self.assertIsNone(o['eventTime'])
+        self.assertIsNone(o['firstTimestamp'])
+        self.assertNotIn('series', o)
+        o['message'] = 'put'
+        o['eventTime'] = None
+        o = self.ok(self.s.put(url + '/evnull', o))
+        self.assertEqual(o['message'], 'put')
+        self.assertIsNone(o['eventTime'])
+        o = self.ok(self.s.patch(url + '/evnull', {'message': 'patched', 'lastTimestamp': None}))
+        self.assertEqual(o['message'], 'patched')
+        self.assertIsNone(o['lastTimestamp'])
+
     def test_lease(self):
         url = '/apis/coordination.k8s.io/v1/namespaces/core/leases'
         spec = {'holderIdentity': 'a', 'leaseDurationSeconds': 15, 'renewTime': '2026-01-01T00:00:00Z'}
