@@ -16,7 +16,7 @@ fi
 command -v ip > /dev/null || { echo "SKIP: iproute2 is not installed"; exit 77; }
 ns="cradle-t$$-$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
 cleanup() { ip netns del "$ns" 2> /dev/null || true; }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
 if ! ip netns add "$ns" 2> /dev/null; then
         echo "SKIP: cannot create a network namespace"
         exit 77
@@ -27,8 +27,15 @@ ip -n "$ns" link set nic0-peer up
 ip -n "$ns" addr add 198.51.100.10/24 dev nic0
 ip -n "$ns" link set nic0 up
 export CRADLE_TEST_NETNS="$ns"
+# In the background, so that a signal runs its trap at once: the shell would
+# hold it until a foreground command ended, and meson sends SIGKILL half a
+# second after SIGTERM, which would leave the namespace behind.
+ip netns exec "$ns" unshare --pid --fork --kill-child=SIGTERM --mount-proc -- "$@" &
+child=$!
+trap 'kill -TERM "$child" 2> /dev/null; exit 143' TERM
+trap 'kill -INT "$child" 2> /dev/null; exit 130' INT
 set +e
-ip netns exec "$ns" unshare --pid --fork --kill-child --mount-proc -- "$@"
+wait "$child"
 rc=$?
 set -e
 exit $rc

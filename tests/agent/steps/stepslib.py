@@ -101,15 +101,19 @@ class Lab(object):
     """Network namespaces made for one test program; deleted at exit."""
 
     def __init__(self):
-        self.tag = "cst%d%s" % (os.getpid() % 10000, uuid.uuid4().hex[:4])
+        self.tag = "cst" + uuid.uuid4().hex[:8]   # getpid() is 1 in the PID namespace
         self.namespaces = []
         self.pids = []
+        self.hurry = False
         self.tmp = tempfile.mkdtemp(prefix="cradle-steps-")
         atexit.register(self.close)
         for s in (signal.SIGTERM, signal.SIGINT):
             signal.signal(s, self._on_signal)
 
     def _on_signal(self, signum, frame):
+        # meson follows its SIGTERM with SIGKILL a moment later: no graceful
+        # waits, only what leaves nothing behind (the namespaces' names)
+        self.hurry = True
         self.close()
         sys.exit(128 + signum)
 
@@ -185,7 +189,10 @@ class Lab(object):
     def close(self):
         for p in self.pids:
             if p.poll() is None:
-                p.terminate()
+                if self.hurry:
+                    p.kill()
+                else:
+                    p.terminate()
                 try:
                     p.wait(10)
                 except subprocess.TimeoutExpired:
