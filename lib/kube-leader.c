@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cleanup.h"
 #include "kube-leader.h"
@@ -42,9 +43,13 @@ void kube_format_micro_time(usec_t realtime, char ret[static 32])
         time_t t = (time_t)(realtime / USEC_PER_SEC);
         struct tm tm;
 
+        size_t k;
+
         (void)gmtime_r(&t, &tm);
-        snprintf(ret, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)(realtime % USEC_PER_SEC));
+        /* room is left for ".uuuuuuZ"; a year past 9999 does not fit a
+         * MicroTime anyway and leaves the date empty */
+        k = strftime(ret, 32 - 9, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(ret + k, 32 - k, ".%06uZ", (unsigned)(realtime % USEC_PER_SEC));
 }
 
 static bool stopping(KubeLeader *le)

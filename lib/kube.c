@@ -1210,6 +1210,7 @@ static int discovery_fetch(KubeClient *c, const char *path, json_object *keep, j
         json_object *o = NULL;
         int r;
 
+        *ret = NULL;
         r = kube_call_json(c, "GET", path, NULL, NULL, &o, err);
         if (r < 0)
                 return r;

@@ -20,9 +20,12 @@ static char history[64];
 static void note(const char *who, char what)
 {
         pthread_mutex_lock(&log_lock);
-        if (strlen(history) + 3 < sizeof(history)) {
-                strncat(history, who, 1);
-                strncat(history, &what, 1);
+        size_t n = strlen(history);
+
+        if (n + 3 < sizeof(history)) {
+                history[n] = who[0];
+                history[n + 1] = what;
+                history[n + 2] = '\0';
         }
         pthread_mutex_unlock(&log_lock);
 }
