@@ -135,6 +135,25 @@ const char *json_kind_name(json_object *v)
         return "an unknown value";
 }
 
+const char *json_go_kind_name(json_object *v)
+{
+        switch (json_object_get_type(v)) {
+        case json_type_boolean:
+                return "bool";
+        case json_type_int:
+        case json_type_double:
+                return "number";
+        case json_type_string:
+                return "string";
+        case json_type_array:
+                return "array";
+        case json_type_object:
+                return "object";
+        default:
+                return "null";
+        }
+}
+
 static int type_error(const char *name, json_object *v, const char *want, char **reterr)
 {
         if (reterr)

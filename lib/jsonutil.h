@@ -72,6 +72,9 @@ int json_dispatch_array(const char *name, json_object *v, void *target,
 
 /* "a string", "a number", ... for messages. */
 const char *json_kind_name(json_object *v);
+/* Go's encoding/json word for a value in an UnmarshalTypeError ("cannot
+ * unmarshal number into ..."): bool, number, string, array, object, null. */
+const char *json_go_kind_name(json_object *v);
 
 /* Borrowed lookups; NULL when absent or of another type. */
 json_object *json_get(json_object *o, const char *key);

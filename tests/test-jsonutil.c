@@ -176,6 +176,20 @@ TEST(scalar_documents)
         }
 }
 
+TEST(kind_names_in_go_words)
+{
+        static const struct {
+                const char *doc, *go;
+        } cases[] = { { "true", "bool" }, { "7", "number" },  { "2.5", "number" }, { "\"s\"", "string" },
+                      { "[]", "array" },  { "{}", "object" }, { "null", "null" } };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(json_object_putp) json_object *o = NULL;
+                ASSERT_OK(json_parse(cases[i].doc, strlen(cases[i].doc), 100, &o, NULL));
+                ASSERT_STREQ(json_go_kind_name(o), cases[i].go);
+        }
+}
+
 TEST(getters)
 {
         _cleanup_(json_object_putp) json_object *o = NULL;

@@ -127,31 +127,12 @@ static const Field fields[] = {
         FIELD("skip_installation_disk_cleanup", F_BOOL, skip_installation_disk_cleanup, "bool"),
 };
 
-static const char *go_json_kind(json_object *v)
-{
-        switch (json_object_get_type(v)) {
-        case json_type_boolean:
-                return "bool";
-        case json_type_int:
-        case json_type_double:
-                return "number";
-        case json_type_string:
-                return "string";
-        case json_type_array:
-                return "array";
-        case json_type_object:
-                return "object";
-        default:
-                return "null";
-        }
-}
-
 static int unmarshal_error(char **reterr, json_object *v, const char *field, const char *go_type)
 {
         if (reterr)
                 *reterr = strdup_printf(
                         "json: cannot unmarshal %s into Go struct field InstallCmdRequest.%s of type %s",
-                        go_json_kind(v), field, go_type);
+                        json_go_kind_name(v), field, go_type);
         return -EINVAL;
 }
 
@@ -458,7 +439,7 @@ static int validate_installer_args(const char *json, char **reterr)
         if (!json_object_is_type(a, json_type_array)) {
                 if (reterr)
                         *reterr = strdup_printf("json: cannot unmarshal %s into Go value of type []string",
-                                                go_json_kind(a));
+                                                json_go_kind_name(a));
                 return -EINVAL;
         }
         for (size_t i = 0; i < json_object_array_length(a); i++) {
@@ -468,7 +449,7 @@ static int validate_installer_args(const char *json, char **reterr)
                         if (reterr)
                                 *reterr = strdup_printf(
                                         "json: cannot unmarshal %s into Go value of type string",
-                                        go_json_kind(e));
+                                        json_go_kind_name(e));
                         return -EINVAL;
                 }
                 s = json_object_get_string(e);
@@ -518,7 +499,7 @@ int install_request_parse(const char *json, InstallRequest *ret, char **reterr)
                 if (reterr)
                         *reterr = strdup_printf(
                                 "json: cannot unmarshal %s into Go value of type models.InstallCmdRequest",
-                                go_json_kind(o));
+                                json_go_kind_name(o));
                 return -EINVAL;
         }
         for (size_t i = 0; i < ELEMENTSOF(fields); i++) {

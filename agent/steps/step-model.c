@@ -59,26 +59,6 @@ long long model_get_int(json_object *o, const char *name)
         return json_object_is_type(v, json_type_int) ? (long long)json_object_get_int64(v) : 0;
 }
 
-/* Go's words for a JSON value in unmarshal errors. */
-static const char *go_kind(json_object *v)
-{
-        switch (json_object_get_type(v)) {
-        case json_type_boolean:
-                return "bool";
-        case json_type_int:
-        case json_type_double:
-                return "number";
-        case json_type_string:
-                return "string";
-        case json_type_array:
-                return "array";
-        case json_type_object:
-                return "object";
-        default:
-                return "null";
-        }
-}
-
 static bool kind_matches(const ModelSchema *s, json_object *v)
 {
         switch (s->kind) {
@@ -129,10 +109,10 @@ static int unmarshal_check(const ModelSchema *s, json_object *v, const char *str
                 if (struct_name)
                         *reterr = strdup_printf(
                                 "json: cannot unmarshal %s into Go struct field %s.%s of type %s",
-                                value ?: go_kind(v), struct_name, field_path, type);
+                                value ?: json_go_kind_name(v), struct_name, field_path, type);
                 else
                         *reterr = strdup_printf("json: cannot unmarshal %s into Go value of type %s",
-                                                value ?: go_kind(v), type);
+                                                value ?: json_go_kind_name(v), type);
                 return -EINVAL;
         }
 
