@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 import uuid
 
 SRC = os.environ.get("CRADLE_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -341,6 +342,34 @@ def scenario():
                   {"id": H3, "infra_env_id": IE, "inventory": inventory_for(3), "role": "worker",
                    "status": "installing"}],
     }
+
+
+class ServiceCase(unittest.TestCase):
+    """One reference service and one built test image per class; per test, a
+    reset service and a fresh Lab that holds the image."""
+
+    @classmethod
+    def service_scenario(cls):
+        return scenario()
+
+    @classmethod
+    def setUpClass(cls):
+        from refclient import RefService
+        cls.svc = RefService(scenario=cls.service_scenario(), token=TOKEN).start()
+        cls.image_lab = Lab(prefix="cradle-image-")
+        cls.image = build_image(cls.image_lab.path("rhcos-test.img"), cls.image_lab.path("build"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.svc.stop()
+        cls.svc.__exit__(None, None, None)
+        cls.image_lab.cleanup()
+
+    def setUp(self):
+        self.svc.reset(self.service_scenario())
+        self.lab = Lab()
+        self.lab.image = self.image
+        self.addCleanup(self.lab.cleanup)
 
 
 def host_ignition(hostname):

@@ -37,7 +37,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lab as L  # noqa: E402
 
 L.require_basics()
-from refclient import RefService  # noqa: E402
 
 AGENT_IMAGE = "quay.io/edge-infrastructure/assisted-installer-agent:latest"
 LOCAL_IMAGE = "localhost/cradle-installer:test"
@@ -136,26 +135,12 @@ def installer_env(lab, **extra):
     return e
 
 
-class Base(unittest.TestCase):
+class Base(L.ServiceCase):
     installer_image = None
 
     @classmethod
-    def setUpClass(cls):
-        cls.svc = RefService(scenario=scenario(cls.installer_image), token=L.TOKEN).start()
-        cls.image_lab = L.Lab(prefix="cradle-image-")
-        cls.image = L.build_image(cls.image_lab.path("rhcos-test.img"), cls.image_lab.path("build"))
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.svc.stop()
-        cls.svc.__exit__(None, None, None)
-        cls.image_lab.cleanup()
-
-    def setUp(self):
-        self.svc.reset(scenario(self.installer_image))
-        self.lab = L.Lab()
-        self.lab.image = self.image
-        self.addCleanup(self.lab.cleanup)
+    def service_scenario(cls):
+        return scenario(cls.installer_image)
 
     def install_when_registered(self, agent, dev):
         wait_for(lambda: any(h["id"] == L.H1 and h.get("inventory") for h in self.svc.hosts()),

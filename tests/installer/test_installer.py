@@ -32,24 +32,9 @@ def cleanup_warning(dev):
             "installation fails, clean the disk and try again" % dev)
 
 
-class Base(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.svc = RefService(scenario=L.scenario(), token=L.TOKEN).start()
-        cls.image_lab = L.Lab(prefix="cradle-image-")
-        cls.image = L.build_image(cls.image_lab.path("rhcos-test.img"), cls.image_lab.path("build"))
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.svc.stop()
-        cls.svc.__exit__(None, None, None)
-        cls.image_lab.cleanup()
-
+class Base(L.ServiceCase):
     def setUp(self):
-        self.svc.reset(L.scenario())
-        self.lab = L.Lab()
-        self.lab.image = self.image
-        self.addCleanup(self.lab.cleanup)
+        L.ServiceCase.setUp(self)
         self.inst = L.Installer(self.lab, self.svc)
         for n, h in ((1, L.H1), (2, L.H2), (3, L.H3)):
             self.svc.set_host(h, ignition=L.host_ignition("node-%d" % n))
