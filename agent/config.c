@@ -206,16 +206,12 @@ int agent_config_setup_logging(const AgentConfig *c, const char *identifier, con
         log_setup(identifier);
         log_set_max_level(log_level_from_string(c->log_level));
 
-        if (!getenv("CRADLE_LOG_TARGET")) {
-                if (c->journal_logging && access("/run/systemd/journal/socket", W_OK) == 0)
-                        targets |= LOG_TARGET_JOURNAL;
-                if (c->stdout_logging)
-                        targets |= LOG_TARGET_STDOUT;
-                /* never silent: without journal or stdout, stderr */
-                if (!(targets & (LOG_TARGET_JOURNAL | LOG_TARGET_STDOUT)) && !c->text_logging)
-                        targets |= LOG_TARGET_STDERR;
-                log_set_targets(targets);
-        }
+        if (c->journal_logging)
+                targets |= LOG_TARGET_JOURNAL;
+        if (c->stdout_logging)
+                targets |= LOG_TARGET_STDOUT;
+        /* never silent: without journal, stdout or a text log, stderr */
+        log_set_default_targets(targets, c->text_logging ? 0 : LOG_TARGET_STDERR);
 
         log_set_field("TAG", "agent");
         log_set_field("DRY_AGENT_ID", c->dry_run ? strempty(c->force_id) : "");

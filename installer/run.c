@@ -835,13 +835,8 @@ static int setup_logging(const InstallerConfig *c)
 
         log_setup("installer");
         log_set_max_level(c->verbose ? LOG_DEBUG : log_level_from_string(c->log_level));
-        if (!getenv("CRADLE_LOG_TARGET")) {
-                /* as the Go installer: stdout and journald */
-                unsigned t = LOG_TARGET_STDOUT;
-                if (access("/run/systemd/journal/socket", W_OK) == 0)
-                        t |= LOG_TARGET_JOURNAL;
-                log_set_targets(t);
-        }
+        /* as the Go installer: stdout and journald */
+        log_set_default_targets(LOG_TARGET_STDOUT | LOG_TARGET_JOURNAL, 0);
         (void)log_set_field("TAG", "installer");
         (void)log_set_field("DRY_AGENT_ID", c->dry_run ? strempty(c->host_id) : "");
         (void)log_set_field("CRADLE_VERB", "installer");

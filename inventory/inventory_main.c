@@ -22,8 +22,6 @@
 #include "log.h"
 #include "strutil.h"
 
-#define JOURNAL_SOCKET_PATH "/run/systemd/journal/socket"
-
 int inventory_main(int argc, char **argv)
 {
         bool journal = true, text = false, stdout_log = false, dry_run = false, pretty = false;
@@ -67,14 +65,9 @@ int inventory_main(int argc, char **argv)
                 goflags_free(flags);
                 return r == 0 ? 0 : 2;
         }
-        if (!getenv("CRADLE_LOG_TARGET")) {
-                unsigned t = 0;
-                if (journal && access(JOURNAL_SOCKET_PATH, W_OK) == 0)
-                        t |= LOG_TARGET_JOURNAL;
-                if (stdout_log)
-                        t |= LOG_TARGET_STDERR;
-                log_set_targets(t);
-        }
+        /* stdout carries the inventory: "stdout logging" goes to stderr */
+        log_set_default_targets((journal ? LOG_TARGET_JOURNAL : 0) | (stdout_log ? LOG_TARGET_STDERR : 0),
+                                0);
         if (text) {
                 r = log_open_file("/var/log/inventory.log");
                 if (r < 0)

@@ -80,6 +80,15 @@ void log_set_targets(unsigned targets)
         pthread_mutex_unlock(&log_lock);
 }
 
+void log_set_default_targets(unsigned wanted, unsigned fallback)
+{
+        if (getenv("CRADLE_LOG_TARGET"))
+                return;
+        if ((wanted & LOG_TARGET_JOURNAL) && access(JOURNAL_SOCKET, W_OK) < 0)
+                wanted &= ~(unsigned)LOG_TARGET_JOURNAL;
+        log_set_targets(wanted ?: fallback);
+}
+
 unsigned log_get_targets(void)
 {
         return log_targets;

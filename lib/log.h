@@ -39,6 +39,11 @@ typedef enum LogTarget {
  * targets (see above). Call once from main(); safe to call again. */
 void log_setup(const char *identifier);
 void log_set_targets(unsigned targets);
+/* The targets a program's own logging flags ask for, unless
+ * CRADLE_LOG_TARGET chose already (then nothing changes): `wanted`, less
+ * the journal when its socket is not writable (no journald: a container,
+ * early boot, a test), or `fallback` when nothing is left. */
+void log_set_default_targets(unsigned wanted, unsigned fallback);
 unsigned log_get_targets(void);
 /* Adds LOG_TARGET_FILE: appends to path (created 0600 if missing). */
 int log_open_file(const char *path);

@@ -671,14 +671,8 @@ int logs_sender_main(int argc, char **argv)
 
         log_setup("logs-sender");
         log_set_max_level(log_level_from_string(log_level));
-        if (!getenv("CRADLE_LOG_TARGET")) {
-                unsigned t = 0;
-                if (journal_logging && access("/run/systemd/journal/socket", W_OK) == 0)
-                        t |= LOG_TARGET_JOURNAL;
-                if (!t && !text_logging)
-                        t |= LOG_TARGET_STDERR;
-                log_set_targets(t);
-        }
+        log_set_default_targets(journal_logging ? LOG_TARGET_JOURNAL : 0,
+                                text_logging ? 0 : LOG_TARGET_STDERR);
         log_set_field("TAG", "agent");
         log_set_field("DRY_AGENT_ID", dry_run ? strempty(force_id) : "");
         log_set_field("CRADLE_VERB", "logs_sender");

@@ -93,6 +93,10 @@ static void journal_child(const char *out_path)
         log_setup("agent");
         if (!(log_get_targets() & LOG_TARGET_JOURNAL))
                 _exit(3);
+        log_set_default_targets(LOG_TARGET_JOURNAL | LOG_TARGET_STDOUT, LOG_TARGET_STDERR);
+        if (log_get_targets() != (LOG_TARGET_JOURNAL | LOG_TARGET_STDOUT))
+                _exit(6);
+        log_set_targets(LOG_TARGET_JOURNAL);
         log_set_field("TAG", "agent");
         log_set_field("HOST_ID", "b1f5c5b7-caf8-66bd-addd-439b331f2640");
         {
@@ -108,9 +112,36 @@ static void journal_child(const char *out_path)
         _exit(0);
 }
 
-TEST(journal_fields)
+/* log_set_default_targets() where no journal socket exists (a private /run). */
+static void no_journal_child(const char *unused)
 {
-        _cleanup_free_ char *out = log_path("journal.txt"), *text = NULL;
+        (void)unused;
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount("tmpfs", "/run", "tmpfs", 0, "mode=0755") < 0)
+                _exit(77);
+        unsetenv("CRADLE_LOG_TARGET");
+        log_set_default_targets(LOG_TARGET_JOURNAL, LOG_TARGET_STDERR);
+        if (log_get_targets() != LOG_TARGET_STDERR)
+                _exit(2);
+        log_set_default_targets(LOG_TARGET_JOURNAL | LOG_TARGET_STDOUT, LOG_TARGET_STDERR);
+        if (log_get_targets() != LOG_TARGET_STDOUT)
+                _exit(3);
+        log_set_default_targets(LOG_TARGET_JOURNAL, 0);
+        if (log_get_targets() != 0)
+                _exit(4);
+        /* CRADLE_LOG_TARGET chose: the flags change nothing */
+        setenv("CRADLE_LOG_TARGET", "stdout", 1);
+        log_set_targets(LOG_TARGET_STDOUT);
+        log_set_default_targets(LOG_TARGET_JOURNAL, LOG_TARGET_STDERR);
+        if (log_get_targets() != LOG_TARGET_STDOUT)
+                _exit(5);
+        _exit(0);
+}
+
+/* Runs child(arg) in a forked process (it changes its mount namespace and
+ * the log's global state); it exits 0 when all held, 77 to skip. */
+static void run_in_child(void (*child)(const char *), const char *arg)
+{
         pid_t pid;
         int status;
 
@@ -119,11 +150,23 @@ TEST(journal_fields)
         pid = fork();
         ASSERT_TRUE(pid >= 0);
         if (pid == 0)
-                journal_child(out);
+                child(arg);
         ASSERT_EQ(waitpid(pid, &status, 0), pid);
         if (WEXITSTATUS(status) == 77)
                 test_skip("cannot create a mount namespace here");
         ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(default_targets_follow_the_flags)
+{
+        run_in_child(no_journal_child, NULL);
+}
+
+TEST(journal_fields)
+{
+        _cleanup_free_ char *out = log_path("journal.txt"), *text = NULL;
+
+        run_in_child(journal_child, out);
         ASSERT_OK(read_full_file(out, 1 << 20, &text, NULL));
         ASSERT_CONTAINS(text, "MESSAGE=step failed: Input/output error\n");
         ASSERT_CONTAINS(text, "PRIORITY=4\n");

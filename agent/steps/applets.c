@@ -70,11 +70,11 @@ static void setup_logging(const AppletArgs *a, const char *identifier, const cha
         log_set_field("DRY_AGENT_ID", a->dry_run ? strempty(a->force_id) : "");
         if (getenv("CRADLE_LOG_TARGET"))
                 return;
-        if (a->journal_logging && access("/run/systemd/journal/socket", W_OK) == 0)
+        if (a->journal_logging)
                 targets |= LOG_TARGET_JOURNAL;
         if (a->stdout_logging)
                 targets |= LOG_TARGET_STDOUT;
-        log_set_targets(targets);
+        log_set_default_targets(targets, 0);
         if (a->text_logging) {
                 _cleanup_free_ char *path = strdup_printf("/var/log/%s.log", text_log_name);
                 if (path)
