@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The Kubernetes client: credentials, rate limit, requests, Status errors,
- * discovery, verbs and watches. See kube.h.
+ * The Kubernetes client: credentials, rate limit, requests, discovery,
+ * verbs and watches. Errors are in kube-status.c, the watch stream decoder
+ * in kube-watch-decoder.c. See kube.h.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -21,6 +22,7 @@
 #include "http.h"
 #include "jsonutil.h"
 #include "kube.h"
+#include "kube-private.h"
 #include "redact.h"
 #include "spawn.h"
 #include "strutil.h"
@@ -31,7 +33,6 @@
 #define KUBE_DEFAULT_TIMEOUT (60 * USEC_PER_SEC)
 #define KUBE_LIST_PAGE 500
 #define KUBE_EXEC_TIMEOUT (60 * USEC_PER_SEC)
-#define KUBE_WATCH_EVENT_MAX BUF_MAX_JSON_DOC
 
 const KubeResource kube_resource_namespaces = KUBE_RESOURCE("", "v1", "namespaces", "Namespace", false);
 const KubeResource kube_resource_pods = KUBE_RESOURCE("", "v1", "pods", "Pod", true);
@@ -48,126 +49,6 @@ const KubeResource kube_resource_csrs = KUBE_RESOURCE(
         "certificates.k8s.io", "v1", "certificatesigningrequests", "CertificateSigningRequest", false);
 const KubeResource kube_resource_crds = KUBE_RESOURCE(
         "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false);
-
-/* ---- errors ---- */
-
-void kube_status_done(KubeStatus *s)
-{
-        if (!s)
-                return;
-        free(s->reason);
-        free(s->message);
-        json_object_put(s->details);
-        *s = (KubeStatus){};
-}
-
-static const struct {
-        long code;
-        const char *reason;
-        int error;
-} status_table[] = {
-        { 400, "BadRequest", EBADR },
-        { 401, "Unauthorized", EKEYREJECTED },
-        { 403, "Forbidden", EACCES },
-        { 404, "NotFound", ENOENT },
-        { 405, "MethodNotAllowed", EOPNOTSUPP },
-        { 406, "NotAcceptable", EOPNOTSUPP },
-        { 409, "Conflict", EBUSY },
-        { 410, "Gone", ESTALE },
-        { 413, "RequestEntityTooLarge", E2BIG },
-        { 415, "UnsupportedMediaType", EOPNOTSUPP },
-        { 422, "Invalid", EINVAL },
-        { 429, "TooManyRequests", EAGAIN },
-        { 500, "InternalError", EIO },
-        { 503, "ServiceUnavailable", EAGAIN },
-        { 504, "Timeout", ETIMEDOUT },
-};
-
-int kube_errno_from_status(long code, const char *reason)
-{
-        if (reason) {
-                if (streq(reason, "AlreadyExists"))
-                        return -EEXIST;
-                if (streq(reason, "Expired"))
-                        return -ESTALE;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(status_table); i++)
-                if (status_table[i].code == code)
-                        return -status_table[i].error;
-        if (code >= 500 && code <= 599)
-                return -EIO;
-        return -EPROTO;
-}
-
-const char *kube_reason_from_code(long code)
-{
-        for (size_t i = 0; i < ELEMENTSOF(status_table); i++)
-                if (status_table[i].code == code)
-                        return status_table[i].reason;
-        return NULL;
-}
-
-/* Fills err from a Status object (or only from code when o is not one). */
-static int status_fill(KubeStatus *err, long code, json_object *o)
-{
-        const char *reason = NULL, *message = NULL;
-        int64_t c64;
-        int r;
-
-        if (o && json_object_is_type(o, json_type_object) &&
-            streq_ptr(json_get_string(o, "kind"), "Status")) {
-                reason = json_get_string(o, "reason");
-                message = json_get_string(o, "message");
-                if (json_get_int64(o, "code", &c64) >= 0 && c64 > 0 && code == 0)
-                        code = (long)c64;
-        }
-        if (isempty(reason))
-                reason = kube_reason_from_code(code);
-        r = kube_errno_from_status(code, reason);
-        if (!err)
-                return r;
-        kube_status_done(err);
-        err->error = r;
-        err->code = code;
-        err->reason = reason ? strdup(reason) : NULL;
-        if (message)
-                err->message = redact_known_secrets(message);
-        else
-                err->message = strdup_printf("the server answered %ld%s%s", code, reason ? " " : "",
-                                             strempty(reason));
-        if (o && json_object_is_type(o, json_type_object)) {
-                json_object *d = json_get(o, "details");
-
-                err->details = d ? json_object_get(d) : NULL;
-        }
-        return r;
-}
-
-static int status_transport(KubeStatus *err, int r, const char *text)
-{
-        if (err) {
-                kube_status_done(err);
-                err->error = r;
-                err->message = text ? redact_known_secrets(text) : strdup(strerror(-r));
-        }
-        return r;
-}
-
-static int status_local(KubeStatus *err, int r, const char *fmt, ...) _printf_(3, 4);
-static int status_local(KubeStatus *err, int r, const char *fmt, ...)
-{
-        va_list ap;
-
-        if (err) {
-                kube_status_done(err);
-                err->error = r;
-                va_start(ap, fmt);
-                if (vasprintf(&err->message, fmt, ap) < 0)
-                        err->message = NULL;
-                va_end(ap);
-        }
-        return r;
-}
 
 /* ---- addressing ---- */
 
@@ -524,39 +405,41 @@ static int exec_refresh(KubeClient *c, KubeStatus *err)
 
         r = spawn_run(&(SpawnOptions){ .argv = argv, .env_extra = env, .timeout = KUBE_EXEC_TIMEOUT }, &res);
         if (r < 0)
-                return status_local(err, r, "exec plugin %s: cannot run it: %s", x->command, strerror(-r));
+                return kube_status_local(err, r, "exec plugin %s: cannot run it: %s", x->command,
+                                         strerror(-r));
         if (res.exit_status != 0) {
                 _cleanup_free_ char *tail = spawn_output_tail(res.err, 512);
                 _cleanup_free_ char *clean = tail ? redact_known_secrets(tail) : NULL;
 
-                return status_local(err, -EKEYREJECTED, "exec plugin %s failed (status %d): %s", x->command,
-                                    res.exit_status, strna(clean));
+                return kube_status_local(err, -EKEYREJECTED, "exec plugin %s failed (status %d): %s",
+                                         x->command, res.exit_status, strna(clean));
         }
         r = json_parse(res.out, res.out_len, BUF_MAX_SMALL_FILE, &out, &perr);
         if (r < 0)
-                return status_local(err, -EBADMSG, "exec plugin %s: output is not an ExecCredential: %s",
-                                    x->command, strna(perr));
+                return kube_status_local(err, -EBADMSG,
+                                         "exec plugin %s: output is not an ExecCredential: %s", x->command,
+                                         strna(perr));
         av = json_get_string(out, "apiVersion");
         if (!streq_ptr(json_get_string(out, "kind"), "ExecCredential") || !streq_ptr(av, x->api_version))
-                return status_local(err, -EBADMSG,
-                                    "exec plugin %s: output is not an ExecCredential of %s (got %s)",
-                                    x->command, x->api_version, strna(av));
+                return kube_status_local(err, -EBADMSG,
+                                         "exec plugin %s: output is not an ExecCredential of %s (got %s)",
+                                         x->command, x->api_version, strna(av));
         st = json_get(out, "status");
         token = json_get_string(st, "token");
         cert = json_get_string(st, "clientCertificateData");
         key = json_get_string(st, "clientKeyData");
         exp = json_get_string(st, "expirationTimestamp");
         if (isempty(token) && (isempty(cert) || isempty(key)))
-                return status_local(
+                return kube_status_local(
                         err, -EBADMSG,
                         "exec plugin %s: status has neither a token nor a client certificate and key",
                         x->command);
         if (!isempty(cert) != !isempty(key))
-                return status_local(err, -EBADMSG, "exec plugin %s: a client certificate needs a key",
-                                    x->command);
+                return kube_status_local(err, -EBADMSG, "exec plugin %s: a client certificate needs a key",
+                                         x->command);
         if (!isempty(exp) && parse_rfc3339(exp, &expiry) < 0)
-                return status_local(err, -EBADMSG, "exec plugin %s: bad expirationTimestamp '%s'",
-                                    x->command, exp);
+                return kube_status_local(err, -EBADMSG, "exec plugin %s: bad expirationTimestamp '%s'",
+                                         x->command, exp);
 
         erase_and_free(TAKE_PTR(c->token));
         if (!isempty(token)) {
@@ -581,7 +464,7 @@ static int exec_refresh(KubeClient *c, KubeStatus *err)
                 r = http_for(c, c->exec_cert_pem ?: c->cfg->client_cert_pem,
                              c->exec_key_pem ?: c->cfg->client_key_pem, c->opts.timeout, &h, &herr);
                 if (r < 0)
-                        return status_local(err, r, "exec plugin %s: %s", x->command, strna(herr));
+                        return kube_status_local(err, r, "exec plugin %s: %s", x->command, strna(herr));
                 n = reallocarray(c->retired, c->n_retired + 1, sizeof(*n));
                 if (!n)
                         return -ENOMEM;
@@ -611,8 +494,8 @@ static int creds_update(KubeClient *c, bool force, KubeStatus *err)
                 if (stat(c->cfg->token_file, &st) < 0) {
                         if (c->token_read) /* keep the last good token */
                                 return 0;
-                        return status_local(err, -errno, "cannot read the token file %s: %m",
-                                            c->cfg->token_file);
+                        return kube_status_local(err, -errno, "cannot read the token file %s: %m",
+                                                 c->cfg->token_file);
                 }
                 if (!force && c->token_read && st.st_ino == c->token_stat.st_ino &&
                     st.st_size == c->token_stat.st_size &&
@@ -623,16 +506,16 @@ static int creds_update(KubeClient *c, bool force, KubeStatus *err)
                 if (r < 0) {
                         if (c->token_read)
                                 return 0;
-                        return status_local(err, r, "cannot read the token file %s: %s", c->cfg->token_file,
-                                            strerror(-r));
+                        return kube_status_local(err, r, "cannot read the token file %s: %s",
+                                                 c->cfg->token_file, strerror(-r));
                 }
                 strstrip(t);
                 if (isempty(t)) {
                         erase_and_free(TAKE_PTR(t));
                         if (c->token_read)
                                 return 0;
-                        return status_local(err, -EKEYREJECTED, "the token file %s is empty",
-                                            c->cfg->token_file);
+                        return kube_status_local(err, -EKEYREJECTED, "the token file %s is empty",
+                                                 c->cfg->token_file);
                 }
                 (void)redact_register_secret(t);
                 erase_and_free(c->token);
@@ -704,7 +587,7 @@ static int kube_call(KubeClient *c, const KubeCall *k, HttpResponse *ret, KubeSt
 
                 r = rate_limit_wait(c);
                 if (r < 0)
-                        return status_transport(err, r, "stop requested");
+                        return kube_status_transport(err, r, "stop requested");
                 r = creds_get(c, refreshed, &auth, &h, err);
                 if (r < 0)
                         return r;
@@ -727,7 +610,7 @@ static int kube_call(KubeClient *c, const KubeCall *k, HttpResponse *ret, KubeSt
                                                  .stream_success_only = true },
                                  &resp, &herr);
                 if (r < 0)
-                        return status_transport(err, r, herr);
+                        return kube_status_transport(err, r, herr);
 
                 if (resp.status == 401 && !refreshed && !k->no_auth_retry && creds_refreshable(c)) {
                         refreshed = true;
@@ -742,7 +625,7 @@ static int kube_call(KubeClient *c, const KubeCall *k, HttpResponse *ret, KubeSt
                         retries++;
                         r = sleep_usec(MIN(secs, 60u) * USEC_PER_SEC);
                         if (r < 0)
-                                return status_transport(err, r, "stop requested");
+                                return kube_status_transport(err, r, "stop requested");
                         continue;
                 }
                 if (resp.status < 200 || resp.status > 299) {
@@ -750,7 +633,7 @@ static int kube_call(KubeClient *c, const KubeCall *k, HttpResponse *ret, KubeSt
 
                         if (resp.body_len > 0)
                                 (void)json_parse(resp.body, resp.body_len, BUF_MAX_JSON_DOC, &o, NULL);
-                        r = status_fill(err, resp.status, o);
+                        r = kube_status_fill(err, resp.status, o);
                         if (err && ra)
                                 (void)safe_atou(ra, &err->retry_after);
                         if (ret)
@@ -792,8 +675,8 @@ static int kube_call_json(KubeClient *c, const char *method, const char *path, c
                 else {
                         r = json_parse(resp.body, resp.body_len, BUF_MAX_HTTP_BODY, ret, &perr);
                         if (r < 0)
-                                return status_local(err, -EBADMSG, "%s %s: the answer is not JSON: %s",
-                                                    method, path, strna(perr));
+                                return kube_status_local(err, -EBADMSG, "%s %s: the answer is not JSON: %s",
+                                                         method, path, strna(perr));
                 }
         }
         return 0;
@@ -863,7 +746,7 @@ int kube_get(KubeClient *c, const KubeResource *r, const char *ns, const char *n
         _cleanup_free_ char *p = NULL;
 
         if (isempty(name))
-                return status_local(err, -EINVAL, "get %s: no name", r->resource);
+                return kube_status_local(err, -EINVAL, "get %s: no name", r->resource);
         p = kube_resource_path(r, object_ns(c, r, ns, NULL), name, NULL);
         if (!p)
                 return -ENOMEM;
@@ -924,7 +807,8 @@ int kube_list_each(KubeClient *c, const KubeResource *r, const char *ns, const K
                 if (q < 0)
                         return q;
                 if (!page || !json_object_is_type(page, json_type_object))
-                        return status_local(err, -EBADMSG, "list %s: the answer is not a list", r->resource);
+                        return kube_status_local(err, -EBADMSG, "list %s: the answer is not a list",
+                                                 r->resource);
                 if (!rv) {
                         const char *v = json_get_string(json_get(page, "metadata"), "resourceVersion");
 
@@ -1006,7 +890,8 @@ int kube_create(KubeClient *c, const KubeResource *r, const char *ns, json_objec
         int q;
 
         if (!obj || !json_object_is_type(obj, json_type_object))
-                return status_local(err, -EINVAL, "create %s: the object is not a JSON object", r->resource);
+                return kube_status_local(err, -EINVAL, "create %s: the object is not a JSON object",
+                                         r->resource);
         q = fill_type_meta(r, obj);
         if (q < 0)
                 return q;
@@ -1024,10 +909,12 @@ static int update_sub(KubeClient *c, const KubeResource *r, const char *ns, json
         int q;
 
         if (!obj || !json_object_is_type(obj, json_type_object))
-                return status_local(err, -EINVAL, "update %s: the object is not a JSON object", r->resource);
+                return kube_status_local(err, -EINVAL, "update %s: the object is not a JSON object",
+                                         r->resource);
         name = kube_object_name(obj);
         if (isempty(name))
-                return status_local(err, -EINVAL, "update %s: the object has no metadata.name", r->resource);
+                return kube_status_local(err, -EINVAL, "update %s: the object has no metadata.name",
+                                         r->resource);
         q = fill_type_meta(r, obj);
         if (q < 0)
                 return q;
@@ -1061,9 +948,9 @@ int kube_patch(KubeClient *c, const KubeResource *r, const char *ns, const char 
         _cleanup_free_ char *p = NULL;
 
         if (isempty(name))
-                return status_local(err, -EINVAL, "patch %s: no name", r->resource);
+                return kube_status_local(err, -EINVAL, "patch %s: no name", r->resource);
         if ((unsigned)type >= ELEMENTSOF(types) || !patch)
-                return status_local(err, -EINVAL, "patch %s: bad patch", r->resource);
+                return kube_status_local(err, -EINVAL, "patch %s: bad patch", r->resource);
         p = write_path(c, r, object_ns(c, r, ns, NULL), name, subresource);
         if (!p)
                 return -ENOMEM;
@@ -1089,7 +976,7 @@ int kube_delete(KubeClient *c, const KubeResource *r, const char *ns, const char
         _cleanup_free_ char *p = NULL;
 
         if (isempty(name))
-                return status_local(err, -EINVAL, "delete %s: no name", r->resource);
+                return kube_status_local(err, -EINVAL, "delete %s: no name", r->resource);
         {
                 _cleanup_free_ char *base = kube_resource_path(r, object_ns(c, r, ns, NULL), name, NULL);
 
@@ -1137,7 +1024,7 @@ int kube_pod_logs(KubeClient *c, const char *ns, const char *name, const KubePod
         int r;
 
         if (isempty(name))
-                return status_local(err, -EINVAL, "pod logs: no pod name");
+                return kube_status_local(err, -EINVAL, "pod logs: no pod name");
         base = kube_resource_path(&kube_resource_pods, object_ns(c, &kube_resource_pods, ns, NULL), name,
                                   "log");
         if (!base)
@@ -1215,7 +1102,7 @@ static int discovery_fetch(KubeClient *c, const char *path, json_object *keep, j
         if (r < 0)
                 return r;
         if (!o)
-                return status_local(err, -EBADMSG, "discovery %s: empty answer", path);
+                return kube_status_local(err, -EBADMSG, "discovery %s: empty answer", path);
         if (json_append(keep, o) < 0) {
                 json_object_put(o);
                 return -ENOMEM;
@@ -1393,8 +1280,8 @@ static int resolve(KubeClient *c, const char *name, const char *api_version, con
                 c->discovery_valid = false; /* not found in a cached copy: look again once */
         }
         if (r == -ENOENT)
-                r = status_local(err, -ENOENT, "the server doesn't have a resource type \"%s\"",
-                                 name ?: kind);
+                r = kube_status_local(err, -ENOENT, "the server doesn't have a resource type \"%s\"",
+                                      name ?: kind);
         else if (r >= 0 && err)
                 kube_status_done(err);
 finish:
@@ -1405,7 +1292,7 @@ finish:
 int kube_resolve(KubeClient *c, const char *name, KubeResource *ret, KubeStatus *err)
 {
         if (isempty(name))
-                return status_local(err, -EINVAL, "no resource type given");
+                return kube_status_local(err, -EINVAL, "no resource type given");
         return resolve(c, name, NULL, NULL, ret, err);
 }
 
@@ -1413,7 +1300,7 @@ int kube_resolve_kind(KubeClient *c, const char *api_version, const char *kind, 
                       KubeStatus *err)
 {
         if (isempty(kind))
-                return status_local(err, -EINVAL, "no kind given");
+                return kube_status_local(err, -EINVAL, "no kind given");
         return resolve(c, NULL, api_version, kind, ret, err);
 }
 
@@ -1446,165 +1333,6 @@ char *kube_object_key(json_object *o)
 }
 
 /* ---- watch ---- */
-
-static const char *const watch_event_types[_KUBE_WATCH_EVENT_MAX] = {
-        [KUBE_WATCH_ADDED] = "ADDED",
-        [KUBE_WATCH_MODIFIED] = "MODIFIED",
-        [KUBE_WATCH_DELETED] = "DELETED",
-        [KUBE_WATCH_BOOKMARK] = "BOOKMARK",
-};
-
-const char *kube_watch_event_type_to_string(KubeWatchEventType t)
-{
-        if ((unsigned)t >= _KUBE_WATCH_EVENT_MAX)
-                return NULL;
-        return watch_event_types[t];
-}
-
-/* Watch events are one JSON document per line (kube-apiserver's framing).
- * The decoder keeps at most one event's text (bounded), parses each line as
- * soon as its newline arrives and hands the event on: the response as a whole
- * is never held. Framing by line (rather than feeding json-c's tokener
- * chunk by chunk) makes the outcome independent of where the network cut
- * the stream: json-c decides differently whether a value is complete when
- * the next byte is or is not in the same buffer (fuzz-kube-watch found it). */
-struct KubeWatchDecoder {
-        Buf line; /* the current, incomplete event */
-        KubeWatchCallback cb;
-        void *userdata;
-        int done; /* the non-zero result that ended decoding */
-        char *rv;
-};
-
-int kube_watch_decoder_new(KubeWatchCallback cb, void *userdata, KubeWatchDecoder **ret)
-{
-        KubeWatchDecoder *d = calloc(1, sizeof(*d));
-
-        if (!d)
-                return -ENOMEM;
-        buf_init(&d->line, KUBE_WATCH_EVENT_MAX);
-        d->cb = cb;
-        d->userdata = userdata;
-        *ret = d;
-        return 0;
-}
-
-KubeWatchDecoder *kube_watch_decoder_free(KubeWatchDecoder *d)
-{
-        if (!d)
-                return NULL;
-        buf_release(&d->line);
-        free(d->rv);
-        free(d);
-        return NULL;
-}
-
-const char *kube_watch_decoder_resource_version(const KubeWatchDecoder *d)
-{
-        return d->rv;
-}
-
-static int watch_event(KubeWatchDecoder *d, json_object *ev, KubeStatus *err)
-{
-        const char *type, *rv;
-        json_object *obj;
-        int r;
-
-        if (!json_object_is_type(ev, json_type_object))
-                return status_local(err, -EBADMSG, "watch: an event is not a JSON object");
-        type = json_get_string(ev, "type");
-        obj = json_get(ev, "object");
-        if (!type) {
-                /* the answer to the watch request itself was an error */
-                if (streq_ptr(json_get_string(ev, "kind"), "Status"))
-                        return status_fill(err, 0, ev);
-                return status_local(err, -EBADMSG, "watch: an event has no type");
-        }
-        if (streq(type, "ERROR")) {
-                int64_t code = 0;
-
-                (void)json_get_int64(obj, "code", &code);
-                r = status_fill(err, (long)code, obj);
-                return r < 0 ? r : -EPROTO;
-        }
-        for (KubeWatchEventType t = 0; t < _KUBE_WATCH_EVENT_MAX; t++) {
-                if (!streq(type, watch_event_types[t]))
-                        continue;
-                if (!obj || !json_object_is_type(obj, json_type_object))
-                        return status_local(err, -EBADMSG, "watch: a %s event has no object", type);
-                rv = kube_object_resource_version(obj);
-                r = d->cb ? d->cb(t, obj, d->userdata) : 0;
-                if (r < 0)
-                        return status_local(err, r, "watch: the event handler failed: %s", strerror(-r));
-                if (!isempty(rv) && !streq_ptr(rv, d->rv)) {
-                        char *n = strdup(rv);
-
-                        if (!n)
-                                return -ENOMEM;
-                        free(d->rv);
-                        d->rv = n;
-                }
-                return r > 0 ? KUBE_WATCH_STOP : 0;
-        }
-        return status_local(err, -EBADMSG, "watch: unknown event type \"%.32s\"", type);
-}
-
-static bool all_space(const char *p, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                if (!strchr(" \t\r\n", p[i]) || p[i] == 0)
-                        return false;
-        return true;
-}
-
-static int watch_line(KubeWatchDecoder *d, KubeStatus *err)
-{
-        _cleanup_(json_object_putp) json_object *o = NULL;
-        _cleanup_free_ char *perr = NULL;
-        int r;
-
-        if (all_space(d->line.data, d->line.len)) {
-                buf_reset(&d->line);
-                return 0;
-        }
-        r = json_parse(d->line.data, d->line.len, KUBE_WATCH_EVENT_MAX, &o, &perr);
-        buf_reset(&d->line);
-        if (r < 0)
-                return status_local(err, -EBADMSG, "watch: malformed event: %s", strna(perr));
-        return watch_event(d, o, err);
-}
-
-int kube_watch_decoder_feed(KubeWatchDecoder *d, const char *data, size_t n, KubeStatus *err)
-{
-        if (d->done)
-                return d->done;
-        while (n > 0) {
-                const char *nl = memchr(data, '\n', n);
-                size_t take = nl ? (size_t)(nl - data) : n;
-                int r;
-
-                if (buf_append(&d->line, data, take) < 0)
-                        return d->done =
-                                       status_local(err, -EBADMSG, "watch: an event is larger than %u bytes",
-                                                    KUBE_WATCH_EVENT_MAX);
-                if (!nl)
-                        break;
-                data += take + 1;
-                n -= take + 1;
-                r = watch_line(d, err);
-                if (r != 0)
-                        return d->done = r;
-        }
-        return 0;
-}
-
-int kube_watch_decoder_finish(KubeWatchDecoder *d)
-{
-        if (d->done)
-                return d->done;
-        /* a last event without its newline still counts */
-        return d->done = watch_line(d, NULL);
-}
 
 typedef struct WatchCtx {
         KubeWatchDecoder *d;
@@ -1645,7 +1373,7 @@ static int watch_once(KubeClient *c, const char *path, unsigned timeout_seconds,
                      &herr);
         pthread_mutex_unlock(&c->lock);
         if (r < 0)
-                return status_local(err, r, "watch: %s", strna(herr));
+                return kube_status_local(err, r, "watch: %s", strna(herr));
         r = kube_watch_decoder_new(cb, userdata, &d);
         if (r < 0)
                 return r;
@@ -1683,7 +1411,7 @@ static int watch_once(KubeClient *c, const char *path, unsigned timeout_seconds,
         }
         r = kube_watch_decoder_finish(d);
         if (r < 0)
-                return status_local(err, r, "watch: the stream ended inside an event");
+                return kube_status_local(err, r, "watch: the stream ended inside an event");
         if (err)
                 kube_status_done(err);
         return 0;
@@ -1755,7 +1483,7 @@ int kube_watch_loop(KubeClient *c, const KubeResource *r, const char *ns, const 
                 int q;
 
                 if (stop_requested())
-                        return status_local(err, -ECANCELED, "stop requested");
+                        return kube_status_local(err, -ECANCELED, "stop requested");
                 before = *resource_version ? strdup(*resource_version) : NULL;
                 if (*resource_version && !before)
                         return -ENOMEM;
@@ -1770,7 +1498,7 @@ int kube_watch_loop(KubeClient *c, const KubeResource *r, const char *ns, const 
                         return q;
                 if (sleep_usec(backoff_full_jitter(800 * USEC_PER_MSEC, 30 * USEC_PER_SEC, attempt) +
                                100 * USEC_PER_MSEC) < 0)
-                        return status_local(err, -ECANCELED, "stop requested");
+                        return kube_status_local(err, -ECANCELED, "stop requested");
                 if (attempt < 16)
                         attempt++;
         }
