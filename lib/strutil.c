@@ -274,6 +274,21 @@ int strv_extend(char ***l, const char *s)
         return r;
 }
 
+int strv_extend_pair(char ***l, const char *a, const char *b)
+{
+        int r = strv_extend(l, a);
+
+        if (r < 0)
+                return r;
+        r = strv_extend(l, b);
+        if (r < 0) {
+                size_t n = strv_length(*l);
+                free((*l)[n - 1]);
+                (*l)[n - 1] = NULL;
+        }
+        return r;
+}
+
 int strv_extendf(char ***l, const char *fmt, ...)
 {
         va_list ap;

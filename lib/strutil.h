@@ -47,6 +47,8 @@ int strv_extend(char ***l, const char *s);
 /* Appends s itself (ownership moves into the list on success only). */
 int strv_push(char ***l, char *s);
 int strv_extendf(char ***l, const char *fmt, ...) _printf_(2, 3);
+/* Appends copies of a and b (a flag and its value); both or neither. */
+int strv_extend_pair(char ***l, const char *a, const char *b);
 /* Splits on any of the separator characters, dropping empty fields. */
 int strv_split(const char *s, const char *separators, char ***ret);
 /* Newly allocated join; "" for an empty or NULL list. */

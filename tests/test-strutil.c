@@ -123,6 +123,17 @@ TEST(strv_operations)
         ASSERT_STREQ(empty, "");
 }
 
+TEST(strv_extend_pair_appends_both)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        _cleanup_free_ char *joined = NULL;
+
+        ASSERT_OK(strv_extend_pair(&l, "--role", "master"));
+        ASSERT_OK(strv_extend_pair(&l, "--boot-device", "/dev/vda"));
+        joined = strv_join(l, " ");
+        ASSERT_STREQ(joined, "--role master --boot-device /dev/vda");
+}
+
 TEST(shell_quote_cases)
 {
         static const struct {

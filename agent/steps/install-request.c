@@ -633,37 +633,32 @@ char *go_json_marshal_strv(char *const *l)
         return ret;
 }
 
-static int push2(char ***l, const char *flag, const char *value)
-{
-        return strv_extend(l, flag) < 0 || strv_extend(l, value) < 0 ? -ENOMEM : 0;
-}
-
 char **install_installer_argv(const InstallRequest *r, const AgentConfig *c, bool copy_network)
 {
         _cleanup_strv_free_ char **l = NULL;
         int q = 0;
 
-        q |= push2(&l, "--role", strempty(r->role));
-        q |= push2(&l, "--infra-env-id", strempty(r->infra_env_id));
-        q |= push2(&l, "--cluster-id", strempty(r->cluster_id));
-        q |= push2(&l, "--host-id", strempty(r->host_id));
-        q |= push2(&l, "--boot-device", strempty(r->boot_device));
-        q |= push2(&l, "--url", strempty(c->url));
-        q |= push2(&l, "--controller-image", strempty(r->controller_image));
-        q |= push2(&l, "--agent-image", strempty(c->agent_version));
+        q |= strv_extend_pair(&l, "--role", strempty(r->role));
+        q |= strv_extend_pair(&l, "--infra-env-id", strempty(r->infra_env_id));
+        q |= strv_extend_pair(&l, "--cluster-id", strempty(r->cluster_id));
+        q |= strv_extend_pair(&l, "--host-id", strempty(r->host_id));
+        q |= strv_extend_pair(&l, "--boot-device", strempty(r->boot_device));
+        q |= strv_extend_pair(&l, "--url", strempty(c->url));
+        q |= strv_extend_pair(&l, "--controller-image", strempty(r->controller_image));
+        q |= strv_extend_pair(&l, "--agent-image", strempty(c->agent_version));
         if (r->control_plane_count != 0) {
                 char n[32];
                 snprintf(n, sizeof(n), "%lld", (long long)r->control_plane_count);
-                q |= push2(&l, "--control-plane-count", n);
+                q |= strv_extend_pair(&l, "--control-plane-count", n);
         }
         if (!isempty(r->mco_image))
-                q |= push2(&l, "--mco-image", r->mco_image);
+                q |= strv_extend_pair(&l, "--mco-image", r->mco_image);
         if (!isempty(r->must_gather_image))
-                q |= push2(&l, "--must-gather-image", r->must_gather_image);
+                q |= strv_extend_pair(&l, "--must-gather-image", r->must_gather_image);
         if (!isempty(r->openshift_version))
-                q |= push2(&l, "--openshift-version", r->openshift_version);
+                q |= strv_extend_pair(&l, "--openshift-version", r->openshift_version);
         STRV_FOREACH (d, r->disks_to_format)
-                q |= push2(&l, "--format-disk", *d);
+                q |= strv_extend_pair(&l, "--format-disk", *d);
         /* booleans as bare flags: "--flag value" would end Go's flag parsing */
         if (c->insecure)
                 q |= strv_extend(&l, "--insecure");
@@ -672,7 +667,7 @@ char **install_installer_argv(const InstallRequest *r, const AgentConfig *c, boo
         if (r->skip_installation_disk_cleanup)
                 q |= strv_extend(&l, "--skip-installation-disk-cleanup");
         if (!isempty(c->cacert))
-                q |= push2(&l, "--cacert", c->cacert);
+                q |= strv_extend_pair(&l, "--cacert", c->cacert);
         {
                 _cleanup_strv_free_ char **args = NULL;
                 _cleanup_(json_object_putp) json_object *a = NULL;
@@ -687,7 +682,7 @@ char **install_installer_argv(const InstallRequest *r, const AgentConfig *c, boo
                         q |= strv_extend(&args, "--copy-network");
                 if (args) {
                         _cleanup_free_ char *j = go_json_marshal_strv(args);
-                        q |= j ? push2(&l, "--installer-args", j) : -ENOMEM;
+                        q |= j ? strv_extend_pair(&l, "--installer-args", j) : -ENOMEM;
                 }
         }
         if (r->enable_skip_mco_reboot)
@@ -696,20 +691,20 @@ char **install_installer_argv(const InstallRequest *r, const AgentConfig *c, boo
                 q |= strv_extend(&l, "--notify-num-reboots");
         if (r->has_proxy && (!isempty(r->http_proxy) || !isempty(r->https_proxy))) {
                 if (!isempty(r->http_proxy))
-                        q |= push2(&l, "--http-proxy", r->http_proxy);
+                        q |= strv_extend_pair(&l, "--http-proxy", r->http_proxy);
                 if (!isempty(r->https_proxy))
-                        q |= push2(&l, "--https-proxy", r->https_proxy);
+                        q |= strv_extend_pair(&l, "--https-proxy", r->https_proxy);
                 if (!isempty(r->no_proxy)) {
                         _cleanup_free_ char *np = strdup(r->no_proxy);
-                        q |= np ? push2(&l, "--no-proxy", strstrip(np)) : -ENOMEM;
+                        q |= np ? strv_extend_pair(&l, "--no-proxy", strstrip(np)) : -ENOMEM;
                 }
         }
         if (r->service_ips) {
                 _cleanup_free_ char *ips = strv_join(r->service_ips, ",");
-                q |= ips ? push2(&l, "--service-ips", ips) : -ENOMEM;
+                q |= ips ? strv_extend_pair(&l, "--service-ips", ips) : -ENOMEM;
         }
         if (!isempty(r->coreos_image))
-                q |= push2(&l, "--coreos-image", r->coreos_image);
+                q |= strv_extend_pair(&l, "--coreos-image", r->coreos_image);
         if (q != 0)
                 return NULL;
         return TAKE_PTR(l);

@@ -26,11 +26,6 @@
 #define AGENT_TUI_LOG_FILE "/var/log/agent/agent-tui.log"
 #define AGENT_TUI_LOG_DIR "/var/log/agent"
 
-static int push2(char ***l, const char *flag, const char *value)
-{
-        return strv_extend(l, flag) < 0 || strv_extend(l, value) < 0 ? -ENOMEM : 0;
-}
-
 /* ---- running it ----------------------------------------------------------------- */
 
 /* The agent-based installer's TUI case: NetworkManager keyfiles made in
@@ -142,9 +137,9 @@ static int run_inprocess(const StepContext *ctx, const InstallRequest *req, bool
         /* a simulated host installs in simulation too */
         if (c->dry_run) {
                 if (strv_extend(&argv, "--dry-run") < 0 ||
-                    (!isempty(c->force_id) && push2(&argv, "--force-id", c->force_id) < 0) ||
+                    (!isempty(c->force_id) && strv_extend_pair(&argv, "--force-id", c->force_id) < 0) ||
                     (!isempty(c->fake_reboot_marker_path) &&
-                     push2(&argv, "--fake-reboot-marker-path", c->fake_reboot_marker_path) < 0))
+                     strv_extend_pair(&argv, "--fake-reboot-marker-path", c->fake_reboot_marker_path) < 0))
                         return -ENOMEM;
         }
         line = shell_join(argv);
