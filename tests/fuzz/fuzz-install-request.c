@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz-sources: agent/steps/install-request.c */
+/* fuzz-sources: agent/steps/install-request.c agent/steps/install-command.c */
 /*
  * The install step's request as the service sends it (untrusted): parsed,
  * validated, and when valid turned into the installer's arguments and the
