@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "gzip.h"
+#include "base64.h"
 #include "cleanup.h"
 #include "ign-internal.h"
 #include "strutil.h"
@@ -169,11 +170,7 @@ int ign_data_url_decode(const char *url, void **ret, size_t *ret_len, char **ret
         data = comma + 1;
         n = strlen(data);
 
-        out = malloc(n + 1);
-        if (!out)
-                return -ENOMEM;
         if (base64) {
-                int dec;
                 size_t pad = 0;
                 for (size_t i = 0; i < n; i++)
                         if (!is_base64_char(data[i]))
@@ -185,11 +182,15 @@ int ign_data_url_decode(const char *url, void **ret, size_t *ret_len, char **ret
                         pad++;
                 if (memchr(data, '=', n - pad))
                         return fail(reterr, "illegal base64 data (misplaced padding)");
-                dec = n ? EVP_DecodeBlock(out, (const unsigned char *)data, (int)n) : 0;
-                if (dec < 0)
+                r = base64_decode(data, NULL, (char **)&out, &len);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
                         return fail(reterr, "illegal base64 data");
-                len = (size_t)dec - pad;
-        } else
+        } else {
+                out = malloc(n + 1);
+                if (!out)
+                        return -ENOMEM;
                 for (size_t i = 0; i < n; i++) {
                         if (!is_url_char(data[i]))
                                 return fail(reterr, "invalid data character");
@@ -203,7 +204,8 @@ int ign_data_url_decode(const char *url, void **ret, size_t *ret_len, char **ret
                         } else
                                 out[len++] = (uint8_t)data[i];
                 }
-        out[len] = 0;
+                out[len] = 0;
+        }
         *ret = TAKE_PTR(out);
         if (ret_len)
                 *ret_len = len;

@@ -21,6 +21,7 @@
 #include <yaml.h>
 
 #include "buf.h"
+#include "base64.h"
 #include "cleanup.h"
 #include "fileio.h"
 #include "jsonutil.h"
@@ -263,65 +264,6 @@ static int kc_error(char **reterr, int r, const char *fmt, ...)
         return r;
 }
 
-static int b64_value(unsigned char c)
-{
-        if (c >= 'A' && c <= 'Z')
-                return c - 'A';
-        if (c >= 'a' && c <= 'z')
-                return c - 'a' + 26;
-        if (c >= '0' && c <= '9')
-                return c - '0' + 52;
-        if (c == '+')
-                return 62;
-        if (c == '/')
-                return 63;
-        return -1;
-}
-
-/* Standard base64 with padding (as Go's []byte JSON fields); whitespace is
- * skipped. The result is NUL-terminated. */
-static int base64_decode(const char *s, char **ret, size_t *ret_len)
-{
-        _cleanup_free_ char *out = NULL;
-        size_t n = 0, pad = 0;
-        uint32_t acc = 0;
-        unsigned bits = 0, count = 0;
-
-        out = malloc(strlen(s) / 4 * 3 + 4);
-        if (!out)
-                return -ENOMEM;
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                int v;
-
-                if (strchr(" \t\r\n", *p))
-                        continue;
-                if (*p == '=') {
-                        pad++;
-                        count++;
-                        continue;
-                }
-                if (pad > 0)
-                        return -EINVAL;
-                v = b64_value(*p);
-                if (v < 0)
-                        return -EINVAL;
-                acc = (acc << 6) | (uint32_t)v;
-                bits += 6;
-                count++;
-                if (bits >= 8) {
-                        bits -= 8;
-                        out[n++] = (char)((acc >> bits) & 0xff);
-                }
-        }
-        if (count % 4 != 0 || pad > 2)
-                return -EINVAL;
-        out[n] = 0;
-        if (ret_len)
-                *ret_len = n;
-        *ret = TAKE_PTR(out);
-        return 0;
-}
-
 /* A string member: absent or null gives NULL; another type is an error. */
 static int kc_string(json_object *o, const char *key, const char *where, const char **ret, char **reterr)
 {
@@ -524,7 +466,7 @@ static int kc_read_data_or_file(json_object *body, const char *data_key, const c
         if (r < 0)
                 return r;
         if (data) {
-                r = base64_decode(data, ret_pem, NULL);
+                r = base64_decode(data, " \t\r\n", ret_pem, NULL);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)

@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include <json-c/json.h>
-#include <openssl/evp.h>
 
+#include "base64.h"
 #include "cleanup.h"
 #include "http.h"
 #include "ignition/ignition.h"
@@ -44,38 +44,6 @@
 
 #define IGNITION_ACCEPT "Accept: application/vnd.coreos.ignition+json; version=3.2.0"
 #define FETCH_TIMEOUT (120 * USEC_PER_SEC)
-
-/* Go's base64.StdEncoding.DecodeString: padding required, CR/LF ignored */
-static int base64_decode(const char *in, char **ret, size_t *ret_len)
-{
-        _cleanup_free_ char *clean = malloc(strlen(in) + 1);
-        _cleanup_free_ unsigned char *out = NULL;
-        size_t n = 0;
-        int k;
-
-        if (!clean)
-                return -ENOMEM;
-        for (const char *p = in; *p; p++)
-                if (*p != '\r' && *p != '\n')
-                        clean[n++] = *p;
-        clean[n] = 0;
-        if (n % 4 != 0)
-                return -EINVAL;
-        out = malloc(n / 4 * 3 + 1);
-        if (!out)
-                return -ENOMEM;
-        k = EVP_DecodeBlock(out, (const unsigned char *)clean, (int)n);
-        if (k < 0)
-                return -EINVAL;
-        if (n >= 1 && clean[n - 1] == '=')
-                k--;
-        if (n >= 2 && clean[n - 2] == '=')
-                k--;
-        out[k] = 0;
-        *ret_len = (size_t)k;
-        *ret = (char *)TAKE_PTR(out);
-        return 0;
-}
 
 static int fail_download(StepResult *ret, const char *url, const char *why)
 {
@@ -142,7 +110,7 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
         token = model_get_string(req, "ignition_endpoint_token");
 
         if (ca_b64) {
-                r = base64_decode(ca_b64, &ca, &ca_len);
+                r = base64_decode(ca_b64, "\r\n", &ca, &ca_len);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
