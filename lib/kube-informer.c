@@ -395,24 +395,6 @@ static bool stopping(KubeInformer *inf)
         return b;
 }
 
-/* Sleeps d unless stopped first; false when stopped. */
-static bool wait_unless_stopped(KubeInformer *inf, usec_t d)
-{
-        struct timespec ts;
-        usec_t at = now_usec(CLOCK_MONOTONIC) + d;
-        bool b;
-
-        ts.tv_sec = (time_t)(at / USEC_PER_SEC);
-        ts.tv_nsec = (long)(at % USEC_PER_SEC * NSEC_PER_USEC);
-        pthread_mutex_lock(&inf->lock);
-        while (!inf->stopping && !stop_requested() && now_usec(CLOCK_MONOTONIC) < at)
-                if (pthread_cond_timedwait(&inf->cond, &inf->lock, &ts) == ETIMEDOUT)
-                        break;
-        b = !inf->stopping && !stop_requested();
-        pthread_mutex_unlock(&inf->lock);
-        return b;
-}
-
 static int apply_object(KubeInformer *inf, json_object *obj, bool deleted)
 {
         KubeTransformFn t = inf->opts.transform ?: kube_transform_strip;
@@ -530,7 +512,7 @@ static void *informer_thread(void *p)
                 }
                 paged = true;
                 if (r < 0) {
-                        if (!wait_unless_stopped(inf, backoff))
+                        if (!cond_sleep_unless_stopped(&inf->cond, &inf->lock, &inf->stopping, backoff))
                                 break;
                         backoff = MIN(backoff * 2, BACKOFF_MAX);
                         continue;
@@ -570,7 +552,7 @@ static void *informer_thread(void *p)
                 }
                 /* 410: relist at once; anything else after a back-off */
                 if (r != -ESTALE) {
-                        if (!wait_unless_stopped(inf, backoff))
+                        if (!cond_sleep_unless_stopped(&inf->cond, &inf->lock, &inf->stopping, backoff))
                                 break;
                         backoff = MIN(backoff * 2, BACKOFF_MAX);
                 }
@@ -583,7 +565,7 @@ static void *resync_thread(void *p)
 {
         KubeInformer *inf = p;
 
-        while (wait_unless_stopped(inf, inf->opts.resync_period)) {
+        while (cond_sleep_unless_stopped(&inf->cond, &inf->lock, &inf->stopping, inf->opts.resync_period)) {
                 _cleanup_strv_free_ char **keys = NULL;
 
                 if (!kube_informer_has_synced(inf))
@@ -762,8 +744,7 @@ int kube_informer_wait_synced(KubeInformer *inf, usec_t timeout)
         pthread_mutex_lock(&inf->lock);
         while (!inf->synced) {
                 usec_t now = now_usec(CLOCK_MONOTONIC), at = MIN(end, now + 100 * USEC_PER_MSEC);
-                struct timespec ts = { .tv_sec = (time_t)(at / USEC_PER_SEC),
-                                       .tv_nsec = (long)(at % USEC_PER_SEC * NSEC_PER_USEC) };
+                struct timespec ts = timespec_from_usec(at);
 
                 if (stop_requested()) {
                         r = -ECANCELED;

@@ -64,23 +64,6 @@ static bool stopping(KubeLeader *le)
         return b;
 }
 
-/* Sleeps d unless stopped first; false when stopped. */
-static bool wait_unless_stopped(KubeLeader *le, usec_t d)
-{
-        usec_t at = now_usec(CLOCK_MONOTONIC) + d;
-        struct timespec ts = { .tv_sec = (time_t)(at / USEC_PER_SEC),
-                               .tv_nsec = (long)(at % USEC_PER_SEC * NSEC_PER_USEC) };
-        bool b;
-
-        pthread_mutex_lock(&le->lock);
-        while (!le->stopping && !stop_requested() && now_usec(CLOCK_MONOTONIC) < at)
-                if (pthread_cond_timedwait(&le->cond, &le->lock, &ts) == ETIMEDOUT)
-                        break;
-        b = !le->stopping && !stop_requested();
-        pthread_mutex_unlock(&le->lock);
-        return b;
-}
-
 /* wait.Jitter(retry, 1.2): uniform in [retry, retry * 2.2) */
 static usec_t jittered(usec_t d)
 {
@@ -252,7 +235,8 @@ static void *leader_thread(void *p)
                         goto finish;
                 if (try_acquire_or_renew(le, false))
                         break;
-                if (!wait_unless_stopped(le, jittered(le->retry_period)))
+                if (!cond_sleep_unless_stopped(&le->cond, &le->lock, &le->stopping,
+                                               jittered(le->retry_period)))
                         goto finish;
         }
         set_leading(le, true);
@@ -264,7 +248,7 @@ static void *leader_thread(void *p)
                 usec_t deadline = now_usec(CLOCK_MONOTONIC) + le->renew_deadline;
                 bool renewed = false;
 
-                if (!wait_unless_stopped(le, le->retry_period))
+                if (!cond_sleep_unless_stopped(&le->cond, &le->lock, &le->stopping, le->retry_period))
                         break;
                 while (!stopping(le)) {
                         if (try_acquire_or_renew(le, false)) {
@@ -273,7 +257,8 @@ static void *leader_thread(void *p)
                         }
                         if (now_usec(CLOCK_MONOTONIC) + le->retry_period >= deadline)
                                 break;
-                        if (!wait_unless_stopped(le, le->retry_period))
+                        if (!cond_sleep_unless_stopped(&le->cond, &le->lock, &le->stopping,
+                                                       le->retry_period))
                                 break;
                 }
                 if (!renewed)

@@ -445,12 +445,6 @@ static int take_locked(KubeWorkQueue *q, char **ret_key)
         return 0;
 }
 
-static void timespec_at(usec_t t, struct timespec *ts)
-{
-        ts->tv_sec = (time_t)(t / USEC_PER_SEC);
-        ts->tv_nsec = (long)(t % USEC_PER_SEC * NSEC_PER_USEC);
-}
-
 int kube_workqueue_get(KubeWorkQueue *q, char **ret_key)
 {
         int r;
@@ -469,7 +463,7 @@ int kube_workqueue_get(KubeWorkQueue *q, char **ret_key)
                 if (q->heap_len > 0 && !q->clock) {
                         struct timespec ts;
 
-                        timespec_at(q->heap[0]->ready_at, &ts);
+                        ts = timespec_from_usec(q->heap[0]->ready_at);
                         (void)pthread_cond_timedwait(&q->cond, &q->lock, &ts);
                 } else
                         pthread_cond_wait(&q->cond, &q->lock);

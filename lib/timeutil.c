@@ -173,3 +173,24 @@ void format_rfc3339_utc(time_t t, char ret[static 32])
         gmtime_r(&t, &tm);
         strftime(ret, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
+
+struct timespec timespec_from_usec(usec_t t)
+{
+        return (struct timespec){ .tv_sec = (time_t)(t / USEC_PER_SEC),
+                                  .tv_nsec = (long)(t % USEC_PER_SEC * NSEC_PER_USEC) };
+}
+
+bool cond_sleep_unless_stopped(pthread_cond_t *cond, pthread_mutex_t *lock, const bool *stopping, usec_t d)
+{
+        usec_t at = now_usec(CLOCK_MONOTONIC) + d;
+        struct timespec ts = timespec_from_usec(at);
+        bool b;
+
+        pthread_mutex_lock(lock);
+        while (!*stopping && !stop_requested() && now_usec(CLOCK_MONOTONIC) < at)
+                if (pthread_cond_timedwait(cond, lock, &ts) == ETIMEDOUT)
+                        break;
+        b = !*stopping && !stop_requested();
+        pthread_mutex_unlock(lock);
+        return b;
+}

@@ -10,6 +10,7 @@
  * interval.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -27,6 +28,12 @@ int sleep_usec(usec_t d);
 /* Async-signal-safe. Wakes every sleeper; later sleeps return at once. */
 void stop_request(void);
 bool stop_requested(void);
+/* t (µs on a clock) as the absolute time pthread_cond_timedwait() takes. */
+struct timespec timespec_from_usec(usec_t t);
+/* Waits on cond, a CLOCK_MONOTONIC one that lock guards (not held by the
+ * caller), for d or until *stopping or stop_requested(); false when
+ * stopped. */
+bool cond_sleep_unless_stopped(pthread_cond_t *cond, pthread_mutex_t *lock, const bool *stopping, usec_t d);
 /* Installs stop_request() for SIGTERM and SIGINT. */
 int stop_on_signals(void);
 /* For tests: clears the flag. */

@@ -57,6 +57,43 @@ TEST(stop_interrupts_sleep)
         ASSERT_OK(sleep_usec(1));
 }
 
+typedef struct Sleeper {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool stopping;
+} Sleeper;
+
+static void *stop_sleeper(void *p)
+{
+        Sleeper *s = p;
+
+        pthread_mutex_lock(&s->lock);
+        s->stopping = true;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+        return NULL;
+}
+
+TEST(cond_sleep_ends_early_when_stopped)
+{
+        Sleeper s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+        pthread_condattr_t attr;
+        pthread_t t;
+
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&s.cond, &attr);
+        pthread_condattr_destroy(&attr);
+
+        ASSERT_TRUE(cond_sleep_unless_stopped(&s.cond, &s.lock, &s.stopping, 1000));
+        ASSERT_EQ(pthread_create(&t, NULL, stop_sleeper, &s), 0);
+        /* an hour, unless the other thread's stop wakes it */
+        ASSERT_FALSE(cond_sleep_unless_stopped(&s.cond, &s.lock, &s.stopping, 3600 * USEC_PER_SEC));
+        ASSERT_EQ(pthread_join(t, NULL), 0);
+        ASSERT_FALSE(cond_sleep_unless_stopped(&s.cond, &s.lock, &s.stopping, 3600 * USEC_PER_SEC));
+        pthread_cond_destroy(&s.cond);
+}
+
 TEST(rfc3339)
 {
         char s[32];
