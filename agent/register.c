@@ -4,7 +4,7 @@
 
 #include <json-c/json.h>
 
-#include "assisted.h"
+#include "assisted/assisted.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "jsonutil.h"

@@ -7,7 +7,7 @@
 
 #include <json-c/json.h>
 
-#include "assisted.h"
+#include "assisted/assisted.h"
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "log.h"

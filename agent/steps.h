@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "assisted-models.h"
+#include "assisted/assisted-models.h"
 #include "config.h"
 #include "hostexec.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assisted-models.h"
+#include "assisted/assisted-models.h"
 #include "cleanup.h"
 #include "installer/plan.h"
 #include "jsonutil.h"

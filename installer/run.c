@@ -14,8 +14,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "assisted-models.h"
-#include "assisted.h"
+#include "assisted/assisted-models.h"
+#include "assisted/assisted.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "fileio.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "assisted.h"
+#include "assisted/assisted.h"
 #include "cleanup.h"
 #include "installer/service.h"
 #include "log.h"

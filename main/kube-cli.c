@@ -21,7 +21,7 @@
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "kube-cli.h"
-#include "kube.h"
+#include "kube/kube.h"
 #include "strutil.h"
 #include "timeutil.h"
 

@@ -12,7 +12,7 @@
  */
 #include <stddef.h>
 
-#include "assisted-models.h"
+#include "assisted/assisted-models.h"
 #include "step-model.h"
 
 #define STRING(t) \

@@ -4,7 +4,7 @@
  * The informer half of bench/kube/bench-kube.py (which starts the server and
  * makes the objects): bench-kube KUBECONFIG NAMESPACE OBJECTS EVENTS.
  *
- * Lists and watches the Agents of NAMESPACE through lib/kube-informer
+ * Lists and watches the Agents of NAMESPACE through lib/kube/kube-informer
  * (indexed by cluster deployment), prints "synced ..." once the cache holds
  * OBJECTS objects, then waits for EVENTS updates and prints how fast they
  * were processed, the peak RSS and the store's size.
@@ -18,8 +18,8 @@
 
 #include "cleanup.h"
 #include "fileio.h"
-#include "kube-informer.h"
-#include "kube.h"
+#include "kube/kube-informer.h"
+#include "kube/kube.h"
 #include "macro.h"
 #include "strutil.h"
 #include "timeutil.h"

@@ -5,7 +5,7 @@ Starts tests/kubeapi/kubeapi.py with the reference Agent CRD, creates N
 Agents (default 10000) whose status.inventory is the real Go agent
 inventory of tests/reference/observed/ (converted to the CRD's field names,
 as assisted-service does), then runs the C program bench-kube, which lists
-and watches them through lib/kube-informer and reports the time to a synced
+and watches them through lib/kube/kube-informer and reports the time to a synced
 cache, peak RSS and the store's size. Then, while the informer's watch is
 held off by a fault rule (500 on every watch of agents), every Agent's status
 is modified once; the rule goes, the informer's re-watch from its list's

@@ -4,7 +4,7 @@
 
 #include "cleanup.h"
 #include "fuzz.h"
-#include "kube.h"
+#include "kube/kube.h"
 
 typedef struct Count {
         unsigned events;

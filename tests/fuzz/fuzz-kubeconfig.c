@@ -4,7 +4,7 @@
 
 #include "cleanup.h"
 #include "fuzz.h"
-#include "kube-config.h"
+#include "kube/kube-config.h"
 
 /* kubeconfig documents (YAML through libyaml, then the kubeconfig walk);
  * the current context, then a named one. */

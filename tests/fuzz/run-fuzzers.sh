@@ -18,7 +18,7 @@ for t in $targets; do
         extra=$(sed -n 's|.*fuzz-sources:\(.*\)\*/.*|\1|p' "$src/tests/fuzz/$t.c" | head -n1)
         sources=""
         for pattern in $extra; do sources="$sources $(cd "$src" && ls $pattern)"; done
-        (cd "$src" && "$clang" $cflags -o "$out/$t" "tests/fuzz/$t.c" lib/*.c $sources $libs -lm -lpthread)
+        (cd "$src" && "$clang" $cflags -o "$out/$t" "tests/fuzz/$t.c" lib/*.c lib/kube/*.c lib/assisted/*.c $sources $libs -lm -lpthread)
         corpus="$src/tests/fuzz/corpus/${t#fuzz-}"
         work="$out/$t-corpus"
         mkdir -p "$work"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assisted-models.h"
+#include "assisted/assisted-models.h"
 #include "cleanup.h"
 #include "ignition/ignition.h"
 #include "installer/config.h"

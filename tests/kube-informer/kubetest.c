@@ -5,7 +5,7 @@
 
 #include "cleanup.h"
 #include "http.h"
-#include "kube.h"
+#include "kube/kube.h"
 #include "fileio.h"
 #include "macro.h"
 #include "strutil.h"

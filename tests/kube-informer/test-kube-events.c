@@ -3,8 +3,8 @@
 #include <json-c/json.h>
 
 #include "cleanup.h"
-#include "kube-events.h"
-#include "kube.h"
+#include "kube/kube-events.h"
+#include "kube/kube.h"
 #include "macro.h"
 #include "strutil.h"
 #include "tests/kube-informer/kubetest.h"

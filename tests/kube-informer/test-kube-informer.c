@@ -4,8 +4,8 @@
 #include <stdatomic.h>
 
 #include "cleanup.h"
-#include "kube-informer.h"
-#include "kube.h"
+#include "kube/kube-informer.h"
+#include "kube/kube.h"
 #include "macro.h"
 #include "strutil.h"
 #include "tests/kube-informer/kubetest.h"

@@ -4,8 +4,8 @@
 #include <pthread.h>
 
 #include "cleanup.h"
-#include "kube-leader.h"
-#include "kube.h"
+#include "kube/kube-leader.h"
+#include "kube/kube.h"
 #include "macro.h"
 #include "strutil.h"
 #include "tests/kube-informer/kubetest.h"

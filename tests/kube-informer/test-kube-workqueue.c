@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "kube-workqueue.h"
+#include "kube/kube-workqueue.h"
 #include "macro.h"
 #include "tests/tests.h"
 

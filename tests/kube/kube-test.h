@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "kube.h"
+#include "kube/kube.h"
 
 typedef struct json_object json_object;
 

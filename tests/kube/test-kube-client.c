@@ -14,7 +14,7 @@
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "kube-test.h"
-#include "kube.h"
+#include "kube/kube.h"
 #include "strutil.h"
 #include "tests.h"
 

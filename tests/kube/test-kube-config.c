@@ -15,9 +15,9 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "jsonutil.h"
-#include "kube-config.h"
+#include "kube/kube-config.h"
 #include "kube-test.h"
-#include "kube.h"
+#include "kube/kube.h"
 #include "strutil.h"
 #include "tests.h"
 

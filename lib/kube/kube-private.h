@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
-/* Shared by lib/kube*.c only: how the client fills a KubeStatus. Each returns
+/* Shared by the lib/kube/ sources only: how the client fills a KubeStatus. Each returns
  * the negative errno it stored. */
 #include <json-c/json.h>
 

@@ -4,7 +4,7 @@
 /*
  * A Kubernetes API client (the parts of client-go cradle needs).
  *
- * A KubeClient holds one configuration (lib/kube-config.h), one HttpClient
+ * A KubeClient holds one configuration (lib/kube/kube-config.h), one HttpClient
  * (one connection pool) for ordinary requests, a client-side rate limiter
  * (token bucket, client-go's defaults: 5 QPS, burst 10), the credentials
  * (static or bearer token, token file re-read when it changes, exec plugin

@@ -4,7 +4,7 @@
 /*
  * An informer: list + watch of one resource into a local store, as
  * client-go's SharedIndexInformer (reflector + indexer + handlers), on the
- * client of lib/kube.h.
+ * client of lib/kube/kube.h.
  *
  * A thread lists the resource (paged, one page in memory at a time), then
  * watches from the list's resourceVersion with bookmarks; dropped watches
