@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "hub-private.h"
+
+/* The controllers, in start order. The installation side (issue 14) adds
+ * its types here. */
+const HubControllerType *const hub_controller_types[] = {
+        NULL,
+};
+const size_t hub_n_controller_types = 0;
