@@ -303,7 +303,7 @@ int hub_controller_reconcile(HubController *c, const char *key, HubReconcileStat
                         hub_exec_result_done(&ex);
                         break;
                 }
-                if (ex.redecide) {
+                if (ex.redecide && !ex.conflict && !ex.failed && !ex.gone) {
                         hub_exec_result_done(&ex);
                         continue;
                 }

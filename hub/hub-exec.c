@@ -64,11 +64,24 @@ static int exec_service(HubContext *ctx, const HubWrite *w, HubObserved *obs, Hu
         HubCallResult res = {};
         int r;
 
-        r = hub_service_call(ctx->service, w->tag, w->method, w->path, w->body, w->expect, &res);
-        if (r < 0)
+        if (w->text) {
+                _cleanup_free_ char *text = NULL;
+
+                r = hub_service_download(ctx->service, w->tag, w->path, 1024 * 1024, &res, &text);
+                if (r >= 0 && text) {
+                        res.body = json_object_new_string(text);
+                        if (!res.body)
+                                r = -ENOMEM;
+                }
+        } else
+                r = hub_service_call(ctx->service, w->tag, w->method, w->path, w->body, w->expect, &res);
+        if (r < 0) {
+                hub_call_result_done(&res);
                 return r;
+        }
         ret->service_calls++;
-        ret->writes++;
+        if (!streq(w->method, "GET"))
+                ret->writes++;
         if (w->feedback) {
                 r = hub_call_results_add(&obs->results, res.tag, res.error, res.status, TAKE_PTR(res.body),
                                          res.message);
@@ -76,7 +89,7 @@ static int exec_service(HubContext *ctx, const HubWrite *w, HubObserved *obs, Hu
                 if (r < 0)
                         return r;
                 ret->redecide = true;
-                return 1; /* stop here */
+                return 0;
         }
         if (res.error < 0) {
                 ret->failed = true;
@@ -204,7 +217,7 @@ int hub_exec(HubContext *ctx, const HubControllerType *t, const HubPlan *plan, H
                 switch (w->kind) {
                 case HUB_WRITE_SERVICE:
                         r = exec_service(ctx, w, obs, ret);
-                        if (r >= 0)
+                        if (r >= 0 && !streq(w->method, "GET"))
                                 count_write(ctx, t->name, HUB_WRITE_SERVICE, _HUB_KIND_INVALID);
                         break;
                 case HUB_WRITE_EVENT:

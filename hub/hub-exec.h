@@ -7,9 +7,9 @@
  * service or to the cluster.
  *
  * - a service call goes through hub_service_call(); a feedback call's
- *   result is appended to HubObserved.results and execution stops there
- *   (redecide); a failed call that is not a feedback call stops the plan
- *   (failed);
+ *   result is appended to HubObserved.results, the plan goes on and decide
+ *   runs again afterwards (redecide); a failed call that is not a feedback
+ *   call stops the plan (failed);
  * - a Kubernetes write to the reconciled object (self) gets the object's
  *   current resourceVersion when the patch replaces a list, and its answer
  *   replaces HubObserved.object; a Conflict stops the plan (conflict), a
@@ -22,7 +22,7 @@
 #include "hub-controller.h"
 
 typedef struct HubExecResult {
-        unsigned writes; /* executed: service calls, creates, patches, deletes */
+        unsigned writes; /* executed: service calls other than GETs, creates, patches, deletes */
         unsigned service_calls;
         bool redecide;
         bool conflict;

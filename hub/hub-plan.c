@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "assisted/assisted-user.h"
 #include "cleanup.h"
 #include "hub-plan.h"
 #include "jsonutil.h"
@@ -150,6 +151,35 @@ int hub_plan_service(HubPlan *p, const char *tag, const char *method, const char
         return 0;
 }
 
+int hub_plan_op(HubPlan *p, const char *tag, int op, char *const *params, const char *query,
+                json_object *body, bool feedback)
+{
+        const AssistedOpInfo *info = assisted_op_info(op);
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        if (!info) {
+                json_object_put(body);
+                return -EINVAL;
+        }
+        r = assisted_op_path(op, params, query, &path);
+        if (r < 0) {
+                json_object_put(body);
+                return r;
+        }
+        return hub_plan_service(p, tag ? tag : info->id, info->method, path, body, info->success, feedback);
+}
+
+int hub_plan_download(HubPlan *p, const char *tag, const char *path)
+{
+        int r = hub_plan_service(p, tag, "GET", path, NULL, 200, true);
+
+        if (r < 0)
+                return r;
+        p->writes[p->n - 1].text = true;
+        return 0;
+}
+
 int hub_plan_create(HubPlan *p, HubKind target, const char *ns, json_object *obj)
 {
         HubWrite *w = plan_append(p, HUB_WRITE_CREATE);
@@ -266,9 +296,10 @@ int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, jso
                 return r;
         rv = kube_object_resource_version(observed);
         if (patch) {
+                const char *lock = !self && hub_json_patch_has_array(patch) ? rv : NULL;
+
                 r = hub_plan_patch(p, target, kube_object_namespace(observed), kube_object_name(observed),
-                                   self, false, !self && hub_json_patch_has_array(patch) ? rv : NULL,
-                                   TAKE_PTR(patch));
+                                   self, false, lock, TAKE_PTR(patch));
                 if (r < 0)
                         return r;
         }
@@ -280,11 +311,13 @@ int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, jso
         if (spatch) {
                 _cleanup_(json_object_putp) json_object *wrap = json_new_object();
 
+                const char *lock;
+
                 if (!wrap || json_add(wrap, "status", TAKE_PTR(spatch)) < 0)
                         return -ENOMEM;
+                lock = !self && hub_json_patch_has_array(wrap) ? rv : NULL;
                 r = hub_plan_patch(p, target, kube_object_namespace(observed), kube_object_name(observed),
-                                   self, true, !self && hub_json_patch_has_array(wrap) ? rv : NULL,
-                                   TAKE_PTR(wrap));
+                                   self, true, lock, TAKE_PTR(wrap));
                 if (r < 0)
                         return r;
         }
@@ -589,6 +622,62 @@ bool hub_object_deleting(json_object *obj)
 const char *hub_object_uid(json_object *obj)
 {
         return json_get_string(json_get(obj, "metadata"), "uid");
+}
+
+/* ---- label selectors ---- */
+
+bool hub_selector_empty(json_object *selector)
+{
+        json_object *ml = json_get(selector, "matchLabels"), *me = json_get(selector, "matchExpressions");
+
+        return !(json_object_is_type(ml, json_type_object) && json_object_object_length(ml) > 0) &&
+               !(json_object_is_type(me, json_type_array) && json_object_array_length(me) > 0);
+}
+
+static bool values_contain(json_object *values, const char *v)
+{
+        for (size_t i = 0;
+             json_object_is_type(values, json_type_array) && i < json_object_array_length(values); i++)
+                if (v && streq_ptr(json_object_get_string(json_object_array_get_idx(values, i)), v))
+                        return true;
+        return false;
+}
+
+int hub_selector_matches(json_object *selector, json_object *obj)
+{
+        json_object *ml = json_get(selector, "matchLabels"), *me = json_get(selector, "matchExpressions");
+
+        if (hub_selector_empty(selector))
+                return 0;
+        if (json_object_is_type(ml, json_type_object)) {
+                json_object_object_foreach (ml, k, v) {
+                        if (!streq_ptr(hub_object_label(obj, k), json_object_get_string(v)))
+                                return 0;
+                }
+        }
+        for (size_t i = 0; json_object_is_type(me, json_type_array) && i < json_object_array_length(me);
+             i++) {
+                json_object *e = json_object_array_get_idx(me, i);
+                const char *key = json_get_string(e, "key"), *op = json_get_string(e, "operator");
+                const char *v = key ? hub_object_label(obj, key) : NULL;
+                bool ok;
+
+                if (!key || !op)
+                        return -EINVAL;
+                if (streq(op, "In"))
+                        ok = values_contain(json_get(e, "values"), v);
+                else if (streq(op, "NotIn"))
+                        ok = !values_contain(json_get(e, "values"), v);
+                else if (streq(op, "Exists"))
+                        ok = v != NULL;
+                else if (streq(op, "DoesNotExist"))
+                        ok = v == NULL;
+                else
+                        return -EINVAL;
+                if (!ok)
+                        return 0;
+        }
+        return 1;
 }
 
 /* ---- conditions ---- */

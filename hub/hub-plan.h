@@ -10,9 +10,13 @@
  * object or of its status, deletes, events — and a requeue. hub-exec.h
  * executes the plan; nothing else writes.
  *
- * Feedback: a service write with `feedback` set is executed, its result is
- * stored in HubObserved.results under the write's tag, and decide runs
- * again; a decide never asks again for a tag that has a result.
+ * Feedback: a service call with `feedback` set stores its result in
+ * HubObserved.results under the call's tag, whatever it is, and the plan
+ * goes on; once the plan has run, decide runs again with the results. A
+ * decide puts a call whose result later writes depend on last, and never
+ * asks again for a tag that has a result. Reads the service answers only
+ * once a write was made (an infra-env's iPXE script after registering it)
+ * are feedback calls too.
  *
  * Ownership: a plan owns everything in it (strings are copied, JSON bodies
  * are taken: the add functions take a reference the caller gives up).
@@ -92,6 +96,7 @@ typedef struct HubWrite {
         char *path; /* under /api/assisted-install: "/v2/infra-envs" */
         long expect; /* the success status (201) */
         bool feedback; /* decide again with the result */
+        bool text; /* a GET whose answer is text (a file): the result's body is a JSON string */
 
         /* Kubernetes writes and events: the object */
         HubKind target; /* its kind */
@@ -135,6 +140,12 @@ void hub_plan_reset(HubPlan *p);
 /* body is taken (may be NULL). */
 int hub_plan_service(HubPlan *p, const char *tag, const char *method, const char *path, json_object *body,
                      long expect, bool feedback);
+/* A call of an operation of lib/assisted/assisted-user.h (its method, path
+ * and success status); tag NULL: the operationId. query may be NULL. */
+int hub_plan_op(HubPlan *p, const char *tag, int op, char *const *params, const char *query,
+                json_object *body, bool feedback);
+/* A text download (feedback). */
+int hub_plan_download(HubPlan *p, const char *tag, const char *path);
 /* obj is taken. */
 int hub_plan_create(HubPlan *p, HubKind target, const char *ns, json_object *obj);
 /* patch is taken. self: see HubWrite. resource_version may be NULL. */
@@ -188,6 +199,15 @@ int hub_object_add_finalizer(json_object *obj, const char *finalizer);
 int hub_object_remove_finalizer(json_object *obj, const char *finalizer);
 bool hub_object_deleting(json_object *obj);
 const char *hub_object_uid(json_object *obj);
+
+/* A metav1.LabelSelector (matchLabels, matchExpressions with In, NotIn,
+ * Exists, DoesNotExist) against an object's labels. An empty or absent
+ * selector matches nothing (as the InfraEnv controller treats it). -EINVAL
+ * for an operator it does not know. */
+int hub_selector_matches(json_object *selector, json_object *obj);
+/* True when the selector selects nothing by construction (absent, or
+ * without labels and expressions). */
+bool hub_selector_empty(json_object *selector);
 
 /* ---- conditions ---- */
 

@@ -245,8 +245,19 @@ static int fill_result(HubCallResult *ret, const char *tag, int error, long stat
         if (!ret->tag)
                 return -ENOMEM;
         if (error < 0) {
-                ret->message = err ? redact_known_secrets(err)
-                                   : strdup_printf("%s failed: %s", tag, strerror(-ERRNO_VALUE(error)));
+                const char *text = err;
+
+                /* the service's reason, as the real controllers put it in
+                 * their conditions: "METHOD path: [400] reason" → "reason" */
+                if (error == -EREMOTEIO && err) {
+                        const char *b = strstr(err, ": [");
+                        const char *e = b ? strstr(b, "] ") : NULL;
+
+                        if (e)
+                                text = e + 2;
+                }
+                ret->message = text ? redact_known_secrets(text)
+                                    : strdup_printf("%s failed: %s", tag, strerror(-ERRNO_VALUE(error)));
                 if (!ret->message)
                         return -ENOMEM;
         }
