@@ -108,6 +108,13 @@ static int index_field_lower(json_object *obj, char ***ret, void *userdata)
         return push_nsvalue(ret, kube_object_namespace(obj), l);
 }
 
+static int index_namespace(json_object *obj, char ***ret, void *userdata)
+{
+        (void)userdata;
+        *ret = NULL;
+        return strv_extend(ret, strempty(kube_object_namespace(obj)));
+}
+
 static int index_label(json_object *obj, char ***ret, void *userdata)
 {
         const char *v = hub_object_label(obj, userdata);
@@ -205,6 +212,7 @@ typedef struct IndexDef {
 /* every index of hub-cache.h, by kind */
 static const IndexDef index_defs[] = {
         { HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, index_annotation, HUB_ANNOTATION_INFRAENV_ID },
+        { HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_NAMESPACE, index_namespace, NULL },
         { HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_CLUSTERREF, index_ref, "spec.clusterRef" },
         { HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_PULLSECRET, index_ref, "spec.pullSecretRef" },
         { HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_NMSTATE_SELECTOR, hub_index_infraenv_nmstate_selector,
@@ -500,6 +508,35 @@ int hub_cache_index_keys(HubCache *c, HubKind k, const char *index, const char *
         }
         *ret = TAKE_PTR(all);
         return 0;
+}
+
+int hub_cache_index_keys_any(HubCache *c, HubKind k, const char *index, char *const *values, char ***ret)
+{
+        _cleanup_strv_free_ char **all = NULL;
+        int r;
+
+        STRV_FOREACH (v, values) {
+                _cleanup_strv_free_ char **keys = NULL;
+
+                r = hub_cache_index_keys(c, k, index, *v, &keys);
+                if (r < 0)
+                        return r;
+                STRV_FOREACH (key, keys)
+                        if (!strv_contains(all, *key) && strv_extend(&all, *key) < 0)
+                                return -ENOMEM;
+        }
+        *ret = TAKE_PTR(all);
+        return 0;
+}
+
+int hub_cache_keys_referring(HubCache *c, HubKind k, const char *index, json_object *obj, char ***ret)
+{
+        _cleanup_free_ char *v = strdup_printf("%s/%s", strempty(kube_object_namespace(obj)),
+                                               strempty(kube_object_name(obj)));
+
+        if (!v)
+                return -ENOMEM;
+        return hub_cache_index_keys(c, k, index, v, ret);
 }
 
 int hub_cache_foreach(HubCache *c, HubKind k, int (*cb)(json_object *obj, void *userdata), void *userdata)

@@ -26,6 +26,8 @@ typedef struct json_object json_object;
 /* Index names, by kind */
 /* InfraEnv: the infra-env id annotation (the id alone, cluster-wide) */
 #define HUB_INDEX_INFRAENV_ID "infraenv-id"
+/* InfraEnv: its namespace */
+#define HUB_INDEX_INFRAENV_NAMESPACE "infraenv-namespace"
 /* InfraEnv: "cdns/cdname" of spec.clusterRef */
 #define HUB_INDEX_INFRAENV_CLUSTERREF "infraenv-clusterref"
 /* InfraEnv: "ns/secret" of spec.pullSecretRef */
@@ -89,6 +91,12 @@ int hub_cache_get(HubCache *c, HubKind k, const char *ns, const char *name, json
 /* The keys ("ns/name") under an index value, sorted, over every namespace;
  * an empty strv when none. */
 int hub_cache_index_keys(HubCache *c, HubKind k, const char *index, const char *value, char ***ret);
+/* The union of the keys under any of values (each key once). */
+int hub_cache_index_keys_any(HubCache *c, HubKind k, const char *index, char *const *values, char ***ret);
+/* The keys of kind whose index value is obj's "namespace/name" (the
+ * objects that refer to obj: Agents of an InfraEnv, InfraEnvs of a
+ * Secret...). */
+int hub_cache_keys_referring(HubCache *c, HubKind k, const char *index, json_object *obj, char ***ret);
 /* Calls cb for every object of the kind (a fresh parse, borrowed for the
  * call). For tools and tests: controllers use indexes. */
 int hub_cache_foreach(HubCache *c, HubKind k, int (*cb)(json_object *obj, void *userdata), void *userdata);

@@ -274,8 +274,8 @@ int hub_plan_fail(HubPlan *p, const char *fmt, ...)
         return 0;
 }
 
-int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, json_object *desired, bool self,
-                          bool with_status)
+static int patch_object(HubPlan *p, HubKind target, json_object *observed, json_object *desired, bool self,
+                        bool with_status, bool always_lock)
 {
         _cleanup_(json_object_putp) json_object *a = NULL, *b = NULL, *patch = NULL, *spatch = NULL;
         const char *rv;
@@ -296,7 +296,7 @@ int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, jso
                 return r;
         rv = kube_object_resource_version(observed);
         if (patch) {
-                const char *lock = !self && hub_json_patch_has_array(patch) ? rv : NULL;
+                const char *lock = !self && (always_lock || hub_json_patch_has_array(patch)) ? rv : NULL;
 
                 r = hub_plan_patch(p, target, kube_object_namespace(observed), kube_object_name(observed),
                                    self, false, lock, TAKE_PTR(patch));
@@ -315,13 +315,25 @@ int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, jso
 
                 if (!wrap || json_add(wrap, "status", TAKE_PTR(spatch)) < 0)
                         return -ENOMEM;
-                lock = !self && hub_json_patch_has_array(wrap) ? rv : NULL;
+                lock = !self && (always_lock || hub_json_patch_has_array(wrap)) ? rv : NULL;
                 r = hub_plan_patch(p, target, kube_object_namespace(observed), kube_object_name(observed),
                                    self, true, lock, TAKE_PTR(wrap));
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, json_object *desired, bool self,
+                          bool with_status)
+{
+        return patch_object(p, target, observed, desired, self, with_status, false);
+}
+
+int hub_plan_patch_object_locked(HubPlan *p, HubKind target, json_object *observed, json_object *desired,
+                                 bool with_status)
+{
+        return patch_object(p, target, observed, desired, false, with_status, true);
 }
 
 /* ---- JSON ---- */

@@ -167,6 +167,11 @@ int hub_plan_fail(HubPlan *p, const char *fmt, ...) _printf_(2, 3);
  * observed may be NULL (then nothing is added: use create). */
 int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, json_object *desired, bool self,
                           bool with_status);
+/* The same with an optimistic lock (the observed resourceVersion) on every
+ * patch, as controller-runtime's MergeFromWithOptimisticLock: for objects
+ * another controller writes too. */
+int hub_plan_patch_object_locked(HubPlan *p, HubKind target, json_object *observed, json_object *desired,
+                                 bool with_status);
 
 /* ---- JSON helpers for decide ---- */
 

@@ -405,7 +405,7 @@ static int digest(const char *s, char ret[static 80])
 
         if (EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) != 1)
                 return -EIO;
-        strcpy(ret, "sha256:");
+        snprintf(ret, 8, "sha256:");
         for (unsigned i = 0; i < n && i < 32; i++)
                 snprintf(ret + 7 + 2 * i, 3, "%02x", md[i]);
         return 0;
@@ -1226,54 +1226,30 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
 
 /* ---- watches ---- */
 
-static int keys_of_index(HubContext *ctx, const char *index, const char *value, char ***ret)
-{
-        return hub_cache_index_keys(ctx->cache, HUB_KIND_INFRAENV, index, value, ret);
-}
-
 /* an NMStateConfig → the InfraEnvs of its namespace whose selector has one
  * of its labels, or has only expressions */
 static int map_nmstate(HubContext *ctx, json_object *obj, char ***ret)
 {
-        _cleanup_strv_free_ char **values = NULL, **all = NULL;
+        _cleanup_strv_free_ char **values = NULL;
         int r;
 
         r = hub_index_nmstate_label(obj, &values, NULL);
         if (r < 0)
                 return r;
-        STRV_FOREACH (v, values) {
-                _cleanup_strv_free_ char **keys = NULL;
-
-                r = keys_of_index(ctx, HUB_INDEX_INFRAENV_NMSTATE_SELECTOR, *v, &keys);
-                if (r < 0)
-                        return r;
-                STRV_FOREACH (k, keys)
-                        if (!strv_contains(all, *k) && strv_extend(&all, *k) < 0)
-                                return -ENOMEM;
-        }
-        *ret = TAKE_PTR(all);
-        return 0;
-}
-
-/* the InfraEnvs whose reference (index) names obj */
-static int map_by_ref(HubContext *ctx, json_object *obj, const char *index, char ***ret)
-{
-        _cleanup_free_ char *v = strdup_printf("%s/%s", strempty(kube_object_namespace(obj)),
-                                               strempty(kube_object_name(obj)));
-
-        if (!v)
-                return -ENOMEM;
-        return keys_of_index(ctx, index, v, ret);
+        return hub_cache_index_keys_any(ctx->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_NMSTATE_SELECTOR,
+                                        values, ret);
 }
 
 static int map_cd(HubContext *ctx, json_object *obj, char ***ret)
 {
-        return map_by_ref(ctx, obj, HUB_INDEX_INFRAENV_CLUSTERREF, ret);
+        return hub_cache_keys_referring(ctx->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_CLUSTERREF, obj,
+                                        ret);
 }
 
 static int map_secret(HubContext *ctx, json_object *obj, char ***ret)
 {
-        return map_by_ref(ctx, obj, HUB_INDEX_INFRAENV_PULLSECRET, ret);
+        return hub_cache_keys_referring(ctx->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_PULLSECRET, obj,
+                                        ret);
 }
 
 static int infraenv_setup(HubController *c)
