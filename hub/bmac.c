@@ -63,6 +63,7 @@ static int bmac_observe(HubContext *ctx, HubObserved *base)
         int r;
 
         o->converged = ctx->config->converged_flow;
+        o->cooldown = ctx->config->image_cooldown;
         r = hub_cache_get(ctx->cache, HUB_KIND_BMH, base->ns, base->name, &base->object);
         if (r == -ENOENT)
                 return 0;
@@ -455,8 +456,8 @@ static int bmh_image(const BmacObserved *o, json_object *bmh, HubPlan *plan)
         if (streq_ptr(json_get_string(json_get(spec, "image"), "url"), url))
                 return 1;
         if (hub_parse_time(json_get_string(json_get(o->infraenv, "status"), "createdTime"), &created) >= 0 &&
-            created + HUB_IMAGE_COOLDOWN > o->base.now) {
-                hub_plan_requeue_after(plan, created + HUB_IMAGE_COOLDOWN - o->base.now);
+            created + o->cooldown > o->base.now) {
+                hub_plan_requeue_after(plan, created + o->cooldown - o->base.now);
                 return 0; /* "InfraEnv image is too recent" */
         }
         if (!provisioning_state_is(o->base.object, "ready") &&

@@ -17,6 +17,7 @@
 typedef struct BmacObserved {
         HubObserved base; /* object: the BareMetalHost */
         bool converged; /* --converged-flow */
+        usec_t cooldown; /* --image-cooldown */
         json_object *agent; /* the matched Agent, or NULL */
         json_object *infraenv; /* the BMH's InfraEnv (label), or NULL */
         json_object *ppi; /* the PreprovisioningImage of the same name, or NULL */

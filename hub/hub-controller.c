@@ -37,7 +37,80 @@ struct HubController {
         Watch watches[MAX_WATCHES];
         size_t n_watches;
         char *label; /* controller="name" */
+
+        /* what this controller wrote last to each object (its
+         * resourceVersion) until the cache has caught up: a reconcile
+         * never decides from an object older than its own last write */
+        pthread_mutex_t expect_lock;
+        struct lh_table *expectations; /* key -> Expectation */
 };
+
+typedef struct Expectation {
+        char *resource_version;
+        usec_t at; /* CLOCK_MONOTONIC */
+} Expectation;
+
+#define EXPECTATION_TTL (5 * USEC_PER_SEC)
+#define STALE_RETRY (200 * USEC_PER_MSEC)
+
+static void expectation_free(struct lh_entry *e)
+{
+        Expectation *x = (Expectation *)lh_entry_v(e);
+
+        free(lh_entry_k(e));
+        if (x) {
+                free(x->resource_version);
+                free(x);
+        }
+}
+
+static void expect(HubController *c, const char *key, const char *rv)
+{
+        Expectation *x = calloc(1, sizeof(*x));
+        char *k = strdup(key);
+
+        if (!x || !k || !(x->resource_version = strdup(rv))) {
+                free(x);
+                free(k);
+                return; /* only an optimisation */
+        }
+        x->at = now_usec(CLOCK_MONOTONIC);
+        pthread_mutex_lock(&c->expect_lock);
+        (void)lh_table_delete(c->expectations, key);
+        if (lh_table_insert(c->expectations, k, x) < 0) {
+                free(x->resource_version);
+                free(x);
+                free(k);
+        }
+        pthread_mutex_unlock(&c->expect_lock);
+}
+
+/* True when the observed object is older than what this controller wrote:
+ * resourceVersions are compared as numbers when both are (etcd revisions,
+ * as kube-apiserver gives them), else the expectation holds until the
+ * cache shows that version or 5 s passed. */
+static bool stale(HubController *c, const char *key, json_object *obj)
+{
+        const char *rv = obj ? kube_object_resource_version(obj) : NULL;
+        uint64_t have, want;
+        bool old = false;
+        void *v = NULL;
+
+        pthread_mutex_lock(&c->expect_lock);
+        if (lh_table_lookup_ex(c->expectations, key, &v)) {
+                Expectation *x = v;
+
+                if (rv && safe_atou64(rv, &have) >= 0 && safe_atou64(x->resource_version, &want) >= 0)
+                        old = have < want;
+                else
+                        old = rv && !streq(rv, x->resource_version) &&
+                              now_usec(CLOCK_MONOTONIC) < x->at + EXPECTATION_TTL;
+                if (!old)
+                        (void)lh_table_delete(c->expectations, key);
+        }
+        pthread_mutex_unlock(&c->expect_lock);
+        return old;
+}
 
 /* back-off of a failing key: 250 ms doubling to 5 min (hub/README.md) */
 static const KubeRateLimit rate_limit = {
@@ -91,8 +164,15 @@ int hub_controller_new(const HubControllerType *t, HubContext *ctx, unsigned wor
         c->label = hub_metrics_label("controller", t->name);
         if (!c->label)
                 return -ENOMEM;
+        c->expectations = lh_kchar_table_new(64, expectation_free);
+        if (!c->expectations) {
+                free(c->label);
+                return -ENOMEM;
+        }
+        pthread_mutex_init(&c->expect_lock, NULL);
         r = kube_workqueue_new(&rate_limit, NULL, NULL, &c->queue);
         if (r < 0) {
+                lh_table_free(c->expectations);
                 free(c->label);
                 return r;
         }
@@ -117,6 +197,8 @@ HubController *hub_controller_free(HubController *c)
                 return NULL;
         hub_controller_stop(c);
         kube_workqueue_free(c->queue);
+        lh_table_free(c->expectations);
+        pthread_mutex_destroy(&c->expect_lock);
         free(c->label);
         free(c);
         return NULL;
@@ -277,6 +359,13 @@ int hub_controller_reconcile(HubController *c, const char *key, HubReconcileStat
                 stats.result = HUB_RECONCILE_ERROR;
                 goto done;
         }
+        if (stale(c, key, obs->object)) {
+                /* our own last write is not in the cache yet: deciding
+                 * now would write it again (or conflict) */
+                stats.result = HUB_RECONCILE_REQUEUE_AFTER;
+                stats.requeue_after = STALE_RETRY;
+                goto done;
+        }
         for (;;) {
                 _cleanup_hub_plan_ HubPlan plan = {};
                 HubExecResult ex = {};
@@ -295,6 +384,8 @@ int hub_controller_reconcile(HubController *c, const char *key, HubReconcileStat
                         break;
                 }
                 r = hub_exec(c->ctx, t, &plan, obs, &ex);
+                if (ex.self_resource_version)
+                        expect(c, key, ex.self_resource_version);
                 stats.writes += ex.writes;
                 stats.service_calls += ex.service_calls;
                 if (r < 0) {

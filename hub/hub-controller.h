@@ -31,6 +31,7 @@ typedef struct HubConfig {
         char *image_type; /* "minimal-iso" */
         bool converged_flow;
         char *service_url; /* for the debug URLs */
+        usec_t image_cooldown; /* an InfraEnv image's cool-down before BMHs boot it (60 s) */
 } HubConfig;
 
 /* What observe and the executor may use. Every member is thread-safe. */

@@ -20,6 +20,7 @@
 void hub_exec_result_done(HubExecResult *r)
 {
         free(r->error);
+        free(r->self_resource_version);
         *r = (HubExecResult){};
 }
 
@@ -47,12 +48,11 @@ static int fail(HubExecResult *ret, const char *fmt, ...)
 {
         _cleanup_free_ char *s = NULL;
         va_list ap;
-        int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&s, fmt, ap);
+        s = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (r < 0)
+        if (!s)
                 return -ENOMEM;
         free(ret->error);
         ret->error = redact_known_secrets(s);
@@ -177,6 +177,10 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
              w->kind == HUB_WRITE_CREATE)) {
                 json_object_put(obs->object);
                 obs->object = TAKE_PTR(answer);
+                free(ret->self_resource_version);
+                ret->self_resource_version = obs->object && kube_object_resource_version(obs->object)
+                                                     ? strdup(kube_object_resource_version(obs->object))
+                                                     : NULL;
         }
         return 0;
 }

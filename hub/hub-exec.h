@@ -29,6 +29,7 @@ typedef struct HubExecResult {
         bool failed;
         bool gone;
         char *error; /* what failed, for the log (no secret) */
+        char *self_resource_version; /* after a write to the reconciled object: its new resourceVersion */
 } HubExecResult;
 
 void hub_exec_result_done(HubExecResult *r);

@@ -231,7 +231,6 @@ int hub_plan_event(HubPlan *p, json_object *involved, const char *type, const ch
 {
         HubWrite *w = plan_append(p, HUB_WRITE_EVENT);
         va_list ap;
-        int r;
 
         if (!w)
                 return -ENOMEM;
@@ -240,13 +239,9 @@ int hub_plan_event(HubPlan *p, json_object *involved, const char *type, const ch
         if (dup_or_null(&w->reason, reason) < 0)
                 return -ENOMEM;
         va_start(ap, fmt);
-        r = vasprintf(&w->message, fmt, ap);
+        w->message = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (r < 0) {
-                w->message = NULL;
-                return -ENOMEM;
-        }
-        return 0;
+        return w->message ? 0 : -ENOMEM;
 }
 
 void hub_plan_requeue_after(HubPlan *p, usec_t delay)
@@ -260,14 +255,13 @@ void hub_plan_requeue_after(HubPlan *p, usec_t delay)
 int hub_plan_fail(HubPlan *p, const char *fmt, ...)
 {
         va_list ap;
-        char *s = NULL;
-        int r;
+        char *s;
 
         p->requeue = true;
         va_start(ap, fmt);
-        r = vasprintf(&s, fmt, ap);
+        s = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (r < 0)
+        if (!s)
                 return -ENOMEM;
         free(p->reason);
         p->reason = s;

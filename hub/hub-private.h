@@ -29,6 +29,7 @@ typedef struct HubOptions {
         usec_t service_resync_period;
         usec_t service_timeout;
         usec_t sync_period;
+        usec_t image_cooldown;
         char *image_type;
         bool converged_flow;
         unsigned max_concurrent_reconciles;

@@ -66,6 +66,10 @@ static const Option options[] = {
             "The address the probe endpoint binds to: /healthz and /readyz. \":8081\" for every address, "
             "\"0\" to\n"
             "disable."),
+        OPT("image-cooldown", OPT_DURATION, image_cooldown, "60s", NULL,
+            "How long a new InfraEnv image rests before BareMetalHosts and PreprovisioningImages get it "
+            "(the real\n"
+            "controllers' InfraEnvImageCooldownPeriod)."),
         OPT("image-type", OPT_STRING, image_type, "minimal-iso", "ISO_IMAGE_TYPE",
             "The image type of the infra-envs the hub registers (full-iso or minimal-iso)."),
         OPT("kubeconfig", OPT_STRING, kubeconfig, NULL, "KUBECONFIG",
@@ -605,6 +609,7 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         h->config.image_type = strdup(h->opts.image_type);
         h->config.service_url = strdup(h->opts.service_url);
         h->config.converged_flow = h->opts.converged_flow;
+        h->config.image_cooldown = h->opts.image_cooldown;
         h->identity = default_identity();
         if (!h->config.image_type || !h->config.service_url || !h->identity)
                 return -ENOMEM;

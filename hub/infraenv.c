@@ -781,12 +781,11 @@ static int set_missing_cd(const InfraEnvObserved *o, json_object *desired, const
 {
         _cleanup_free_ char *detail = NULL, *msg = NULL;
         va_list ap;
-        int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&detail, fmt, ap);
+        detail = strdup_vprintf(fmt, ap);
         va_end(ap);
-        if (r < 0)
+        if (!detail)
                 return -ENOMEM;
         msg = strdup_printf("%s: %s", HUB_MSG_CD_MISSING, detail);
         if (!msg)
@@ -913,9 +912,13 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                 r = set_failure(o, desired, plan, user, secret_error);
                 return r < 0 ? r : finish(o, desired, plan);
         }
-        r = label_secret(o, plan);
-        if (r < 0)
-                return r;
+        /* other objects once per reconcile: later rounds see the same
+         * observed Secret, not the one just written */
+        if (base->results.n == 0) {
+                r = label_secret(o, plan);
+                if (r < 0)
+                        return r;
+        }
         r = digest(secret, dg);
         if (r < 0)
                 return r;

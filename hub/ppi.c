@@ -28,6 +28,7 @@ static int ppi_observe(HubContext *ctx, HubObserved *base)
         const char *ie;
         int r;
 
+        o->cooldown = ctx->config->image_cooldown;
         r = hub_cache_get(ctx->cache, HUB_KIND_PPI, base->ns, base->name, &base->object);
         if (r == -ENOENT)
                 return 0;
@@ -210,10 +211,10 @@ int ppi_decide(const HubObserved *base, HubPlan *plan)
                                    HUB_MSG_WAITING_IMAGE, true);
                 return r < 0 ? r : finish(o, desired, plan);
         }
-        if (created + HUB_IMAGE_COOLDOWN > base->now) {
+        if (created + o->cooldown > base->now) {
                 r = set_conditions(o, desired, HUB_FALSE, HUB_FALSE, HUB_REASON_WAITING_COOLDOWN,
                                    HUB_MSG_WAITING_COOLDOWN, true);
-                hub_plan_requeue_after(plan, created + HUB_IMAGE_COOLDOWN - base->now);
+                hub_plan_requeue_after(plan, created + o->cooldown - base->now);
                 return r < 0 ? r : finish(o, desired, plan);
         }
         /* 7. the image */

@@ -19,6 +19,7 @@ typedef struct PpiObserved {
         json_object *infraenv; /* from the PPI's infraenvs label, or NULL */
         json_object *bmh; /* of the same name, or NULL */
         int bmh_error; /* reading it failed (not -ENOENT) */
+        usec_t cooldown; /* --image-cooldown */
 } PpiObserved;
 
 extern const HubControllerType hub_ppi_controller;

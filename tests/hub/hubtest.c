@@ -33,12 +33,11 @@ json_object *hubtest_jsonf(const char *fmt, ...)
 {
         _cleanup_free_ char *s = NULL;
         va_list ap;
-        int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&s, fmt, ap);
+        s = strdup_vprintf(fmt, ap);
         va_end(ap);
-        ASSERT_TRUE(r >= 0);
+        ASSERT_NOT_NULL(s);
         return hubtest_json(s);
 }
 

@@ -88,6 +88,7 @@ static void fixture(Fixture *f, json_object *b, json_object *ie, json_object *a)
         f->o.base.object = b;
         f->o.infraenv = ie;
         f->o.agent = a;
+        f->o.cooldown = HUB_IMAGE_COOLDOWN;
 }
 
 static void fixture_done(Fixture *f)
@@ -498,6 +499,7 @@ static void ppi_fixture(PpiFixture *f, const char *formats, const char *arch, js
                               formats, arch ? arch : "");
         f->o.infraenv = ie;
         f->o.bmh = bmh(NULL, NULL, "available");
+        f->o.cooldown = HUB_IMAGE_COOLDOWN;
 }
 
 static void ppi_fixture_done(PpiFixture *f)
