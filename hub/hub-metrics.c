@@ -298,6 +298,20 @@ double hub_metrics_sum(HubMetrics *m, const char *name, const char *filter)
         return v;
 }
 
+double hub_metrics_histogram_sum(HubMetrics *m, const char *name, const char *filter)
+{
+        double v = 0;
+        Family *f;
+
+        pthread_mutex_lock(&m->lock);
+        f = family_find(m, name);
+        for (size_t i = 0; f && f->type == HUB_METRIC_HISTOGRAM && i < f->n_series; i++)
+                if (!filter || strstr(f->series[i].labels, filter))
+                        v += f->series[i].value;
+        pthread_mutex_unlock(&m->lock);
+        return v;
+}
+
 char *hub_metrics_label(const char *key, const char *value)
 {
         _cleanup_buf_ Buf b = BUF_INIT(64 * 1024);

@@ -39,6 +39,9 @@ int hub_metrics_render(HubMetrics *m, char **ret);
 
 /* A series' value (counter, gauge) or count (histogram); 0 when absent. */
 double hub_metrics_get(HubMetrics *m, const char *name, const char *labels);
+/* The sum of a histogram's observations over every series whose labels
+ * contain filter (NULL: all). */
+double hub_metrics_histogram_sum(HubMetrics *m, const char *name, const char *filter);
 /* The sum over every series of a family whose labels contain `filter`
  * (a substring such as `controller="agent"`; NULL: all). */
 double hub_metrics_sum(HubMetrics *m, const char *name, const char *filter);

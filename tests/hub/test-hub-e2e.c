@@ -800,7 +800,8 @@ TEST(bmh_with_annotations_to_an_approved_agent)
                 "1\",\"credentialsName\":\"bmc-secret\"}}}");
         /* what BMO would report: the host is ready to be provisioned */
         kpatch(c, HUB_KIND_BMH, ns, "ostest-worker-0", true,
-               "{\"status\":{\"operationalStatus\":\"OK\",\"poweredOn\":false,\"provisioning\":{\"ID\":"
+               "{\"status\":{\"operationalStatus\":\"OK\",\"poweredOn\":false,\"errorCount\":0,"
+               "\"errorMessage\":\"\",\"hardwareProfile\":\"\",\"provisioning\":{\"ID\":"
                "\"x\",\"state\":\"ready\"}}}");
         hub_start(&h, ns, NULL);
         id = ready_infraenv(c, ns, "myinfraenv", &h);
