@@ -221,6 +221,20 @@ def _cidr_contains(cidr, addr_with_prefix):
 # ---------------------------------------------------------------------------
 
 
+def append_ignition(base, over):
+    """The override's users, files, directories, links and units appended
+    to base, the version raised to the override's (Ignition's own merge
+    replaces same-path entries; not modelled)."""
+    base.setdefault("ignition", {})["version"] = max(base["ignition"].get("version", "3.1.0"),
+                                                     (over.get("ignition") or {}).get("version", "3.1.0"))
+    for sect, key in (("passwd", "users"), ("storage", "files"), ("storage", "directories"),
+                      ("storage", "links"), ("systemd", "units")):
+        extra = (over.get(sect) or {}).get(key)
+        if extra:
+            base.setdefault(sect, {}).setdefault(key, []).extend(extra)
+    return base
+
+
 class InfraEnv(object):
     """An infra-env as the service stores it (common.InfraEnv): spec holds
     the stored columns (strings as stored: static_network_config sorted and
@@ -460,6 +474,13 @@ class Host(object):
         self.replies = []
         self.seq = 0
         self.on_status = None        # callback(host, old_status): the status-change event
+        # set through the user API (v2UpdateHost, installer-args, ignition)
+        self.installer_args_json = ""        # installer_args as stored (JSON string)
+        self.ignition_overrides = ""         # ignition_config_overrides
+        self.machine_config_pool_name = ""
+        self.node_labels = ""                # JSON object string
+        self.skip_formatting = []            # disk ids (skip_formatting_disks, comma-joined)
+        self.ignition_endpoint_token_set = False
 
     def touch(self):
         self.updated_at = now_rfc()
@@ -539,6 +560,18 @@ class Host(object):
             out["media_status"] = self.media_status
         if self.validations is not None:
             out["validations_info"] = go_dumps(self.validations)
+        if self.installer_args_json:
+            out["installer_args"] = self.installer_args_json
+        if self.ignition_overrides:
+            out["ignition_config_overrides"] = self.ignition_overrides
+        if self.machine_config_pool_name:
+            out["machine_config_pool_name"] = self.machine_config_pool_name
+        if self.node_labels:
+            out["node_labels"] = self.node_labels
+        if self.skip_formatting:
+            out["skip_formatting_disks"] = ",".join(self.skip_formatting)
+        if self.ignition_endpoint_token_set:
+            out["ignition_endpoint_token_set"] = True
         for k, v in self.fields.items():
             if k == "free_addresses":
                 continue  # cleared before the API answers (V2GetHost)
@@ -750,6 +783,10 @@ class Model(object):
         elif st in ("discovering", "known", "disconnected", "insufficient", "resetting-pending-user-action",
                     "preparing-for-installation", "preparing-successful", "binding", "pending-for-input",
                     "resetting"):
+            if st == "binding" and cluster is not None and cluster.sno:
+                h.role = "master"
+                h.suggested_role = "master"
+                h.bootstrap = True
             h.set_status("discovering", "Waiting for host to send hardware details")
         elif st in UNBOUND_STATUSES + ["unbinding", "unbinding-pending-user-action", "reclaiming-rebooting"]:
             h.set_status("discovering-unbound", "Waiting for host to send hardware details")
@@ -1060,7 +1097,8 @@ class Model(object):
         for d in self._inv(h).get("disks") or []:
             removable = d.get("removable") or "mmcblk" in (d.get("by_path") or "")
             if d.get("bootable") and not removable and not d.get("is_installation_media") and \
-                    d.get("drive_type") not in ("FC", "iSCSI", "LVM", "Multipath"):
+                    d.get("drive_type") not in ("FC", "iSCSI", "LVM", "Multipath") and \
+                    (d.get("id") or "/dev/" + d.get("name", "")) not in h.skip_formatting:
                 out.append(d.get("id") or "/dev/" + d.get("name", ""))
         return out
 
@@ -1366,7 +1404,8 @@ class Model(object):
     def update_progress(self, ie_id, host_id, progress):
         h = self.host(ie_id, host_id)
         if not h.cluster_id:
-            raise ApiError(400, "host %s is not bound to any cluster, cannot update progress" % host_id)
+            # (sic) V2UpdateHostInstallProgress
+            raise ApiError(500, "host %s is not bound to any custer, cannot update progress" % host_id)
         cluster = self.clusters.get(h.cluster_id)
         stage = progress.get("current_stage") or ""
         info = progress.get("progress_info") or ""
@@ -1409,6 +1448,10 @@ class Model(object):
                 prev["installation_percentage"] = pct
             if stage == "Done":
                 h.set_status("installed", "Done")
+            elif stage == "Rebooting" and h.kind == "AddToExistingClusterHost":
+                # a day-2 host posts nothing after its reboot
+                h.set_status("added-to-existing-cluster", "Host has rebooted and no further updates will be "
+                             "posted. Please check console for progress and to possibly approve pending CSRs")
             else:
                 h.set_status("installing-in-progress", stage)
         self.refresh_cluster_install(cluster)
@@ -1450,9 +1493,11 @@ class Model(object):
 
     # -- downloads ----------------------------------------------------------
     def host_ignition(self, ie_id, host_id):
-        h = self.host(ie_id, host_id)
+        h = self.hosts.get((ie_id, host_id))
+        if h is None:
+            raise ApiError(404, "host %s not found in infra env %s" % (host_id, ie_id))
         if not h.cluster_id:
-            raise ApiError(409, "host %s is not bound to any cluster" % host_id)
+            raise ApiError(404, "Cluster not found for host %s in infra env %s" % (host_id, ie_id))
         c = self.cluster(h.cluster_id)
         if c.status not in CLUSTER_CAN_DOWNLOAD:
             raise ApiError(409, "cluster %s is in %s state, files can be downloaded only when status is one of: "
@@ -1466,6 +1511,8 @@ class Model(object):
         ign = {"ignition": {"config": {"merge": [{"source": source}]}, "version": "3.2.0"},
                "storage": {"files": [{"contents": {"source": "data:,%s" % (h.requested_hostname or h.id)},
                                       "mode": 420, "overwrite": True, "path": "/etc/hostname"}]}}
+        if h.ignition_overrides:
+            append_ignition(ign, json.loads(h.ignition_overrides))
         return name, go_dumps(ign).encode("utf-8")
 
     def cluster_file(self, cluster_id, name):
@@ -1776,6 +1823,205 @@ class Model(object):
         if h.cluster_id:
             self.refresh_cluster(self.clusters.get(h.cluster_id))
 
+    HOST_STATUSES_BEFORE_INSTALLATION_OR_UNBOUND = HOST_STATUSES_BEFORE_INSTALLATION + [
+        "disconnected-unbound", "insufficient-unbound", "discovering-unbound", "known-unbound", "binding"]
+
+    def is_day2(self, h):
+        return h.kind == "AddToExistingClusterHost"
+
+    def update_host(self, ie_id, host_id, p):
+        """V2UpdateHostInternal: role, hostname, installation disk, machine
+        config pool, ignition endpoint token, node labels, disks to skip
+        formatting; then the host and its cluster are refreshed."""
+        h = self.host(ie_id, host_id)
+        allowed = self.HOST_STATUSES_BEFORE_INSTALLATION_OR_UNBOUND
+        state_list = "[" + " ".join(allowed) + "]"
+        if p.get("host_role") is not None:
+            if h.status not in allowed:
+                # updateRole's 400, wrapped by updateHostRole as a 500
+                raise ApiError(500, "Host is in %s state, host role can be set only in one of %s states" % (
+                    h.status, "[" + " ".join(HOST_STATUSES_BEFORE_INSTALLATION) + "]"))
+            role = p["host_role"]
+            if self.is_day2(h) and role not in ("worker", "auto-assign"):
+                raise ApiError(500, "Requested role (%s) is invalid for host %s from infraEnv %s" % (
+                    role, h.id, h.infra_env_id))
+            if role != h.role:
+                if self.is_day2(h) and h.machine_config_pool_name in ("", h.role):
+                    h.machine_config_pool_name = role
+                h.role = role
+                if role == "worker":
+                    h.bootstrap = False
+        if p.get("host_name") is not None:
+            try:
+                refvalid.validate_host_hostname(p["host_name"])
+            except ValidationFailed as e:
+                raise ApiError(400, str(e))
+            if h.status not in allowed:
+                raise ApiError(409, "Host is in %s state, host name can be set only in one of %s states" % (
+                    h.status, state_list))
+            h.requested_hostname = p["host_name"]
+        if p.get("disks_selected_config") is not None:
+            install = [d for d in p["disks_selected_config"] if d.get("role") == "install"]
+            if len(install) > 1:
+                raise ApiError(409, "duplicate setting of installation path by the user")
+            if install:
+                if h.status not in allowed:
+                    raise ApiError(409, "Host is in %s state, host name can be set only in one of %s states" % (
+                        h.status, state_list))
+                disk = None
+                for d in (h.inventory_obj or {}).get("disks") or []:
+                    did = d.get("id") or "/dev/" + d.get("name", "")
+                    if did == install[0]["id"] and (d.get("installation_eligibility") or {}).get("eligible"):
+                        disk = d
+                if disk is None:
+                    raise ApiError(409, "Requested installation disk is not part of the host's valid disks")
+                h.installation_disk_id = install[0]["id"]
+                h.installation_disk_path = "/dev/" + disk.get("name", "")
+        if p.get("machine_config_pool_name") is not None:
+            if not self.is_day2(h):
+                raise ApiError(409, "Host %s must be in day2 to update its machine config pool name to %s" % (
+                    h.id, p["machine_config_pool_name"]))
+            if h.status not in allowed:
+                raise ApiError(409, "Host is in %s state, host machine config poll can be set only in one of %s "
+                                    "states" % (h.status, state_list))
+            h.machine_config_pool_name = p["machine_config_pool_name"]
+        if p.get("ignition_endpoint_token") is not None:
+            h.ignition_endpoint_token_set = bool(p["ignition_endpoint_token"])
+        if p.get("node_labels") is not None:
+            labels = {x.get("key", ""): x.get("value", "") for x in p["node_labels"]}
+            err = refvalid.validate_node_labels(labels)
+            if err:
+                raise ApiError(500, err)
+            h.node_labels = go_dumps(dict(sorted(labels.items()))) if labels else ""
+        if p.get("disks_skip_formatting") is not None:
+            ids = [d.get("id") or "/dev/" + d.get("name", "") for d in (h.inventory_obj or {}).get("disks") or []]
+            skip = list(h.skip_formatting)
+            for item in p["disks_skip_formatting"]:
+                if item.get("disk_id") is None or item.get("skip_formatting") is None:
+                    raise ApiError(400, "Missing required disk formatting param fields")
+                if item["disk_id"] not in ids:
+                    raise ApiError(400, "Disk identifier %s doesn't match any disk in the inventory, it cannot be "
+                                        "skipped. Inventory disk identifiers are: %s" % (
+                                            item["disk_id"], ", ".join(ids)))
+                if item["skip_formatting"] and item["disk_id"] not in skip:
+                    skip.append(item["disk_id"])
+                elif not item["skip_formatting"] and item["disk_id"] in skip:
+                    skip.remove(item["disk_id"])
+            h.skip_formatting = skip
+        h.touch()
+        self.refresh_host(h)
+        self.refresh_cluster(self.clusters.get(h.cluster_id) if h.cluster_id else None)
+        return h
+
+    def update_host_installer_args(self, ie_id, host_id, args):
+        try:
+            refvalid.validate_installer_args(args)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        h = self.host(ie_id, host_id)
+        h.installer_args_json = go_dumps(args)
+        h.installer_args = list(args)
+        h.touch()
+        self.host_event(h, "host_installer_args_applied",
+                        "Host %s: custom installer arguments were applied" % h.display_name())
+        return h
+
+    def update_host_ignition(self, ie_id, host_id, config):
+        h = self.host(ie_id, host_id)
+        if config:
+            try:
+                refvalid.parse_ignition(config)
+            except ValidationFailed as e:
+                raise ApiError(400, str(e))
+        h.ignition_overrides = config
+        h.touch()
+        self.host_event(h, "host_discovery_ignition_config_applied",
+                        "Host %s: custom discovery ignition config was applied" % h.display_name())
+        return h
+
+    def accept_registration(self, cluster):
+        """cluster.AcceptRegistration (409 texts)."""
+        if cluster.status == "installed":
+            raise ApiError(409, "Cannot add host to a cluster that is already installed, please use the day2 "
+                                "cluster option")
+        if cluster.status not in CLUSTER_ACCEPTS_REGISTRATION:
+            raise ApiError(409, "Host can register only in one of the following states: %s" % (
+                "[" + " ".join(CLUSTER_ACCEPTS_REGISTRATION) + "]"))
+
+    def bind_host(self, ie_id, host_id, cluster_id):
+        """BindHostInternal: only a known-unbound host binds (host state
+        machine); it goes to binding, the agent is told to exit, and its
+        re-registration makes it discovering in the cluster."""
+        h = self.host(ie_id, host_id)
+        if h.cluster_id:
+            raise ApiError(409, "Host %s is already bound to cluster %s" % (host_id, h.cluster_id))
+        cluster = self.clusters.get(cluster_id)
+        if cluster is None:
+            raise ApiError(400, "Failed to find cluster %s" % cluster_id)
+        ie = self.infra_env(ie_id)
+        c_arch = cluster.spec.get("cpu_architecture", "x86_64")
+        ie_arch = ie.spec.get("cpu_architecture", "x86_64")
+        if c_arch != ie_arch and c_arch != "multi":
+            raise ApiError(400, "InfraEnv's CPU architecture (%s) doesn't match the cluster (%s)" % (ie_arch, c_arch))
+        self.accept_registration(cluster)
+        if h.status != "known-unbound":
+            raise ApiError(500, "no condition found to run transition BindHost from state %s" % h.status)
+        h.cluster_id = cluster.id
+        if cluster.spec.get("kind") == "AddHostsCluster":
+            h.kind = "AddToExistingClusterHost"
+            h.role = "worker"
+            h.suggested_role = "worker"
+            h.machine_config_pool_name = h.machine_config_pool_name or "worker"
+        h.set_status("binding", "Host is waiting to be bound to the cluster")
+        self.refresh_cluster(cluster)
+        return h
+
+    UNBIND_TO_UNBINDING = ("known", "discovering", "disconnected", "insufficient", "pending-for-input")
+    UNBIND_TO_PENDING_USER_ACTION = ("installed", "added-to-existing-cluster", "error", "cancelled")
+
+    def unbind_host(self, ie_id, host_id):
+        h = self.host(ie_id, host_id)
+        if not h.cluster_id:
+            raise ApiError(409, "Host %s is already unbound" % host_id)
+        ie = self.infra_env(ie_id)
+        if ie.cluster_id:
+            raise ApiError(409, "Cannot unbind Host %s. InfraEnv %s is bound to Cluster %s" % (
+                host_id, ie_id, ie.cluster_id))
+        if h.status in self.UNBIND_TO_UNBINDING:
+            status = "unbinding"
+        elif h.status in self.UNBIND_TO_PENDING_USER_ACTION:
+            status = "unbinding-pending-user-action"
+        else:
+            raise ApiError(500, "no condition found to run transition UnbindHost from state %s" % h.status)
+        cluster = self.clusters.get(h.cluster_id)
+        h.cluster_id = None
+        h.kind = "Host"
+        h.role = "auto-assign"
+        h.suggested_role = "auto-assign"
+        h.bootstrap = False
+        h.machine_config_pool_name = ""
+        h._stages_cache = []
+        h.progress = {"current_stage": "", "progress_info": "", "installation_percentage": 0,
+                      "stage_started_at": ZERO_MS, "stage_updated_at": ZERO_MS}
+        h.set_status(status, "Host is waiting to be unbound from the cluster")
+        self.refresh_cluster(cluster)
+        return h
+
+    def install_host(self, ie_id, host_id):
+        """InstallSingleDay2HostInternal (v2InstallHost)."""
+        h = self.host(ie_id, host_id)
+        if not self.is_day2(h):
+            raise ApiError(409, "method only allowed when adding hosts to an existing cluster")
+        if h.status != "known":
+            raise ApiError(409, "cannot install host in state %s" % h.status)
+        if h.role == "auto-assign":
+            h.role = "worker"
+        h.suggested_role = h.role
+        cluster = self.clusters.get(h.cluster_id)
+        h._stages_cache = h.stages(cluster.sno if cluster else False)
+        h.set_status("installing", "Installation is in progress")
+        return h
+
     def deregister_infra_env(self, ie_id):
         ie = self.infra_env(ie_id)
         n = sum(1 for h in self.hosts.values() if h.infra_env_id == ie.id)
@@ -1834,13 +2080,7 @@ class Model(object):
                                      {"contents": selinux_unit, "enabled": True, "name": "selinux.service"},
                                      {"enabled": True, "name": "multipathd.service"}]}}
         if d.get("ignition_config_override"):
-            over = json.loads(d["ignition_config_override"])
-            ign["ignition"]["version"] = max(ign["ignition"]["version"], over["ignition"]["version"])
-            for sect, key in (("passwd", "users"), ("storage", "files"), ("systemd", "units"),
-                              ("storage", "directories"), ("storage", "links")):
-                extra = (over.get(sect) or {}).get(key)
-                if extra:
-                    ign.setdefault(sect, {}).setdefault(key, []).extend(extra)
+            append_ignition(ign, json.loads(d["ignition_config_override"]))
         return go_dumps(ign)
 
     def _kargs_suffix(self, ie):

@@ -565,7 +565,7 @@ class Api(object):
         return json_response(200, h.to_api())
 
     def op_v2ListHosts(self, a, headers, rec):
-        self.model.infra_env(a["infra_env_id"])
+        # GetInfraEnvHostsFromDB: an unknown infra-env has no hosts (200 [])
         hosts = sorted((h for h in self.model.hosts.values() if h.infra_env_id == a["infra_env_id"]),
                        key=lambda h: h.seq)
         return json_response(200, [h.to_api() for h in hosts])
@@ -632,6 +632,27 @@ class Api(object):
     def op_v2DeregisterHost(self, a, headers, rec):
         self.model.deregister_host(a["infra_env_id"], a["host_id"])
         return Response(204)
+
+    def op_v2UpdateHost(self, a, headers, rec):
+        return json_response(201, self.model.update_host(a["infra_env_id"], a["host_id"], a["body"]).to_api())
+
+    def op_v2UpdateHostInstallerArgs(self, a, headers, rec):
+        h = self.model.update_host_installer_args(a["infra_env_id"], a["host_id"], a["body"].get("args") or [])
+        return json_response(201, h.to_api())
+
+    def op_v2UpdateHostIgnition(self, a, headers, rec):
+        self.model.update_host_ignition(a["infra_env_id"], a["host_id"], a["body"].get("config") or "")
+        return Response(201)
+
+    def op_BindHost(self, a, headers, rec):
+        return json_response(200, self.model.bind_host(a["infra_env_id"], a["host_id"],
+                                                       a["body"]["cluster_id"]).to_api())
+
+    def op_UnbindHost(self, a, headers, rec):
+        return json_response(200, self.model.unbind_host(a["infra_env_id"], a["host_id"]).to_api())
+
+    def op_v2InstallHost(self, a, headers, rec):
+        return json_response(202, self.model.install_host(a["infra_env_id"], a["host_id"]).to_api())
 
     def op_v2ListEvents(self, a, headers, rec):
         events, hdrs = self.model.list_events(a)

@@ -1304,6 +1304,122 @@ class TestEvents(HubBase):
                                 "(Host is ready to be bound to a cluster)"])
 
 
+class TestHostsUserSide(HubBase):
+    def discovered(self, ie=None, n=5):
+        """A host of a late-binding infra-env with the observed inventory
+        (known-unbound on the fake)."""
+        if ie is None:
+            ie = self.new_ie()["id"]
+        host = str(uuid.uuid4())
+        self.agent_register(ie, host)
+        st, steps = self.svc.instructions(ie, host)
+        self.assertEqual(st, 200, steps)
+        inv = [s for s in steps["instructions"] or [] if s["step_type"] == "inventory"][0]
+        st, body = self.svc.reply(ie, host, inv, json.dumps(inventory_for(n)))
+        self.assertEqual(st, 204, body)
+        return ie, host
+
+    def test_list_and_get(self):
+        ie, host = self.discovered()
+        st, hosts = self.hub.hosts(ie)
+        self.assertEqual((st, [h["id"] for h in hosts]), (200, [host]))
+        self.assertEqual(schema_errors("host-list", hosts), [])
+        st, h = self.hub.host(ie, host)
+        self.assertEqual(st, 200, h)
+        self.assertEqual(schema_errors("host", h), [])
+        self.assertEqual(h["requested_hostname"], "master-5")
+        self.assertNotIn("free_addresses", h)
+        self.assertNotIn("approved", h)
+        self.assertEqual(self.hub.hosts(str(uuid.uuid4())), (200, []))
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.host(ie, missing), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+
+    def test_update_host(self):
+        ie, host = self.discovered()
+        st, h = self.hub.update_host(ie, host, host_name="node-a.example.com", host_role="worker")
+        self.assertEqual(st, 201, h)
+        self.assertEqual(schema_errors("host", h), [])
+        self.assertEqual((h["requested_hostname"], h["role"]), ("node-a.example.com", "worker"))
+        self.assert_error(self.hub.update_host(ie, host, host_name="Bad_Name"), 400,
+                          "Hostname does not pass required regex validation: "
+                          "^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$. Hostname: Bad_Name")
+        self.assert_error(self.hub.update_host(ie, host, disks_selected_config=[
+            {"id": "/dev/nonexistent", "role": "install"}]), 409,
+            "Requested installation disk is not part of the host's valid disks")
+        self.assert_error(self.hub.update_host(ie, host, disks_selected_config=[
+            {"id": "/dev/a", "role": "install"}, {"id": "/dev/b", "role": "install"}]), 409,
+            "duplicate setting of installation path by the user")
+        self.assert_error(self.hub.update_host(ie, host, machine_config_pool_name="infra"), 409,
+                          "Host %s must be in day2 to update its machine config pool name to infra" % host)
+        st, h = self.hub.update_host(ie, host, node_labels=[{"key": "node-role.kubernetes.io/infra", "value": ""},
+                                                            {"key": "b", "value": "1"}])
+        self.assertEqual(st, 201, h)
+        self.assertEqual(json.loads(h["node_labels"]), {"b": "1", "node-role.kubernetes.io/infra": ""})
+        st, body = self.hub.update_host(ie, host, node_labels=[{"key": "bad key", "value": "x"}])
+        self.assertEqual(st, 500, body)
+        self.assertIn("name part must consist of alphanumeric characters", body["reason"])
+        disk = json.loads(h["inventory"])["disks"][0]
+        disk_id = disk.get("id") or "/dev/" + disk["name"]
+        st, h = self.hub.update_host(ie, host, disks_skip_formatting=[{"disk_id": disk_id, "skip_formatting": True}])
+        self.assertEqual((st, h.get("skip_formatting_disks")), (201, disk_id))
+        st, body = self.hub.update_host(ie, host, disks_skip_formatting=[{"disk_id": "/dev/zz",
+                                                                          "skip_formatting": True}])
+        self.assertEqual(st, 400, body)
+        self.assertTrue(body["reason"].startswith("Disk identifier /dev/zz doesn't match any disk in the inventory, "
+                                                  "it cannot be skipped. Inventory disk identifiers are: "), body)
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.update_host(ie, missing, host_role="master"), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+
+    def test_role_refused_after_installation_started(self):
+        self.svc.need_control("setting a host's status") if hasattr(self.svc, "need_control") else None
+        ie, host = self.discovered()
+        self.hub.set_host(host, status="installing")
+        self.assert_error(self.hub.update_host(ie, host, host_role="master"), 500,
+                          "Host is in installing state, host role can be set only in one of "
+                          "[discovering known disconnected insufficient pending-for-input] states")
+        self.assert_error(self.hub.update_host(ie, host, host_name="late"), 409,
+                          "Host is in installing state, host name can be set only in one of [discovering known "
+                          "disconnected insufficient pending-for-input disconnected-unbound insufficient-unbound "
+                          "discovering-unbound known-unbound binding] states")
+
+    def test_installer_args_and_ignition(self):
+        ie, host = self.discovered()
+        args = ["--append-karg", "ip=enp1s0:dhcp", "--save-partindex", "1"]
+        st, h = self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/installer-args" % (ie, host), {"args": args})
+        self.assertEqual(st, 201, h)
+        self.assertEqual(json.loads(h["installer_args"]), args)
+        self.assert_error(self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/installer-args" % (ie, host),
+                                        {"args": ["--karg-nonsense"]}), 400,
+                          "found unexpected flag --karg-nonsense for installer - allowed flags are [--append-karg "
+                          "--delete-karg -n --copy-network --network-dir --save-partlabel --save-partindex "
+                          "--image-url --image-file]")
+        ign = json.dumps({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/extra", "contents": {"source": "data:,x"}}]}})
+        st, body = self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/ignition" % (ie, host), {"config": ign})
+        self.assertEqual((st, body), (201, b""))
+        st, h = self.hub.host(ie, host)
+        self.assertEqual(h["ignition_config_overrides"], ign)
+        self.assert_error(self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/ignition" % (ie, host),
+                                        {"config": '{"ignition":{"version":"9.9.9"}}'}), 400,
+                          "error parsing ignition: unsupported config version")
+        st, evs = self.hub.events(host_ids=[host])
+        names = [e["name"] for e in evs]
+        self.assertIn("host_installer_args_applied", names)
+        self.assertIn("host_discovery_ignition_config_applied", names)
+
+    def test_bind_unbind_errors(self):
+        ie, host = self.discovered()
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.bind_host(ie, host, missing), 400, "Failed to find cluster %s" % missing)
+        self.assert_error(self.hub.unbind_host(ie, host), 409, "Host %s is already unbound" % host)
+        self.assert_error(self.hub.bind_host(ie, missing, missing), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+        self.assert_error(self.hub.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/install" % (ie, host)), 409,
+                          "method only allowed when adding hosts to an existing cluster")
+
+
 def _main():
     loader = unittest.TestLoader()
     suite = loader.loadTestsFromModule(sys.modules[__name__])
