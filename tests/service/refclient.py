@@ -253,6 +253,131 @@ class RefService(object):
         return self.control("GET", "/logs")
 
 
+class HubClient(object):
+    """The user-facing REST API cradle-hub calls (userAuth: the token as
+    `Authorization: Bearer`), over a RefService (started, attached, or the
+    real service of CRADLE_TEST_SERVICE_URL).  Calls return (status, body):
+    body is the decoded JSON, or bytes when the answer is not JSON.  The
+    last answer's headers are in self.headers.  set_host()/set_cluster()
+    need the fake's control API (they skip on a real service)."""
+
+    OBSERVED_PULL_SECRET = ('{"auths":{"quay.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                            '"registry.redhat.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                            '"cloud.openshift.com":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"}}}')
+    SSH_KEY = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq1Yg6s2pT6fYzKx9k4JQm3m8c0zQ0v8V0f3bq9n8jF "
+               "dev@example.com")
+
+    def __init__(self, svc):
+        self.svc = svc
+        self.headers = {}
+
+    @property
+    def real(self):
+        return bool(getattr(self.svc, "real", False))
+
+    def call(self, method, path, body=None, headers=None, accept="application/json"):
+        """path below /api/assisted-install (or an absolute URL path when it
+        does not start with /v2/)."""
+        hdrs = {}
+        if accept:
+            hdrs["Accept"] = accept
+        if self.svc.token:
+            hdrs["Authorization"] = "Bearer " + self.svc.token
+        hdrs.update(headers or {})
+        full = BASE + path if path.startswith("/v2/") else path
+        r = self.svc.raw(method, full, body, hdrs)
+        self.headers = r.headers
+        ct = r.headers.get("Content-Type", "")
+        if r.body and (ct.startswith("application/json") or r.status >= 400):
+            try:
+                return r.status, r.json()
+            except ValueError:
+                pass
+        return r.status, r.body
+
+    @staticmethod
+    def unique(prefix):
+        import uuid
+        return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
+
+    # -- clusters -------------------------------------------------------------
+    def register_cluster(self, **params):
+        body = {"name": self.unique("hub"), "openshift_version": "4.13", "base_dns_domain": "example.com",
+                "pull_secret": self.OBSERVED_PULL_SECRET}
+        body.update(params)
+        return self.call("POST", "/v2/clusters", body)
+
+    def cluster(self, cluster_id):
+        return self.call("GET", "/v2/clusters/%s" % cluster_id)
+
+    def update_cluster(self, cluster_id, **params):
+        return self.call("PATCH", "/v2/clusters/%s" % cluster_id, params)
+
+    def deregister_cluster(self, cluster_id):
+        return self.call("DELETE", "/v2/clusters/%s" % cluster_id)
+
+    # -- infra-envs -----------------------------------------------------------
+    def register_infra_env(self, **params):
+        body = {"name": self.unique("hub-ie"), "pull_secret": self.OBSERVED_PULL_SECRET,
+                "ssh_authorized_key": self.SSH_KEY, "image_type": "full-iso"}
+        body.update(params)
+        return self.call("POST", "/v2/infra-envs", body)
+
+    def infra_env(self, ie_id):
+        return self.call("GET", "/v2/infra-envs/%s" % ie_id)
+
+    def list_infra_envs(self, cluster_id=None):
+        return self.call("GET", "/v2/infra-envs" + ("?cluster_id=%s" % cluster_id if cluster_id else ""))
+
+    def update_infra_env(self, ie_id, **params):
+        return self.call("PATCH", "/v2/infra-envs/%s" % ie_id, params)
+
+    def deregister_infra_env(self, ie_id):
+        return self.call("DELETE", "/v2/infra-envs/%s" % ie_id)
+
+    def infra_env_file(self, ie_id, file_name, **query):
+        import urllib.parse
+        q = urllib.parse.urlencode(dict(file_name=file_name, **query))
+        return self.call("GET", "/v2/infra-envs/%s/downloads/files?%s" % (ie_id, q), accept=None)
+
+    # -- hosts ----------------------------------------------------------------
+    def hosts(self, ie_id):
+        return self.call("GET", "/v2/infra-envs/%s/hosts" % ie_id)
+
+    def host(self, ie_id, host_id):
+        return self.call("GET", "/v2/infra-envs/%s/hosts/%s" % (ie_id, host_id))
+
+    def update_host(self, ie_id, host_id, **params):
+        return self.call("PATCH", "/v2/infra-envs/%s/hosts/%s" % (ie_id, host_id), params)
+
+    def bind_host(self, ie_id, host_id, cluster_id):
+        return self.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/bind" % (ie_id, host_id),
+                         {"cluster_id": cluster_id})
+
+    def unbind_host(self, ie_id, host_id):
+        return self.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/unbind" % (ie_id, host_id))
+
+    def deregister_host(self, ie_id, host_id):
+        return self.call("DELETE", "/v2/infra-envs/%s/hosts/%s" % (ie_id, host_id))
+
+    # -- events ---------------------------------------------------------------
+    def events(self, **query):
+        """v2ListEvents; list values (host_ids, severities, categories) are
+        sent comma-separated.  Returns (status, events); the counts are in
+        self.headers (Event-Count, Severity-Count-*)."""
+        import urllib.parse
+        q = {k: ",".join(v) if isinstance(v, (list, tuple)) else
+             (str(v).lower() if isinstance(v, bool) else v) for k, v in query.items()}
+        return self.call("GET", "/v2/events" + ("?" + urllib.parse.urlencode(q) if q else ""))
+
+    # -- the fake's control API (skips on a real service) ----------------------
+    def set_host(self, host_id, **fields):
+        return self.svc.set_host(host_id, **fields)
+
+    def set_cluster(self, cluster_id, **fields):
+        return self.svc.control("POST", "/clusters/%s" % cluster_id, fields)
+
+
 # ---------------------------------------------------------------------------
 
 

@@ -9,14 +9,19 @@ applies the same result at once, when the request that triggers it is
 handled: tests get deterministic state without waiting.
 """
 
+import base64
 import copy
 import datetime
+import hashlib
 import ipaddress
 import json
 import random
+import secrets
 import threading
 import uuid
 
+import refvalid
+from refvalid import ValidationFailed
 from swaggerval import go_dumps, humanize_bytes
 
 # ---------------------------------------------------------------------------
@@ -51,7 +56,28 @@ DEFAULT_SETTINGS = {
     "image_availability_timeout": 960,
     "check_cvo": False,
     "enable_skip_mco_reboot": True,
+    # IMAGE_SERVICE_BASE_URL / SERVICE_BASE_URL; "" = this service's own
+    # base URL (it serves the image-service paths too)
+    "image_service_base_url": "",
+    "service_base_url": "",
+    # AUTH_TYPE: "none", "local" (image URLs /byapikey/<token>/...), "rhsso"
+    # (/bytoken/<token>/..., expiring after 4 h); "" = none, or local when
+    # the service runs with --token
+    "auth_type": "",
+    # PUBLIC_CONTAINER_REGISTRIES-derived: registries a pull secret needs
+    # credentials for (validations.go ValidatePullSecret); none by default
+    "registries_requiring_auth": [],
 }
+
+# observed/01 (v2ListSupportedOpenshiftVersions); the OS images the
+# infra-env's openshift_version resolves to are these minor versions
+OPENSHIFT_VERSIONS = {
+    "4.13": {"cpu_architectures": ["x86_64"], "default": True, "display_name": "4.13.18",
+             "support_level": "production"},
+    "4.14": {"cpu_architectures": ["x86_64"], "display_name": "4.14.0-rc.7", "support_level": "beta"}}
+OBSERVED_PULL_SECRET = ('{"auths":{"quay.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                        '"registry.redhat.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                        '"cloud.openshift.com":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"}}}')
 
 DEFAULT_CLUSTER = {
     "id": "fb127e4c-aa1c-4cf4-898f-aadb690c4ded",
@@ -90,7 +116,12 @@ DEFAULT_INFRA_ENV = {
     "type": "full-iso",
     "additional_ntp_sources": "",
     "ssh_authorized_key": DEFAULT_CLUSTER["ssh_public_key"],
+    "pull_secret": OBSERVED_PULL_SECRET,
 }
+# further infra-env fields a scenario may set (stored as the service stores
+# them; static_network_config may be given as the API's list)
+INFRA_ENV_EXTRA_KEYS = {"proxy", "static_network_config", "ignition_config_override", "kernel_arguments",
+                        "additional_trust_bundle", "network_discovery_delay_seconds"}
 
 # internal/host/common.go stage lists (the 2026 source; observed/11 lists the
 # same three for master, worker and bootstrap)
@@ -127,6 +158,28 @@ def now_rfc():
     t = datetime.datetime.now(datetime.timezone.utc)
     frac = ("%06d" % t.microsecond).rstrip("0")
     return t.strftime("%Y-%m-%dT%H:%M:%S") + ("." + frac if frac else "") + "Z"
+
+
+def fmt_ms(ms):
+    """Milliseconds since the epoch as strfmt.DateTime."""
+    t = datetime.datetime.fromtimestamp(ms // 1000, datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ms % 1000)
+
+
+def epoch_ms():
+    return int(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000)
+
+
+def os_image_version(version):
+    """The minor version of the OS image an openshift_version resolves to
+    (versions.Handler.GetOsImageOrLatest); None when there is none."""
+    parts = (version or "").split(".")
+    minor = ".".join(parts[:2])
+    return minor if minor in OPENSHIFT_VERSIONS else None
+
+
+def latest_os_image_version():
+    return max(OPENSHIFT_VERSIONS, key=lambda v: [int(x) for x in v.split(".")])
 
 
 def step_id(step_type):
@@ -168,44 +221,91 @@ def _cidr_contains(cidr, addr_with_prefix):
 # ---------------------------------------------------------------------------
 
 
+def append_ignition(base, over):
+    """The override's users, files, directories, links and units appended
+    to base, the version raised to the override's (Ignition's own merge
+    replaces same-path entries; not modelled)."""
+    base.setdefault("ignition", {})["version"] = max(base["ignition"].get("version", "3.1.0"),
+                                                     (over.get("ignition") or {}).get("version", "3.1.0"))
+    for sect, key in (("passwd", "users"), ("storage", "files"), ("storage", "directories"),
+                      ("storage", "links"), ("systemd", "units")):
+        extra = (over.get(sect) or {}).get(key)
+        if extra:
+            base.setdefault(sect, {}).setdefault(key, []).extend(extra)
+    return base
+
+
 class InfraEnv(object):
-    def __init__(self, spec):
+    """An infra-env as the service stores it (common.InfraEnv): spec holds
+    the stored columns (strings as stored: static_network_config sorted and
+    JSON-marshalled, kernel_arguments as a JSON string, proxy as its three
+    columns), plus the image state (generated, expires_at, the URL's key)."""
+
+    def __init__(self, spec, model=None):
         d = {k: v for k, v in DEFAULT_INFRA_ENV.items() if k not in ("id", "cluster_id")}
         d.update(spec)
         if "id" not in spec:
             d["id"] = str(uuid.uuid4())
+        if isinstance(d.get("static_network_config"), list):
+            d["static_network_config"] = refvalid.format_static_network_config(d["static_network_config"])
+        if isinstance(d.get("kernel_arguments"), list):
+            d["kernel_arguments"] = go_dumps(d["kernel_arguments"]) if d["kernel_arguments"] else ""
+        self.model = model
         self.spec = d
         self.id = d["id"]
         self.cluster_id = d.get("cluster_id") or None
         self.created_at = now_rfc()
         self.updated_at = self.created_at
+        self.generated = False
+        self.generated_at = ZERO_MS      # internal column, not in the REST model
+        self.expires_at = ZERO_MS
+        self.image_key = None            # (type, version, arch, auth, token) of the current download URL
+
+    def image_type_name(self):
+        return {"minimal-iso": "minimal", "disconnected-iso": "disconnected"}.get(self.spec.get("type"), "full")
+
+    def download_url(self):
+        if self.image_key is None:
+            return ""
+        itype, version, arch, auth, token = self.image_key
+        base = self.model.image_base() if self.model is not None else "http://127.0.0.1:8090"
+        if auth == "local":
+            prefix = "/byapikey/%s" % token
+        elif auth == "rhsso":
+            prefix = "/bytoken/%s" % token
+        else:
+            prefix = "/byid/%s" % self.id
+        return "%s%s/%s/%s/%s.iso" % (base, prefix, version, arch, itype)
 
     def to_api(self):
         d = self.spec
         out = {
             "cpu_architecture": d.get("cpu_architecture", "x86_64"),
             "created_at": self.created_at,
-            "download_url": "http://127.0.0.1:8888/byid/%s/%s/%s/%s.iso" % (
-                self.id, d.get("openshift_version", "4.13"), d.get("cpu_architecture", "x86_64"),
-                "minimal" if d.get("type") == "minimal-iso" else "full"),
+            "download_url": self.download_url(),
             "email_domain": "Unknown",
-            "expires_at": ZERO_MS,
+            "expires_at": self.expires_at,
             "href": "/api/assisted-install/v2/infra-envs/%s" % self.id,
             "id": self.id,
             "kind": "InfraEnv",
             "name": d.get("name", "infraenv"),
             "openshift_version": d.get("openshift_version", "4.13"),
-            "proxy": {},
-            "pull_secret_set": True,
-            "ssh_authorized_key": d.get("ssh_authorized_key", ""),
+            "proxy": dict(sorted((d.get("proxy") or {}).items())),
+            "pull_secret_set": bool(d.get("pull_secret")),
             "type": d.get("type", "full-iso"),
             "updated_at": self.updated_at,
             "user_name": "admin",
         }
+        if not out["download_url"]:
+            del out["download_url"]
         if self.cluster_id:
             out["cluster_id"] = self.cluster_id
-        if d.get("additional_ntp_sources"):
-            out["additional_ntp_sources"] = d["additional_ntp_sources"]
+        for k in ("ssh_authorized_key", "additional_ntp_sources", "static_network_config",
+                  "ignition_config_override", "kernel_arguments", "additional_trust_bundle"):
+            if d.get(k):
+                out[k] = d[k]
+        if d.get("network_discovery_delay_seconds") is not None:
+            out["network_discovery_delay_seconds"] = d["network_discovery_delay_seconds"]
         return dict(sorted(out.items()))
 
 
@@ -233,6 +333,7 @@ class Cluster(object):
         for name, content in (d.get("files") or {}).items():
             self.set_file(name, content)
         self.status_fixed = "status" in spec
+        self.on_status = None   # callback(cluster, old_status)
 
     def set_file(self, name, content):
         if isinstance(content, (dict, list)):
@@ -253,11 +354,14 @@ class Cluster(object):
         self.updated_at = now_rfc()
 
     def set_status(self, status, info):
+        old = self.status
         if status != self.status or info != self.status_info:
             self.status = status
             self.status_info = info
             self.status_updated_at = now_ms()
             self.touch()
+        if old != status and self.on_status is not None:
+            self.on_status(self, old)
 
     def to_api(self, hosts, style, include_hosts=True):
         d = self.spec
@@ -369,16 +473,34 @@ class Host(object):
         self.issued = {}             # step_id -> step_type
         self.replies = []
         self.seq = 0
+        self.on_status = None        # callback(host, old_status): the status-change event
+        # set through the user API (v2UpdateHost, installer-args, ignition)
+        self.installer_args_json = ""        # installer_args as stored (JSON string)
+        self.ignition_overrides = ""         # ignition_config_overrides
+        self.machine_config_pool_name = ""
+        self.node_labels = ""                # JSON object string
+        self.skip_formatting = []            # disk ids (skip_formatting_disks, comma-joined)
+        self.ignition_endpoint_token_set = False
 
     def touch(self):
         self.updated_at = now_rfc()
 
     def set_status(self, status, info):
+        old = self.status
         if status != self.status or info != self.status_info:
             self.status = status
             self.status_info = info
             self.status_updated_at = now_ms()
         self.touch()
+        if old is not None and old != status and self.on_status is not None:
+            self.on_status(self, old)
+
+    def display_name(self):
+        """hostutil.GetHostnameForMsg: the requested name, else the
+        inventory's, else the id."""
+        if self.requested_hostname:
+            return self.requested_hostname
+        return (self.inventory_obj or {}).get("hostname") or self.id
 
     def effective_role(self):
         return self.suggested_role if self.role == "auto-assign" else self.role
@@ -438,6 +560,18 @@ class Host(object):
             out["media_status"] = self.media_status
         if self.validations is not None:
             out["validations_info"] = go_dumps(self.validations)
+        if self.installer_args_json:
+            out["installer_args"] = self.installer_args_json
+        if self.ignition_overrides:
+            out["ignition_config_overrides"] = self.ignition_overrides
+        if self.machine_config_pool_name:
+            out["machine_config_pool_name"] = self.machine_config_pool_name
+        if self.node_labels:
+            out["node_labels"] = self.node_labels
+        if self.skip_formatting:
+            out["skip_formatting_disks"] = ",".join(self.skip_formatting)
+        if self.ignition_endpoint_token_set:
+            out["ignition_endpoint_token_set"] = True
         for k, v in self.fields.items():
             if k == "free_addresses":
                 continue  # cleared before the API answers (V2GetHost)
@@ -506,10 +640,12 @@ class Host(object):
 class Model(object):
     """All service state; every public method is called with self.lock held."""
 
-    def __init__(self, swagger, scenario=None):
+    def __init__(self, swagger, scenario=None, token=None):
         self.sw = swagger
         self.lock = threading.RLock()
         self.scenario = scenario or {}
+        self.base_url = "http://127.0.0.1:8090"   # the Service sets its own once it listens
+        self.token = token                         # --token
         self.load(self.scenario)
 
     # -- scenario -------------------------------------------------------
@@ -522,6 +658,8 @@ class Model(object):
         self.infra_envs = {}
         self.hosts = {}   # (infra_env_id, host_id) -> Host
         self.order = 0
+        self.events = []
+        self.last_event_ms = 0
         clusters = scenario.get("clusters")
         infra_envs = scenario.get("infra_envs")
         if clusters is None and infra_envs is None:
@@ -536,19 +674,22 @@ class Model(object):
 
     def add_cluster(self, spec):
         c = Cluster(spec)
+        c.on_status = self._cluster_status_event
         self.clusters[c.id] = c
         return c
 
     def add_infra_env(self, spec):
         if not spec:
             spec = dict(DEFAULT_INFRA_ENV)
-        ie = InfraEnv(spec)
+        ie = InfraEnv(spec, self)
         self.infra_envs[ie.id] = ie
+        self.generate_image(ie, event=False)
         return ie
 
     def add_host(self, spec):
         ie = self.infra_envs[spec["infra_env_id"]]
         h = Host(spec["id"], ie.id, spec.get("cluster_id", ie.cluster_id))
+        h.on_status = self._host_status_event
         self.order += 1
         h.seq = self.order
         h.discovery_agent_version = spec.get("discovery_agent_version", self.settings["agent_image"])
@@ -606,6 +747,7 @@ class Model(object):
                 raise ApiError(409, "Cluster %s is in %s state, host can register only in one of %s" % (
                     cluster.id, cluster.status, "[" + " ".join(CLUSTER_ACCEPTS_REGISTRATION) + "]"))
             h = Host(host_id, ie_id, cluster.id if cluster else None)
+            h.on_status = self._host_status_event
             self.order += 1
             h.seq = self.order
             if cluster is not None and cluster.sno:
@@ -616,6 +758,7 @@ class Model(object):
             h.set_status("discovering" if cluster else "discovering-unbound",
                          "Waiting for host to send hardware details")
             self.hosts[(ie_id, host_id)] = h
+            self.host_event(h, "host_registration_succeeded", "Host %s: Successfully registered" % h.display_name())
             self.refresh_cluster(cluster)
             return h.registration_api(self.next_step_args(h), cluster is not None and cluster.sno), h
         # existing host: TransitionTypeRegisterHost rules (statemachine.go)
@@ -640,8 +783,12 @@ class Model(object):
         elif st in ("discovering", "known", "disconnected", "insufficient", "resetting-pending-user-action",
                     "preparing-for-installation", "preparing-successful", "binding", "pending-for-input",
                     "resetting"):
+            if st == "binding" and cluster is not None and cluster.sno:
+                h.role = "master"
+                h.suggested_role = "master"
+                h.bootstrap = True
             h.set_status("discovering", "Waiting for host to send hardware details")
-        elif st in UNBOUND_STATUSES:
+        elif st in UNBOUND_STATUSES + ["unbinding", "unbinding-pending-user-action", "reclaiming-rebooting"]:
             h.set_status("discovering-unbound", "Waiting for host to send hardware details")
         else:
             # stateswitch finds no rule -> returnRegisterHostTransitionError(400)
@@ -650,6 +797,7 @@ class Model(object):
         h.registered_at = now_ms()
         h.checked_in_at = h.registered_at
         h.touch()
+        self.host_event(h, "host_registration_succeeded", "Host %s: Successfully registered" % h.display_name())
         self.refresh_cluster(cluster)
         body = h.registration_api(self.next_step_args(h), cluster is not None and cluster.sno)
         # observed 05: re-registration answers with status/status_info null
@@ -949,7 +1097,8 @@ class Model(object):
         for d in self._inv(h).get("disks") or []:
             removable = d.get("removable") or "mmcblk" in (d.get("by_path") or "")
             if d.get("bootable") and not removable and not d.get("is_installation_media") and \
-                    d.get("drive_type") not in ("FC", "iSCSI", "LVM", "Multipath"):
+                    d.get("drive_type") not in ("FC", "iSCSI", "LVM", "Multipath") and \
+                    (d.get("id") or "/dev/" + d.get("name", "")) not in h.skip_formatting:
                 out.append(d.get("id") or "/dev/" + d.get("name", ""))
         return out
 
@@ -1255,7 +1404,8 @@ class Model(object):
     def update_progress(self, ie_id, host_id, progress):
         h = self.host(ie_id, host_id)
         if not h.cluster_id:
-            raise ApiError(400, "host %s is not bound to any cluster, cannot update progress" % host_id)
+            # (sic) V2UpdateHostInstallProgress
+            raise ApiError(500, "host %s is not bound to any custer, cannot update progress" % host_id)
         cluster = self.clusters.get(h.cluster_id)
         stage = progress.get("current_stage") or ""
         info = progress.get("progress_info") or ""
@@ -1298,6 +1448,10 @@ class Model(object):
                 prev["installation_percentage"] = pct
             if stage == "Done":
                 h.set_status("installed", "Done")
+            elif stage == "Rebooting" and h.kind == "AddToExistingClusterHost":
+                # a day-2 host posts nothing after its reboot
+                h.set_status("added-to-existing-cluster", "Host has rebooted and no further updates will be "
+                             "posted. Please check console for progress and to possibly approve pending CSRs")
             else:
                 h.set_status("installing-in-progress", stage)
         self.refresh_cluster_install(cluster)
@@ -1339,9 +1493,11 @@ class Model(object):
 
     # -- downloads ----------------------------------------------------------
     def host_ignition(self, ie_id, host_id):
-        h = self.host(ie_id, host_id)
+        h = self.hosts.get((ie_id, host_id))
+        if h is None:
+            raise ApiError(404, "host %s not found in infra env %s" % (host_id, ie_id))
         if not h.cluster_id:
-            raise ApiError(409, "host %s is not bound to any cluster" % host_id)
+            raise ApiError(404, "Cluster not found for host %s in infra env %s" % (host_id, ie_id))
         c = self.cluster(h.cluster_id)
         if c.status not in CLUSTER_CAN_DOWNLOAD:
             raise ApiError(409, "cluster %s is in %s state, files can be downloaded only when status is one of: "
@@ -1355,6 +1511,8 @@ class Model(object):
         ign = {"ignition": {"config": {"merge": [{"source": source}]}, "version": "3.2.0"},
                "storage": {"files": [{"contents": {"source": "data:,%s" % (h.requested_hostname or h.id)},
                                       "mode": 420, "overwrite": True, "path": "/etc/hostname"}]}}
+        if h.ignition_overrides:
+            append_ignition(ign, json.loads(h.ignition_overrides))
         return name, go_dumps(ign).encode("utf-8")
 
     def cluster_file(self, cluster_id, name):
@@ -1367,6 +1525,637 @@ class Model(object):
         if name.endswith(".ign"):
             return go_dumps({"ignition": {"version": "3.2.0"}}).encode("utf-8")
         raise ApiError(409, "failed to download file %s/%s: not found" % (c.id, name))
+
+    # -- events (internal/events: every event the service writes for a state
+    #    change this model makes; v2ListEvents reads them) ----------------
+    HOST_WARNING_STATUSES = ("disconnected", "installing-pending-user-action", "insufficient",
+                             "disconnected-unbound", "insufficient-unbound", "resetting-pending-user-action",
+                             "unbinding-pending-user-action")
+
+    def add_event(self, name, message, severity="info", cluster_id=None, host_id=None, infra_env_id=None,
+                  props=None, category="user"):
+        # event_time strictly increases (1 ms steps on a collision) so that a
+        # poller resuming after the last event_time it saw misses nothing
+        t = max(epoch_ms(), self.last_event_ms + 1)
+        self.last_event_ms = t
+        ev = {"name": name, "severity": severity, "message": message, "event_time": fmt_ms(t),
+              "category": category, "_ms": t}
+        if cluster_id:
+            ev["cluster_id"] = cluster_id
+        if host_id:
+            ev["host_id"] = host_id
+        if infra_env_id:
+            ev["infra_env_id"] = infra_env_id
+        if props is not None:
+            ev["props"] = props if isinstance(props, str) else go_dumps(props)
+        self.events.append(ev)
+        return ev
+
+    def host_event(self, h, name, message, severity="info"):
+        return self.add_event(name, message, severity, cluster_id=h.cluster_id, host_id=h.id,
+                              infra_env_id=h.infra_env_id)
+
+    def cluster_event(self, c, name, message, severity="info"):
+        return self.add_event(name, message, severity, cluster_id=c.id)
+
+    def _host_status_event(self, h, old):
+        sev = "info"
+        if h.status in self.HOST_WARNING_STATUSES:
+            sev = "warning"
+        elif h.status == "error":
+            sev = "error"
+        self.host_event(h, "host_status_updated", "Host %s: updated status from %s to %s (%s)" % (
+            h.display_name(), old, h.status, h.status_info or ""), sev)
+
+    def _cluster_status_event(self, c, old):
+        sev = "error" if c.status == "error" else "info"
+        self.cluster_event(c, "cluster_status_updated", "Updated status of the cluster to %s" % c.status, sev)
+
+    def list_events(self, a):
+        """events.go V2GetEvents: (events, headers)."""
+        cats = a.get("categories") or ["user"]
+        evs = [e for e in self.events if e["category"] in cats]
+        counts = None
+        cluster_id = a.get("cluster_id")
+        host_ids = list(a.get("host_ids") or [])
+        if a.get("host_id") and a["host_id"] not in host_ids:
+            host_ids.append(a["host_id"])
+        if cluster_id:
+            evs = [e for e in evs if e.get("cluster_id") == cluster_id]
+            if a.get("message"):
+                evs = [e for e in evs if a["message"].lower() in e["message"].lower()]
+            if host_ids or a.get("deleted_hosts") or a.get("cluster_level"):
+                existing = set(h.id for h in self.hosts.values() if h.cluster_id == cluster_id)
+
+                def wanted(e):
+                    hid = e.get("host_id")
+                    if hid is None:
+                        return bool(a.get("cluster_level"))
+                    return hid in host_ids or (bool(a.get("deleted_hosts")) and hid not in existing)
+                evs = [e for e in evs if wanted(e)]
+            counts = {s: sum(1 for e in evs if e["severity"] == s) for s in ("info", "warning", "error", "critical")}
+        elif host_ids:
+            existing = set(h.id for h in self.hosts.values())
+            evs = [e for e in evs if e.get("host_id") in host_ids and e.get("host_id") in existing]
+        elif a.get("infra_env_id"):
+            evs = [e for e in evs if e.get("infra_env_id") == a["infra_env_id"]]
+        if a.get("severities"):
+            evs = [e for e in evs if e["severity"] in a["severities"]]
+        total = len(evs)
+        evs = sorted(evs, key=lambda e: e["_ms"], reverse=a.get("order") == "descending")
+        offset = max(0, a.get("offset") or 0)
+        evs = evs[offset:]
+        limit = a.get("limit")
+        if limit is not None and limit >= 0:
+            evs = evs[:limit]
+        counts = counts or {}
+        headers = {"Severity-Count-Info": str(counts.get("info", 0)),
+                   "Severity-Count-Warning": str(counts.get("warning", 0)),
+                   "Severity-Count-Error": str(counts.get("error", 0)),
+                   "Severity-Count-Critical": str(counts.get("critical", 0)),
+                   "Event-Count": str(total)}
+        out = [dict(sorted((k, v) for k, v in e.items() if k not in ("_ms", "category"))) for e in evs]
+        return out, headers
+
+    # -- image service and auth --------------------------------------------
+    def auth_type(self):
+        return self.settings.get("auth_type") or ("local" if self.token else "none")
+
+    def image_base(self):
+        return (self.settings.get("image_service_base_url") or self.base_url).rstrip("/")
+
+    def service_base(self):
+        return (self.settings.get("service_base_url") or self.base_url).rstrip("/")
+
+    def generate_image(self, ie, event=True):
+        """updateInfraEnvImage / GenerateInfraEnvISOInternal: generated_at
+        moves on every call; the download URL (and expires_at, and the
+        signed URL's token) only when the image type, version or arch
+        changed or an update marked the image as not generated."""
+        ie.generated_at = now_ms()
+        d = ie.spec
+        auth = self.auth_type()
+        key = (ie.image_type_name(), d.get("openshift_version", ""), d.get("cpu_architecture", "x86_64"), auth)
+        if ie.generated and ie.image_key is not None and ie.image_key[:4] == key:
+            return
+        token = secrets.token_urlsafe(32) if auth != "none" else ""
+        ie.image_key = key + (token,)
+        ie.expires_at = fmt_ms(epoch_ms() + 4 * 3600 * 1000) if auth == "rhsso" else ZERO_MS
+        ie.generated = True
+        if event:
+            extras = []
+            if (d.get("proxy") or {}).get("http_proxy"):
+                extras.append('proxy URL is "%s"' % d["proxy"]["http_proxy"])
+            extras.append('Image type is "%s"' % d.get("type", "full-iso"))
+            extras.append("SSH public key is %s" % ("set" if d.get("ssh_authorized_key") else "not set"))
+            self.add_event("image_info_updated", "Updated image information (%s)" % ", ".join(extras),
+                           cluster_id=ie.cluster_id, infra_env_id=ie.id)
+
+    def infra_env_by_token(self, token):
+        for ie in self.infra_envs.values():
+            if ie.image_key is not None and ie.image_key[4] and ie.image_key[4] == token:
+                return ie
+        return None
+
+    # -- infra-envs (inventory.go RegisterInfraEnvInternal,
+    #    UpdateInfraEnvInternal, DeregisterInfraEnvInternal) --------------
+    def _resolve_os_version(self, version):
+        if not version:
+            return latest_os_image_version()
+        v = os_image_version(version)
+        if v is None:
+            # getOsImageOrLatest
+            raise ApiError(400, "No OS image for Openshift version %s" % version)
+        return v
+
+    @staticmethod
+    def _default_https_proxy(proxy):
+        """setDefaultRegisterInfraEnvParams / validateAndUpdateInfraEnvProxyParams:
+        an http_proxy without https_proxy serves both."""
+        proxy = dict(proxy)
+        if proxy.get("http_proxy") is not None and not proxy.get("https_proxy"):
+            proxy["https_proxy"] = proxy["http_proxy"]
+        return proxy
+
+    def _check_proxy(self, proxy, ocp_version):
+        if proxy is not None:
+            refvalid.validate_proxy(proxy.get("http_proxy") or "", proxy.get("https_proxy") or "",
+                                    proxy.get("no_proxy") or "", ocp_version)
+
+    def _check_image_params(self, p):
+        """The static network, ignition override, trust bundle and kernel
+        argument checks (400s)."""
+        if p.get("ignition_config_override"):
+            refvalid.parse_ignition(p["ignition_config_override"])
+            refvalid.validate_ignition_image_size(p["ignition_config_override"])
+        if p.get("static_network_config"):
+            e = refvalid.static_network_errors(p["static_network_config"])
+            if e:
+                raise ValidationFailed(e)
+        if p.get("additional_trust_bundle"):
+            refvalid.validate_pem_bundle(p["additional_trust_bundle"])
+        if p.get("kernel_arguments"):
+            refvalid.validate_kernel_arguments(p["kernel_arguments"])
+
+    def register_infra_env(self, p):
+        """RegisterInfraEnvInternal, its checks in its order: proxy, NTP,
+        OS image, SSH key, static network, ignition override, the cluster,
+        pull secret."""
+        arch = p.get("cpu_architecture") or "x86_64"
+        proxy = self._default_https_proxy(p["proxy"]) if p.get("proxy") is not None else None
+        cluster = self.clusters.get(p["cluster_id"]) if p.get("cluster_id") else None
+        version = p.get("openshift_version") or (cluster.spec.get("openshift_version") if cluster else "")
+        try:
+            self._check_proxy(proxy, version)
+            if p.get("additional_ntp_sources"):
+                refvalid.validate_ntp_source(p["additional_ntp_sources"])
+            os_version = self._resolve_os_version(version)
+            if p.get("ssh_authorized_key"):
+                try:
+                    refvalid.validate_ssh_keys(p["ssh_authorized_key"])
+                except ValidationFailed:
+                    raise ValidationFailed("SSH key is not valid")
+            self._check_image_params(p)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        if p.get("cluster_id"):
+            if cluster is None:
+                raise ApiError(404, "Cluster ID %s does not exist" % p["cluster_id"])
+            if cluster.spec.get("cpu_architecture", "x86_64") not in (arch, "multi"):
+                raise ApiError(400, "Specified CPU architecture (%s) doesn't match the cluster (%s)" % (
+                    arch, cluster.spec.get("cpu_architecture", "x86_64")))
+        try:
+            refvalid.validate_pull_secret(p.get("pull_secret") or "",
+                                          self.settings.get("registries_requiring_auth") or [])
+        except ValidationFailed as e:
+            raise ApiError(400, "pull secret for new infraEnv is invalid: %s" % e)
+        spec = {
+            "name": p.get("name") or "",
+            "cluster_id": cluster.id if cluster else None,
+            "openshift_version": os_version,
+            "cpu_architecture": arch,
+            "type": p.get("image_type") or "full-iso",
+            "additional_ntp_sources": p.get("additional_ntp_sources") or "",
+            "ssh_authorized_key": p.get("ssh_authorized_key") or "",
+            "pull_secret": p.get("pull_secret") or "",
+            "proxy": {k: v for k, v in (proxy or {}).items() if v is not None},
+            "static_network_config": refvalid.format_static_network_config(p.get("static_network_config")),
+            "ignition_config_override": p.get("ignition_config_override") or "",
+            "kernel_arguments": go_dumps(p["kernel_arguments"]) if p.get("kernel_arguments") else "",
+            "additional_trust_bundle": (p.get("additional_trust_bundle") or "").strip(),
+        }
+        if p.get("network_discovery_delay_seconds") is not None:
+            spec["network_discovery_delay_seconds"] = p["network_discovery_delay_seconds"]
+        ie = InfraEnv(spec, self)
+        self.infra_envs[ie.id] = ie
+        self.add_event("infra_env_registered", "Registered infra env", infra_env_id=ie.id)
+        self.generate_image(ie)
+        return ie
+
+    def update_infra_env(self, ie_id, p):
+        """UpdateInfraEnvInternal: pull secret and SSH key checked first
+        (their own texts), then the infra-env looked up (404), then proxy,
+        ignition override, static network; only fields that differ change,
+        and any change marks the image for regeneration."""
+        try:
+            if p.get("pull_secret"):
+                refvalid.validate_pull_secret(p["pull_secret"], self.settings.get("registries_requiring_auth") or [])
+            ssh = (p.get("ssh_authorized_key") or "").strip()
+            if ssh:
+                refvalid.validate_ssh_keys(ssh)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        ie = self.infra_env(ie_id)
+        d = ie.spec
+        proxy = self._default_https_proxy(p["proxy"]) if p.get("proxy") is not None else None
+        try:
+            self._check_proxy(proxy, d.get("openshift_version"))
+            self._check_image_params(p)
+            if p.get("additional_ntp_sources"):
+                refvalid.validate_ntp_source(p["additional_ntp_sources"])
+            os_version = self._resolve_os_version(p["openshift_version"]) if p.get("openshift_version") else None
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        changed = False
+
+        def put(key, value):
+            nonlocal changed
+            if d.get(key) != value:
+                d[key] = value
+                changed = True
+        if proxy is not None:
+            merged = dict(d.get("proxy") or {})
+            merged.update({k: v for k, v in proxy.items() if v is not None})
+            put("proxy", merged)
+        if ssh:
+            put("ssh_authorized_key", ssh)
+        if p.get("additional_ntp_sources") is not None:
+            put("additional_ntp_sources", p["additional_ntp_sources"])
+        if p.get("ignition_config_override"):
+            put("ignition_config_override", p["ignition_config_override"])
+        if p.get("image_type"):
+            put("type", p["image_type"])
+        if p.get("static_network_config") is not None:
+            put("static_network_config", refvalid.format_static_network_config(p["static_network_config"]))
+        if p.get("pull_secret"):
+            put("pull_secret", p["pull_secret"])
+        if p.get("kernel_arguments") is not None:
+            put("kernel_arguments", go_dumps(p["kernel_arguments"]) if p["kernel_arguments"] else "")
+        if p.get("additional_trust_bundle") is not None:
+            put("additional_trust_bundle", p["additional_trust_bundle"].strip())
+        if os_version is not None:
+            put("openshift_version", os_version)
+        if p.get("network_discovery_delay_seconds") is not None:
+            put("network_discovery_delay_seconds", p["network_discovery_delay_seconds"])
+        if changed:
+            ie.generated = False
+        ie.updated_at = now_rfc()
+        self.generate_image(ie)
+        return ie
+
+    # -- hosts (user side) ----------------------------------------------------
+    def deregister_host(self, ie_id, host_id):
+        """V2DeregisterHostInternal: the host row goes (the agent's next call
+        gets 404), event host_deregistered, the cluster re-evaluated."""
+        h = self.host(ie_id, host_id)
+        del self.hosts[(ie_id, host_id)]
+        self.host_event(h, "host_deregistered", "Host %s deregistered" % h.display_name())
+        if h.cluster_id:
+            self.refresh_cluster(self.clusters.get(h.cluster_id))
+
+    HOST_STATUSES_BEFORE_INSTALLATION_OR_UNBOUND = HOST_STATUSES_BEFORE_INSTALLATION + [
+        "disconnected-unbound", "insufficient-unbound", "discovering-unbound", "known-unbound", "binding"]
+
+    def is_day2(self, h):
+        return h.kind == "AddToExistingClusterHost"
+
+    def update_host(self, ie_id, host_id, p):
+        """V2UpdateHostInternal: role, hostname, installation disk, machine
+        config pool, ignition endpoint token, node labels, disks to skip
+        formatting; then the host and its cluster are refreshed."""
+        h = self.host(ie_id, host_id)
+        allowed = self.HOST_STATUSES_BEFORE_INSTALLATION_OR_UNBOUND
+        state_list = "[" + " ".join(allowed) + "]"
+        if p.get("host_role") is not None:
+            if h.status not in allowed:
+                # updateRole's 400, wrapped by updateHostRole as a 500
+                raise ApiError(500, "Host is in %s state, host role can be set only in one of %s states" % (
+                    h.status, "[" + " ".join(HOST_STATUSES_BEFORE_INSTALLATION) + "]"))
+            role = p["host_role"]
+            if self.is_day2(h) and role not in ("worker", "auto-assign"):
+                raise ApiError(500, "Requested role (%s) is invalid for host %s from infraEnv %s" % (
+                    role, h.id, h.infra_env_id))
+            if role != h.role:
+                if self.is_day2(h) and h.machine_config_pool_name in ("", h.role):
+                    h.machine_config_pool_name = role
+                h.role = role
+                if role == "worker":
+                    h.bootstrap = False
+        if p.get("host_name") is not None:
+            try:
+                refvalid.validate_host_hostname(p["host_name"])
+            except ValidationFailed as e:
+                raise ApiError(400, str(e))
+            if h.status not in allowed:
+                raise ApiError(409, "Host is in %s state, host name can be set only in one of %s states" % (
+                    h.status, state_list))
+            h.requested_hostname = p["host_name"]
+        if p.get("disks_selected_config") is not None:
+            install = [d for d in p["disks_selected_config"] if d.get("role") == "install"]
+            if len(install) > 1:
+                raise ApiError(409, "duplicate setting of installation path by the user")
+            if install:
+                if h.status not in allowed:
+                    raise ApiError(409, "Host is in %s state, host name can be set only in one of %s states" % (
+                        h.status, state_list))
+                disk = None
+                for d in (h.inventory_obj or {}).get("disks") or []:
+                    did = d.get("id") or "/dev/" + d.get("name", "")
+                    if did == install[0]["id"] and (d.get("installation_eligibility") or {}).get("eligible"):
+                        disk = d
+                if disk is None:
+                    raise ApiError(409, "Requested installation disk is not part of the host's valid disks")
+                h.installation_disk_id = install[0]["id"]
+                h.installation_disk_path = "/dev/" + disk.get("name", "")
+        if p.get("machine_config_pool_name") is not None:
+            if not self.is_day2(h):
+                raise ApiError(409, "Host %s must be in day2 to update its machine config pool name to %s" % (
+                    h.id, p["machine_config_pool_name"]))
+            if h.status not in allowed:
+                raise ApiError(409, "Host is in %s state, host machine config poll can be set only in one of %s "
+                                    "states" % (h.status, state_list))
+            h.machine_config_pool_name = p["machine_config_pool_name"]
+        if p.get("ignition_endpoint_token") is not None:
+            h.ignition_endpoint_token_set = bool(p["ignition_endpoint_token"])
+        if p.get("node_labels") is not None:
+            labels = {x.get("key", ""): x.get("value", "") for x in p["node_labels"]}
+            err = refvalid.validate_node_labels(labels)
+            if err:
+                raise ApiError(500, err)
+            h.node_labels = go_dumps(dict(sorted(labels.items()))) if labels else ""
+        if p.get("disks_skip_formatting") is not None:
+            ids = [d.get("id") or "/dev/" + d.get("name", "") for d in (h.inventory_obj or {}).get("disks") or []]
+            skip = list(h.skip_formatting)
+            for item in p["disks_skip_formatting"]:
+                if item.get("disk_id") is None or item.get("skip_formatting") is None:
+                    raise ApiError(400, "Missing required disk formatting param fields")
+                if item["disk_id"] not in ids:
+                    raise ApiError(400, "Disk identifier %s doesn't match any disk in the inventory, it cannot be "
+                                        "skipped. Inventory disk identifiers are: %s" % (
+                                            item["disk_id"], ", ".join(ids)))
+                if item["skip_formatting"] and item["disk_id"] not in skip:
+                    skip.append(item["disk_id"])
+                elif not item["skip_formatting"] and item["disk_id"] in skip:
+                    skip.remove(item["disk_id"])
+            h.skip_formatting = skip
+        h.touch()
+        self.refresh_host(h)
+        self.refresh_cluster(self.clusters.get(h.cluster_id) if h.cluster_id else None)
+        return h
+
+    def update_host_installer_args(self, ie_id, host_id, args):
+        try:
+            refvalid.validate_installer_args(args)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        h = self.host(ie_id, host_id)
+        h.installer_args_json = go_dumps(args)
+        h.installer_args = list(args)
+        h.touch()
+        self.host_event(h, "host_installer_args_applied",
+                        "Host %s: custom installer arguments were applied" % h.display_name())
+        return h
+
+    def update_host_ignition(self, ie_id, host_id, config):
+        h = self.host(ie_id, host_id)
+        if config:
+            try:
+                refvalid.parse_ignition(config)
+            except ValidationFailed as e:
+                raise ApiError(400, str(e))
+        h.ignition_overrides = config
+        h.touch()
+        self.host_event(h, "host_discovery_ignition_config_applied",
+                        "Host %s: custom discovery ignition config was applied" % h.display_name())
+        return h
+
+    def accept_registration(self, cluster):
+        """cluster.AcceptRegistration (409 texts)."""
+        if cluster.status == "installed":
+            raise ApiError(409, "Cannot add host to a cluster that is already installed, please use the day2 "
+                                "cluster option")
+        if cluster.status not in CLUSTER_ACCEPTS_REGISTRATION:
+            raise ApiError(409, "Host can register only in one of the following states: %s" % (
+                "[" + " ".join(CLUSTER_ACCEPTS_REGISTRATION) + "]"))
+
+    def bind_host(self, ie_id, host_id, cluster_id):
+        """BindHostInternal: only a known-unbound host binds (host state
+        machine); it goes to binding, the agent is told to exit, and its
+        re-registration makes it discovering in the cluster."""
+        h = self.host(ie_id, host_id)
+        if h.cluster_id:
+            raise ApiError(409, "Host %s is already bound to cluster %s" % (host_id, h.cluster_id))
+        cluster = self.clusters.get(cluster_id)
+        if cluster is None:
+            raise ApiError(400, "Failed to find cluster %s" % cluster_id)
+        ie = self.infra_env(ie_id)
+        c_arch = cluster.spec.get("cpu_architecture", "x86_64")
+        ie_arch = ie.spec.get("cpu_architecture", "x86_64")
+        if c_arch != ie_arch and c_arch != "multi":
+            raise ApiError(400, "InfraEnv's CPU architecture (%s) doesn't match the cluster (%s)" % (ie_arch, c_arch))
+        self.accept_registration(cluster)
+        if h.status != "known-unbound":
+            raise ApiError(500, "no condition found to run transition BindHost from state %s" % h.status)
+        h.cluster_id = cluster.id
+        if cluster.spec.get("kind") == "AddHostsCluster":
+            h.kind = "AddToExistingClusterHost"
+            h.role = "worker"
+            h.suggested_role = "worker"
+            h.machine_config_pool_name = h.machine_config_pool_name or "worker"
+        h.set_status("binding", "Host is waiting to be bound to the cluster")
+        self.refresh_cluster(cluster)
+        return h
+
+    UNBIND_TO_UNBINDING = ("known", "discovering", "disconnected", "insufficient", "pending-for-input")
+    UNBIND_TO_PENDING_USER_ACTION = ("installed", "added-to-existing-cluster", "error", "cancelled")
+
+    def unbind_host(self, ie_id, host_id):
+        h = self.host(ie_id, host_id)
+        if not h.cluster_id:
+            raise ApiError(409, "Host %s is already unbound" % host_id)
+        ie = self.infra_env(ie_id)
+        if ie.cluster_id:
+            raise ApiError(409, "Cannot unbind Host %s. InfraEnv %s is bound to Cluster %s" % (
+                host_id, ie_id, ie.cluster_id))
+        if h.status in self.UNBIND_TO_UNBINDING:
+            status = "unbinding"
+        elif h.status in self.UNBIND_TO_PENDING_USER_ACTION:
+            status = "unbinding-pending-user-action"
+        else:
+            raise ApiError(500, "no condition found to run transition UnbindHost from state %s" % h.status)
+        cluster = self.clusters.get(h.cluster_id)
+        h.cluster_id = None
+        h.kind = "Host"
+        h.role = "auto-assign"
+        h.suggested_role = "auto-assign"
+        h.bootstrap = False
+        h.machine_config_pool_name = ""
+        h._stages_cache = []
+        h.progress = {"current_stage": "", "progress_info": "", "installation_percentage": 0,
+                      "stage_started_at": ZERO_MS, "stage_updated_at": ZERO_MS}
+        h.set_status(status, "Host is waiting to be unbound from the cluster")
+        self.refresh_cluster(cluster)
+        return h
+
+    def install_host(self, ie_id, host_id):
+        """InstallSingleDay2HostInternal (v2InstallHost)."""
+        h = self.host(ie_id, host_id)
+        if not self.is_day2(h):
+            raise ApiError(409, "method only allowed when adding hosts to an existing cluster")
+        if h.status != "known":
+            raise ApiError(409, "cannot install host in state %s" % h.status)
+        if h.role == "auto-assign":
+            h.role = "worker"
+        h.suggested_role = h.role
+        cluster = self.clusters.get(h.cluster_id)
+        h._stages_cache = h.stages(cluster.sno if cluster else False)
+        h.set_status("installing", "Installation is in progress")
+        return h
+
+    def deregister_infra_env(self, ie_id):
+        ie = self.infra_env(ie_id)
+        n = sum(1 for h in self.hosts.values() if h.infra_env_id == ie.id)
+        if n:
+            raise ApiError(400, "failed to deregister infraEnv %s, %d hosts are still associated" % (ie.id, n))
+        del self.infra_envs[ie.id]
+        self.add_event("infra_env_deregistered", "Deregistered infra env", infra_env_id=ie.id)
+
+    # -- infra-env files (v2DownloadInfraEnvFiles) ------------------------
+    def discovery_ignition(self, ie):
+        """The discovery ignition: Ignition 3.1.0 with the units observed in
+        observed/04 (agent.service pointing at this service, proxy
+        variables from the infra-env), the SSH keys, the pull secret as
+        /root/.docker/config.json, the static network config files, the
+        additional trust bundle; the override merged (its users, files and
+        units appended; version raised to the override's)."""
+        d = ie.spec
+        agent = self.settings["agent_image"]
+        px = d.get("proxy") or {}
+        hp, hsp, np = px.get("http_proxy") or "", px.get("https_proxy") or "", px.get("no_proxy") or ""
+        agent_unit = ("[Service]\nType=simple\nRestart=always\nRestartSec=3\nStartLimitInterval=0\n"
+                      "Environment=HTTP_PROXY=%s\nEnvironment=http_proxy=%s\nEnvironment=HTTPS_PROXY=%s\n"
+                      "Environment=https_proxy=%s\nEnvironment=NO_PROXY=%s\nEnvironment=no_proxy=%s\n"
+                      "TimeoutStartSec=600\nExecStartPre=/usr/local/bin/agent-fix-bz1964591 %s\n"
+                      "ExecStartPre=podman run --privileged --rm -v /usr/local/bin:/hostbin %s cp /usr/bin/agent "
+                      "/hostbin\nExecStart=/usr/local/bin/agent --url %s --infra-env-id %s --agent-version %s "
+                      "--insecure=true  \n\n[Unit]\nWants=network-online.target\nAfter=network-online.target\n\n"
+                      "[Install]\nWantedBy=multi-user.target\n") % (hp, hp, hsp, hsp, np, np, agent, agent,
+                                                                   self.service_base(), ie.id, agent)
+        selinux_unit = ("[Service]\nType=oneshot\nExecStartPre=checkmodule -M -m -o /root/assisted.mod "
+                        "/root/assisted.te\nExecStartPre=semodule_package -o /root/assisted.pp -m "
+                        "/root/assisted.mod\nExecStart=semodule -i /root/assisted.pp\n\n[Install]\n"
+                        "WantedBy=multi-user.target\n")
+
+        def data_file(path, content, mode=420):
+            return {"contents": {"source": "data:text/plain;charset=utf-8;base64," +
+                                 base64.b64encode(content.encode("utf-8")).decode("ascii")},
+                    "mode": mode, "overwrite": True, "path": path}
+        files = [data_file("/root/.docker/config.json", d.get("pull_secret") or "", 420)]
+        if d.get("additional_trust_bundle"):
+            files.append(data_file("/etc/pki/ca-trust/source/anchors/domain.crt", d["additional_trust_bundle"]))
+        for i, host in enumerate(json.loads(d["static_network_config"]) if d.get("static_network_config") else []):
+            lines = sorted("%s=%s" % (m.get("mac_address", ""), m.get("logical_nic_name", ""))
+                           for m in host.get("mac_interface_map") or [])
+            files.append(data_file("/etc/assisted/network/host%d/mac_interface.ini" % i, "\n".join(lines), 384))
+            files.append(data_file("/etc/assisted/network/host%d/ymlFile%d.yml" % (i, i),
+                                   refvalid._nmpolicy(host), 384))
+        keys = [k.strip() for k in (d.get("ssh_authorized_key") or "").split("\n") if k.strip()]
+        user = {"groups": ["sudo"], "name": "core", "passwordHash": "!"}
+        if keys:
+            user["sshAuthorizedKeys"] = keys
+        ign = {"ignition": {"version": "3.1.0"},
+               "passwd": {"users": [user]},
+               "storage": {"files": files},
+               "systemd": {"units": [{"contents": agent_unit, "enabled": True, "name": "agent.service"},
+                                     {"contents": selinux_unit, "enabled": True, "name": "selinux.service"},
+                                     {"enabled": True, "name": "multipathd.service"}]}}
+        if d.get("ignition_config_override"):
+            append_ignition(ign, json.loads(d["ignition_config_override"]))
+        return go_dumps(ign)
+
+    def _kargs_suffix(self, ie):
+        if not ie.spec.get("kernel_arguments"):
+            return ""
+        return "".join(" " + (a.get("value") or "") for a in json.loads(ie.spec["kernel_arguments"])
+                       if a.get("operation") == "append")
+
+    def _image_query(self, ie, extra=()):
+        q = list(extra)
+        token = ie.image_key[4] if ie.image_key else ""
+        if token:
+            q.append(("api_key" if self.auth_type() == "local" else "image_token", token))
+        return "&".join("%s=%s" % kv for kv in sorted(q))
+
+    def boot_artifact_urls(self, ie):
+        """initrd, kernel, rootfs URLs on the image service (the hub's iPXE
+        script and the infra-env's boot artifacts)."""
+        d = ie.spec
+        va = (("arch", d.get("cpu_architecture", "x86_64")), ("version", d.get("openshift_version", "")))
+        base = self.image_base()
+        return ("%s/images/%s/pxe-initrd?%s" % (base, ie.id, self._image_query(ie, va)),
+                "%s/boot-artifacts/kernel?%s" % (base, "&".join("%s=%s" % kv for kv in va)),
+                "%s/boot-artifacts/rootfs?%s" % (base, "&".join("%s=%s" % kv for kv in va)))
+
+    def files_url(self, ie, file_name, ipxe_script_type=None):
+        q = [("file_name", file_name)]
+        if ipxe_script_type:
+            q.append(("ipxe_script_type", ipxe_script_type))
+        token = ie.image_key[4] if ie.image_key else ""
+        if token:
+            q.append(("api_key" if self.auth_type() == "local" else "image_token", token))
+        return "%s/api/assisted-install/v2/infra-envs/%s/downloads/files?%s" % (
+            self.service_base(), ie.id, "&".join("%s=%s" % kv for kv in q))
+
+    def ipxe_script(self, ie, mac=None, script_type=None):
+        if mac:
+            for h in self.hosts.values():
+                if h.infra_env_id != ie.id:
+                    continue
+                macs = [(i.get("mac_address") or "").lower() for i in (h.inventory_obj or {}).get("interfaces") or []]
+                if mac.lower() in macs and h.status in ("installed", "added-to-existing-cluster"):
+                    raise ApiError(404, "IPXE booting skipped. InfraEnv %s: host %s having mac %s is already "
+                                        "installed" % (ie.id, h.id, mac))
+        if script_type == "boot-order-control" and not mac:
+            return "#!ipxe\nchain %s&mac=${net0/mac}\n" % self.files_url(ie, "ipxe-script", script_type)
+        initrd, kernel, rootfs = self.boot_artifact_urls(ie)
+        return ("#!ipxe\ninitrd --name initrd %s\nkernel %s initrd=initrd coreos.live.rootfs_url=%s "
+                "random.trust_cpu=on rd.luks.options=discard ignition.firstboot ignition.platform.id=metal "
+                "console=tty1 console=ttyS1,115200n8 coreos.inst.persistent-kargs=\"console=tty1 "
+                "console=ttyS1,115200n8\"%s\nboot\n") % (initrd, kernel, rootfs, self._kargs_suffix(ie))
+
+    def infra_env_file(self, ie_id, file_name, mac=None, script_type=None):
+        """(filename, bytes) of v2DownloadInfraEnvFiles."""
+        ie = self.infra_env(ie_id)
+        if script_type and file_name != "ipxe-script":
+            raise ApiError(400, "\"ipxe_script_type\"\" can be set only for \"ipxe-script\"")
+        if file_name == "discovery.ign":
+            return "discovery.ign", self.discovery_ignition(ie).encode("utf-8")
+        if file_name == "ipxe-script":
+            return "%s-ipxe-script" % ie.id, self.ipxe_script(ie, mac, script_type).encode("utf-8")
+        stored = ie.spec.get("static_network_config") or ""
+        if not stored:
+            return "", b""
+        return "%s-static-network-config.tar" % ie.id, refvalid.static_network_archive(stored)
+
+    def iso_standin(self, ie):
+        """The ISO body the image-service paths serve here: not an ISO (no
+        RHCOS image is available), a small text naming what the real image
+        would hold, with a digest of the discovery ignition embedded."""
+        ign = self.discovery_ignition(ie).encode("utf-8")
+        return ("refservice stand-in for the %s discovery ISO of infra-env %s\nopenshift_version=%s\n"
+                "cpu_architecture=%s\nignition_sha256=%s\n" % (
+                    ie.spec.get("type", "full-iso"), ie.id, ie.spec.get("openshift_version", ""),
+                    ie.spec.get("cpu_architecture", "x86_64"), hashlib.sha256(ign).hexdigest())).encode("utf-8")
 
     # -- control -------------------------------------------------------------
     def control_update_host(self, h, spec):
@@ -1436,7 +2225,7 @@ class Model(object):
 
 CLUSTER_KEYS = set(DEFAULT_CLUSTER) | {"id", "status", "status_info", "files", "installer_args",
                                        "high_availability_mode"}
-INFRA_ENV_KEYS = set(DEFAULT_INFRA_ENV) | {"id", "cluster_id"}
+INFRA_ENV_KEYS = set(DEFAULT_INFRA_ENV) | {"id", "cluster_id"} | INFRA_ENV_EXTRA_KEYS
 HOST_KEYS = {"id", "infra_env_id", "cluster_id", "discovery_agent_version", "inventory", "status", "status_info",
              "role", "suggested_role", "bootstrap", "stage", "current_stage", "progress_info",
              "installation_disk_id", "installation_disk_path", "requested_hostname", "installer_args", "ignition",

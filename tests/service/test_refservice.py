@@ -7,6 +7,7 @@ Run:  /usr/bin/python3 tests/service/test_refservice.py     (exit 77 without pyt
 Everything binds 127.0.0.1; nothing leaves the machine.
 """
 
+import base64
 import copy
 import io
 import json
@@ -34,7 +35,7 @@ except ImportError:
     raise unittest.SkipTest("python3-yaml is not installed")
 
 import refservice  # noqa: E402
-from refclient import RefService  # noqa: E402
+from refclient import HubClient, RefService  # noqa: E402
 from swaggerval import Swagger  # noqa: E402
 
 try:
@@ -965,6 +966,458 @@ class TestSelf(unittest.TestCase):
             self.skipTest("no IPv6 loopback here")
         with RefService(bind="::1") as svc:
             self.assertEqual(svc.register(IE, H1)[0], 201)
+
+
+# ---------------------------------------------------------------------------
+# the user-facing API (what cradle-hub calls).  These tests make their own
+# objects with unique names through the API and run unchanged against a real
+# assisted-service (CRADLE_TEST_SERVICE_URL); only what needs the fake's
+# control API skips there.
+
+STATIC_YAML = "interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: true\n" \
+              "    dhcp: false\n    address:\n    - ip: 198.51.100.10\n      prefix-length: 24\n"
+
+
+def static_host(mac, nic="eth0", net_yaml=None):
+    return {"mac_interface_map": [{"mac_address": mac, "logical_nic_name": nic}],
+            "network_yaml": STATIC_YAML.replace("eth0", nic) if net_yaml is None else net_yaml}
+
+
+class HubBase(unittest.TestCase):
+    svc = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.svc = RefService().start()
+        cls.hub = HubClient(cls.svc)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.svc.stop()
+        cls.svc.__exit__(None, None, None)
+
+    def setUp(self):
+        if not self.hub.real:
+            self.svc.reset()
+        self.cleanup_ies = []
+
+    def tearDown(self):
+        for ie in self.cleanup_ies:
+            st, hosts = self.hub.hosts(ie)
+            for h in hosts if st == 200 else []:
+                self.hub.deregister_host(ie, h["id"])
+            self.hub.deregister_infra_env(ie)
+
+    def new_ie(self, **params):
+        st, ie = self.hub.register_infra_env(**params)
+        self.assertEqual(st, 201, ie)
+        self.assertEqual(schema_errors("infra-env", ie), [])
+        self.cleanup_ies.append(ie["id"])
+        return ie
+
+    def assert_error(self, result, status, reason):
+        st, body = result
+        self.assertEqual((st, body.get("reason") if isinstance(body, dict) else body), (status, reason))
+        self.assertEqual(body, {"code": str(status), "href": "", "id": status, "kind": "Error", "reason": reason})
+
+    def agent_register(self, ie, host_id):
+        st, body = self.svc.register(ie, host_id)
+        self.assertEqual(st, 201, body)
+        return body
+
+
+class TestInfraEnvs(HubBase):
+    def test_register_shape(self):
+        ie = self.new_ie(openshift_version="4.13", cpu_architecture="x86_64", image_type="minimal-iso",
+                         additional_ntp_sources="pool.example.com",
+                         proxy={"http_proxy": "http://proxy.example.com:3128", "no_proxy": ".example.com"},
+                         kernel_arguments=[{"operation": "append", "value": "console=ttyS0"}],
+                         network_discovery_delay_seconds=30)
+        for k in ("kind", "id", "href", "name", "type", "created_at", "updated_at", "download_url", "expires_at",
+                  "pull_secret_set", "cpu_architecture", "openshift_version", "ssh_authorized_key", "proxy"):
+            self.assertIn(k, ie)
+        self.assertEqual((ie["kind"], ie["type"], ie["openshift_version"], ie["cpu_architecture"]),
+                         ("InfraEnv", "minimal-iso", "4.13", "x86_64"))
+        self.assertTrue(ie["pull_secret_set"])
+        self.assertNotIn("pull_secret", ie)
+        self.assertEqual(ie["href"], "/api/assisted-install/v2/infra-envs/%s" % ie["id"])
+        # an http_proxy alone serves https too (setDefaultRegisterInfraEnvParams)
+        self.assertEqual(ie["proxy"], {"http_proxy": "http://proxy.example.com:3128",
+                                       "https_proxy": "http://proxy.example.com:3128", "no_proxy": ".example.com"})
+        self.assertEqual(json.loads(ie["kernel_arguments"]), [{"operation": "append", "value": "console=ttyS0"}])
+        self.assertEqual(ie["additional_ntp_sources"], "pool.example.com")
+        self.assertEqual(ie["network_discovery_delay_seconds"], 30)
+        self.assertRegex(ie["download_url"], r"/(byid/%s|byapikey/[^/]+|bytoken/[^/]+)/4\.13/x86_64/minimal\.iso$"
+                         % ie["id"])
+        if not self.hub.real:
+            self.assertEqual(ie["download_url"], "%s/byid/%s/4.13/x86_64/minimal.iso" % (self.svc.url, ie["id"]))
+            self.assertEqual(ie["expires_at"], "0001-01-01T00:00:00.000Z")
+        self.assertEqual(self.hub.infra_env(ie["id"]), (200, ie))
+
+    def test_register_validations(self):
+        cases = [
+            ({"pull_secret": "not json"}, "pull secret for new infraEnv is invalid: pull secret must be a "
+                                          "well-formed JSON"),
+            ({"pull_secret": '{"auths":{}}'}, "pull secret for new infraEnv is invalid: pull secret must contain "
+                                              "'auths' JSON-object field"),
+            ({"ssh_authorized_key": "ssh-rsa nonsense"}, "SSH key is not valid"),
+            ({"additional_ntp_sources": "bad_host!"}, "Invalid NTP source: bad_host!"),
+            ({"proxy": {"http_proxy": "https://proxy.example.com"}},
+             "Failed to validate HTTP Proxy: The URL scheme must be http; https is currently not supported: "
+             "'https://proxy.example.com'"),
+            ({"kernel_arguments": [{"operation": "delete", "value": "quiet"}]},
+             "Only kernel argument operation append is supported.  Got delete"),
+            ({"ignition_config_override": '{"ignition": {"version": "2.2.0"}}'},
+             "error parsing ignition: unsupported config version"),
+            ({"ignition_config_override": "{"}, "error parsing ignition: config is not valid"),
+            ({"static_network_config": [{"mac_interface_map": [], "network_yaml": ""}]},
+             "2 errors occurred:\n\t* at least one interface for host 0 must be provided\n\t* failed to validate "
+             "network yaml for host 0, cannot generate configuration with an empty host YAML\n\n"),
+            ({"static_network_config": [
+                {"mac_interface_map": [{"mac_address": "52:54:00:00:00:01", "logical_nic_name": "eth0"},
+                                       {"mac_address": "52:54:00:00:00:01", "logical_nic_name": "eth1"}],
+                 "network_yaml": STATIC_YAML}]},
+             "1 error occurred:\n\t* MACs and Interfaces for host 0 must be unique\n\n"),
+            ({"static_network_config": [static_host("52:54:00:00:00:01"),
+                                        static_host("52:54:00:00:00:02", nic="eth0",
+                                                    net_yaml=STATIC_YAML.replace("eth0", "mynic"))]},
+             "1 error occurred:\n\t* mac-interface mapping for interface mynic is missing and not a physical "
+             "interface\n\n"),
+        ]
+        for params, reason in cases:
+            with self.subTest(params=params):
+                self.assert_error(self.hub.register_infra_env(**params), 400, reason)
+        # a predictable physical name needs no mapping
+        self.new_ie(static_network_config=[static_host("52:54:00:00:00:01", nic="eth0",
+                                                       net_yaml=STATIC_YAML.replace("eth0", "enp1s0"))])
+
+    def test_ignition_override_size_limit(self):
+        big = {"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/big", "contents": {"source": "data:;base64," + base64.b64encode(os.urandom(300 * 1024))
+                                              .decode()}}]}}
+        st, body = self.hub.register_infra_env(ignition_config_override=json.dumps(big))
+        self.assertEqual(st, 400, body)
+        self.assertRegex(body["reason"], r"^The ignition archive size \(\d+ KiB\) is over the maximum allowable "
+                                         r"size \(256 KiB\)$")
+        ok = {"ignition": {"version": "3.1.0"}, "storage": {"files": [{"path": "/etc/small", "mode": 420,
+                                                                       "contents": {"source": "data:,hello"}}]}}
+        ie = self.new_ie(ignition_config_override=json.dumps(ok))
+        self.assertEqual(ie["ignition_config_override"], json.dumps(ok))
+        st, data = self.hub.infra_env_file(ie["id"], "discovery.ign")
+        self.assertEqual(st, 200)
+        ign = json.loads(data)
+        self.assertIn("/etc/small", [f["path"] for f in ign["storage"]["files"]])
+
+    def test_static_network_config_stored_sorted(self):
+        h1 = static_host("52:54:00:00:00:02", nic="eth1")
+        h2 = {"mac_interface_map": [{"mac_address": "52:54:00:00:00:09", "logical_nic_name": "eth9"},
+                                    {"mac_address": "52:54:00:00:00:03", "logical_nic_name": "eth3"}],
+              "network_yaml": STATIC_YAML.replace("eth0", "eth3")}
+        ie = self.new_ie(static_network_config=[h1, h2])
+        stored = json.loads(ie["static_network_config"])
+        self.assertEqual(stored[0]["mac_interface_map"], [{"logical_nic_name": "eth1", "mac_address": "52:54:00:00:00:02"}])
+        self.assertEqual([m["logical_nic_name"] for m in stored[1]["mac_interface_map"]], ["eth3", "eth9"])
+        self.assertEqual(ie["static_network_config"],
+                         json.dumps(stored, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e"))
+        st, tar = self.hub.infra_env_file(ie["id"], "static-network-config")
+        self.assertEqual(st, 200)
+        with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+            names = tf.getnames()
+            self.assertIn("/etc/assisted/network/host0/mac_interface.ini", [("/" + n).replace("//", "/")
+                                                                           for n in names])
+            ini = tf.extractfile([m for m in tf.getmembers() if m.name.endswith("host0/mac_interface.ini")][0])
+            self.assertEqual(ini.read().decode(), "52:54:00:00:00:02=eth1")
+        # [] clears it
+        st, upd = self.hub.update_infra_env(ie["id"], static_network_config=[])
+        self.assertEqual(st, 201, upd)
+        self.assertNotIn("static_network_config", upd)
+        st, data = self.hub.infra_env_file(ie["id"], "static-network-config")
+        self.assertEqual((st, data), (200, b""))
+
+    def test_update(self):
+        ie = self.new_ie()
+        st, upd = self.hub.update_infra_env(ie["id"], image_type="minimal-iso",
+                                            additional_ntp_sources="198.51.100.1",
+                                            proxy={"http_proxy": "http://198.51.100.2:3128"})
+        self.assertEqual(st, 201, upd)
+        self.assertEqual(schema_errors("infra-env", upd), [])
+        self.assertEqual(upd["type"], "minimal-iso")
+        self.assertTrue(upd["download_url"].endswith("/minimal.iso"))
+        self.assertNotEqual(upd["download_url"], ie["download_url"])
+        self.assertGreater(upd["updated_at"], ie["updated_at"])
+        self.assertEqual(upd["proxy"]["http_proxy"], "http://198.51.100.2:3128")
+        self.assertEqual(upd["additional_ntp_sources"], "198.51.100.1")
+        self.assertEqual(upd["name"], ie["name"])
+        # update errors come without the register prefix
+        self.assert_error(self.hub.update_infra_env(ie["id"], pull_secret="x"), 400,
+                          "pull secret must be a well-formed JSON")
+        self.assert_error(self.hub.update_infra_env(ie["id"], ssh_authorized_key="ssh-rsa nonsense"), 400,
+                          "SSH key: ssh-rsa nonsense does not match any supported type: ssh-rsa, ssh-ed25519, "
+                          "ecdsa-[VARIANT]")
+        self.assert_error(self.hub.update_infra_env(str(uuid.uuid4()), image_type="full-iso"), 404,
+                          "record not found")
+        st, got = self.hub.infra_env(ie["id"])
+        self.assertEqual(got["type"], "minimal-iso")
+        # kernel arguments: [] clears
+        st, upd = self.hub.update_infra_env(ie["id"], kernel_arguments=[{"operation": "append", "value": "a=b"}])
+        self.assertEqual(json.loads(upd["kernel_arguments"]), [{"operation": "append", "value": "a=b"}])
+        st, upd = self.hub.update_infra_env(ie["id"], kernel_arguments=[])
+        self.assertNotIn("kernel_arguments", upd)
+
+    def test_deregister(self):
+        ie = self.new_ie()
+        host = str(uuid.uuid4())
+        self.agent_register(ie["id"], host)
+        self.assert_error(self.hub.deregister_infra_env(ie["id"]), 400,
+                          "failed to deregister infraEnv %s, 1 hosts are still associated" % ie["id"])
+        self.assertEqual(self.hub.deregister_host(ie["id"], host)[0], 204)
+        self.assertEqual(self.hub.deregister_infra_env(ie["id"]), (204, b""))
+        self.cleanup_ies.remove(ie["id"])
+        self.assert_error(self.hub.infra_env(ie["id"]), 404, "record not found")
+        self.assert_error(self.hub.deregister_infra_env(ie["id"]), 404, "record not found")
+
+    def test_downloads(self):
+        ie = self.new_ie(kernel_arguments=[{"operation": "append", "value": "rd.debug"}])
+        st, u = self.hub.call("GET", "/v2/infra-envs/%s/downloads/image-url" % ie["id"])
+        self.assertEqual(st, 200, u)
+        self.assertEqual(schema_errors("presigned-url", u), [])
+        self.assertEqual(u["url"], ie["download_url"])
+        st, ign = self.hub.infra_env_file(ie["id"], "discovery.ign")
+        self.assertEqual(st, 200, ign)
+        self.assertEqual(self.hub.headers.get("Content-Disposition"), "attachment; filename=discovery.ign")
+        ign = json.loads(ign)
+        units = {u["name"]: u for u in ign["systemd"]["units"]}
+        self.assertIn("--infra-env-id %s" % ie["id"], units["agent.service"]["contents"])
+        self.assertIn(HubClient.SSH_KEY, ign["passwd"]["users"][0]["sshAuthorizedKeys"])
+        st, script = self.hub.infra_env_file(ie["id"], "ipxe-script")
+        self.assertEqual(st, 200, script)
+        lines = script.decode().split("\n")
+        self.assertEqual(lines[0], "#!ipxe")
+        self.assertRegex(lines[1], r"^initrd --name initrd \S+/images/%s/pxe-initrd\?\S*arch=x86_64\S*$" % ie["id"])
+        self.assertRegex(lines[2], r"^kernel \S+/boot-artifacts/kernel\?arch=x86_64&version=4\.1\d initrd=initrd "
+                                   r"coreos\.live\.rootfs_url=\S+/boot-artifacts/rootfs\?arch=x86_64&version=4\.1\d "
+                                   r"random\.trust_cpu=on .* rd\.debug$")
+        self.assertEqual(lines[3:], ["boot", ""])
+        self.assert_error(self.hub.infra_env_file(ie["id"], "discovery.ign", ipxe_script_type="boot-order-control"),
+                          400, '"ipxe_script_type"" can be set only for "ipxe-script"')
+        st, body = self.hub.infra_env_file(ie["id"], "nonsense")
+        self.assertEqual(st, 422, body)
+        st, p = self.hub.call("GET", "/v2/infra-envs/%s/downloads/files-presigned?file_name=ipxe-script" % ie["id"])
+        self.assertEqual(st, 200, p)
+        self.assertRegex(p["url"], r"/api/assisted-install/v2/infra-envs/%s/downloads/files\?file_name=ipxe-script"
+                         % ie["id"])
+        st, p = self.hub.call("GET", "/v2/infra-envs/%s/downloads/files-presigned?file_name=discovery.ign&"
+                                     "ipxe_script_type=boot-order-control" % ie["id"])
+        self.assertEqual((st, p.get("reason")), (400, 'ipxe_script_type can be set only for "ipxe-script"'))
+        st, chain = self.hub.infra_env_file(ie["id"], "ipxe-script", ipxe_script_type="boot-order-control")
+        self.assertEqual(st, 200, chain)
+        self.assertRegex(chain.decode(), r"^#!ipxe\nchain \S+file_name=ipxe-script&ipxe_script_type="
+                                         r"boot-order-control\S*&mac=\$\{net0/mac\}\n$")
+
+    def test_image_service_standins(self):
+        self.svc.need_control("the image-service stand-ins of the fake") if hasattr(self.svc, "need_control") \
+            else None
+        ie = self.new_ie()
+        path = ie["download_url"][len(self.svc.url):]
+        r = self.svc.raw("GET", path)
+        self.assertEqual(r.status, 200)
+        self.assertIn(("infra-env %s" % ie["id"]).encode(), r.body)
+        self.assertEqual(self.svc.raw("HEAD", path).status, 200)
+        self.assertEqual(self.svc.raw("GET", path.replace(ie["id"], str(uuid.uuid4()))).status, 404)
+        st, script = self.hub.infra_env_file(ie["id"], "ipxe-script")
+        for url in re.findall(r"(http://\S+)", script.decode()):
+            r = self.svc.raw("GET", url[len(self.svc.url):])
+            self.assertEqual(r.status, 200, url)
+
+    def test_signed_urls_with_token(self):
+        with RefService(token="hub-t0ken") as svc:
+            hub = HubClient(svc)
+            st, ie = hub.register_infra_env()
+            self.assertEqual(st, 201, ie)
+            m = re.match(r"^%s/byapikey/([^/]+)/4\.14/x86_64/full\.iso$" % re.escape(svc.url), ie["download_url"])
+            self.assertIsNotNone(m, ie["download_url"])
+            self.assertNotIn("hub-t0ken", ie["download_url"])
+            self.assertEqual(svc.raw("GET", ie["download_url"][len(svc.url):]).status, 200)
+            self.assertEqual(svc.raw("GET", "/byapikey/wrong/4.14/x86_64/full.iso").status, 401)
+            # userAuth: Bearer token; none or a wrong one is refused
+            self.assertEqual(hub.infra_env(ie["id"])[0], 200)
+            r = svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s" % ie["id"])
+            self.assertEqual(r.status, 401)
+            r = svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s" % ie["id"],
+                        headers={"Authorization": "Bearer nope"})
+            self.assertEqual(r.status, 401)
+            st, p = hub.call("GET", "/v2/infra-envs/%s/downloads/files-presigned?file_name=discovery.ign" % ie["id"])
+            self.assertIn("&api_key=", p["url"])
+            r = svc.raw("GET", p["url"][len(svc.url):])
+            self.assertEqual(r.status, 200)
+            self.assertEqual(json.loads(r.body)["ignition"]["version"], "3.1.0")
+
+
+class TestEvents(HubBase):
+    def test_infra_env_and_host_events(self):
+        ie = self.new_ie()
+        st, evs = self.hub.events(infra_env_id=ie["id"])
+        self.assertEqual(st, 200, evs)
+        self.assertEqual(schema_errors("event-list", evs), [])
+        names = [e["name"] for e in evs]
+        self.assertIn("infra_env_registered", names)
+        self.assertIn("image_info_updated", names)
+        img = [e for e in evs if e["name"] == "image_info_updated"][0]
+        self.assertEqual(img["message"], 'Updated image information (Image type is "full-iso", SSH public key is set)')
+        self.assertEqual(self.hub.headers.get("Event-Count"), str(len(evs)))
+        host = str(uuid.uuid4())
+        self.agent_register(ie["id"], host)
+        st, hevs = self.hub.events(host_ids=[host])
+        self.assertEqual(st, 200, hevs)
+        reg = [e for e in hevs if e["name"] == "host_registration_succeeded"]
+        self.assertEqual(len(reg), 1, hevs)
+        self.assertEqual(reg[0]["message"], "Host %s: Successfully registered" % host)
+        self.assertEqual((reg[0]["host_id"], reg[0]["infra_env_id"], reg[0]["severity"]), (host, ie["id"], "info"))
+        # resume after the last seen event: offset and event_time order
+        st, all_evs = self.hub.events(infra_env_id=ie["id"])
+        times = [e["event_time"] for e in all_evs]
+        self.assertEqual(times, sorted(times))
+        st, tail = self.hub.events(infra_env_id=ie["id"], offset=len(evs))
+        self.assertEqual(tail, all_evs[len(evs):])
+        st, first = self.hub.events(infra_env_id=ie["id"], limit=1)
+        self.assertEqual(first, all_evs[:1])
+        self.assertEqual(self.hub.headers.get("Event-Count"), str(len(all_evs)))
+        st, desc = self.hub.events(infra_env_id=ie["id"], order="descending")
+        self.assertEqual(desc, list(reversed(all_evs)))
+        st, none = self.hub.events(infra_env_id=ie["id"], categories=["metrics"])
+        self.assertEqual((st, none), (200, []))
+        st, body = self.hub.events(host_ids=["not-a-uuid"])
+        self.assertEqual(st, 422, body)
+
+    def test_host_status_events(self):
+        self.svc.need_control("host inventory replies of the fake's default infra-env") \
+            if hasattr(self.svc, "need_control") else None
+        ie = self.new_ie()
+        host = str(uuid.uuid4())
+        self.agent_register(ie["id"], host)
+        st, steps = self.svc.instructions(ie["id"], host)
+        st, _ = self.svc.reply(ie["id"], host, steps["instructions"][0], json.dumps(inventory_for(7)))
+        self.assertEqual(st, 204)
+        st, evs = self.hub.events(host_ids=[host])
+        msgs = [e["message"] for e in evs if e["name"] == "host_status_updated"]
+        self.assertEqual(msgs, ["Host master-7: updated status from discovering-unbound to known-unbound "
+                                "(Host is ready to be bound to a cluster)"])
+
+
+class TestHostsUserSide(HubBase):
+    def discovered(self, ie=None, n=5):
+        """A host of a late-binding infra-env with the observed inventory
+        (known-unbound on the fake)."""
+        if ie is None:
+            ie = self.new_ie()["id"]
+        host = str(uuid.uuid4())
+        self.agent_register(ie, host)
+        st, steps = self.svc.instructions(ie, host)
+        self.assertEqual(st, 200, steps)
+        inv = [s for s in steps["instructions"] or [] if s["step_type"] == "inventory"][0]
+        st, body = self.svc.reply(ie, host, inv, json.dumps(inventory_for(n)))
+        self.assertEqual(st, 204, body)
+        return ie, host
+
+    def test_list_and_get(self):
+        ie, host = self.discovered()
+        st, hosts = self.hub.hosts(ie)
+        self.assertEqual((st, [h["id"] for h in hosts]), (200, [host]))
+        self.assertEqual(schema_errors("host-list", hosts), [])
+        st, h = self.hub.host(ie, host)
+        self.assertEqual(st, 200, h)
+        self.assertEqual(schema_errors("host", h), [])
+        self.assertEqual(h["requested_hostname"], "master-5")
+        self.assertNotIn("free_addresses", h)
+        self.assertNotIn("approved", h)
+        self.assertEqual(self.hub.hosts(str(uuid.uuid4())), (200, []))
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.host(ie, missing), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+
+    def test_update_host(self):
+        ie, host = self.discovered()
+        st, h = self.hub.update_host(ie, host, host_name="node-a.example.com", host_role="worker")
+        self.assertEqual(st, 201, h)
+        self.assertEqual(schema_errors("host", h), [])
+        self.assertEqual((h["requested_hostname"], h["role"]), ("node-a.example.com", "worker"))
+        self.assert_error(self.hub.update_host(ie, host, host_name="Bad_Name"), 400,
+                          "Hostname does not pass required regex validation: "
+                          "^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$. Hostname: Bad_Name")
+        self.assert_error(self.hub.update_host(ie, host, disks_selected_config=[
+            {"id": "/dev/nonexistent", "role": "install"}]), 409,
+            "Requested installation disk is not part of the host's valid disks")
+        self.assert_error(self.hub.update_host(ie, host, disks_selected_config=[
+            {"id": "/dev/a", "role": "install"}, {"id": "/dev/b", "role": "install"}]), 409,
+            "duplicate setting of installation path by the user")
+        self.assert_error(self.hub.update_host(ie, host, machine_config_pool_name="infra"), 409,
+                          "Host %s must be in day2 to update its machine config pool name to infra" % host)
+        st, h = self.hub.update_host(ie, host, node_labels=[{"key": "node-role.kubernetes.io/infra", "value": ""},
+                                                            {"key": "b", "value": "1"}])
+        self.assertEqual(st, 201, h)
+        self.assertEqual(json.loads(h["node_labels"]), {"b": "1", "node-role.kubernetes.io/infra": ""})
+        st, body = self.hub.update_host(ie, host, node_labels=[{"key": "bad key", "value": "x"}])
+        self.assertEqual(st, 500, body)
+        self.assertIn("name part must consist of alphanumeric characters", body["reason"])
+        disk = json.loads(h["inventory"])["disks"][0]
+        disk_id = disk.get("id") or "/dev/" + disk["name"]
+        st, h = self.hub.update_host(ie, host, disks_skip_formatting=[{"disk_id": disk_id, "skip_formatting": True}])
+        self.assertEqual((st, h.get("skip_formatting_disks")), (201, disk_id))
+        st, body = self.hub.update_host(ie, host, disks_skip_formatting=[{"disk_id": "/dev/zz",
+                                                                          "skip_formatting": True}])
+        self.assertEqual(st, 400, body)
+        self.assertTrue(body["reason"].startswith("Disk identifier /dev/zz doesn't match any disk in the inventory, "
+                                                  "it cannot be skipped. Inventory disk identifiers are: "), body)
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.update_host(ie, missing, host_role="master"), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+
+    def test_role_refused_after_installation_started(self):
+        self.svc.need_control("setting a host's status") if hasattr(self.svc, "need_control") else None
+        ie, host = self.discovered()
+        self.hub.set_host(host, status="installing")
+        self.assert_error(self.hub.update_host(ie, host, host_role="master"), 500,
+                          "Host is in installing state, host role can be set only in one of "
+                          "[discovering known disconnected insufficient pending-for-input] states")
+        self.assert_error(self.hub.update_host(ie, host, host_name="late"), 409,
+                          "Host is in installing state, host name can be set only in one of [discovering known "
+                          "disconnected insufficient pending-for-input disconnected-unbound insufficient-unbound "
+                          "discovering-unbound known-unbound binding] states")
+
+    def test_installer_args_and_ignition(self):
+        ie, host = self.discovered()
+        args = ["--append-karg", "ip=enp1s0:dhcp", "--save-partindex", "1"]
+        st, h = self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/installer-args" % (ie, host), {"args": args})
+        self.assertEqual(st, 201, h)
+        self.assertEqual(json.loads(h["installer_args"]), args)
+        self.assert_error(self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/installer-args" % (ie, host),
+                                        {"args": ["--karg-nonsense"]}), 400,
+                          "found unexpected flag --karg-nonsense for installer - allowed flags are [--append-karg "
+                          "--delete-karg -n --copy-network --network-dir --save-partlabel --save-partindex "
+                          "--image-url --image-file]")
+        ign = json.dumps({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/extra", "contents": {"source": "data:,x"}}]}})
+        st, body = self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/ignition" % (ie, host), {"config": ign})
+        self.assertEqual((st, body), (201, b""))
+        st, h = self.hub.host(ie, host)
+        self.assertEqual(h["ignition_config_overrides"], ign)
+        self.assert_error(self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/ignition" % (ie, host),
+                                        {"config": '{"ignition":{"version":"9.9.9"}}'}), 400,
+                          "error parsing ignition: unsupported config version")
+        st, evs = self.hub.events(host_ids=[host])
+        names = [e["name"] for e in evs]
+        self.assertIn("host_installer_args_applied", names)
+        self.assertIn("host_discovery_ignition_config_applied", names)
+
+    def test_bind_unbind_errors(self):
+        ie, host = self.discovered()
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.bind_host(ie, host, missing), 400, "Failed to find cluster %s" % missing)
+        self.assert_error(self.hub.unbind_host(ie, host), 409, "Host %s is already unbound" % host)
+        self.assert_error(self.hub.bind_host(ie, missing, missing), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+        self.assert_error(self.hub.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/install" % (ie, host)), 409,
+                          "method only allowed when adding hosts to an existing cluster")
 
 
 def _main():
