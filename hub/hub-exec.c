@@ -67,14 +67,16 @@ static int exec_service(HubContext *ctx, const HubWrite *w, HubObserved *obs, Hu
         if (w->text) {
                 _cleanup_free_ char *text = NULL;
 
-                r = hub_service_download(ctx->service, w->tag, w->path, 1024 * 1024, &res, &text);
+                r = hub_service_download(ctx->service, w->tag, w->operation, w->path, 1024 * 1024, &res,
+                                         &text);
                 if (r >= 0 && text) {
                         res.body = json_object_new_string(text);
                         if (!res.body)
                                 r = -ENOMEM;
                 }
         } else
-                r = hub_service_call(ctx->service, w->tag, w->method, w->path, w->body, w->expect, &res);
+                r = hub_service_call(ctx->service, w->tag, w->operation, w->method, w->path, w->body,
+                                     w->expect, &res);
         if (r < 0) {
                 hub_call_result_done(&res);
                 return r;

@@ -87,6 +87,7 @@ const char *hub_write_kind_to_string(HubWriteKind k)
 static void write_done(HubWrite *w)
 {
         free(w->tag);
+        free(w->operation);
         free(w->method);
         free(w->path);
         free(w->ns);
@@ -167,7 +168,10 @@ int hub_plan_op(HubPlan *p, const char *tag, int op, char *const *params, const 
                 json_object_put(body);
                 return r;
         }
-        return hub_plan_service(p, tag ? tag : info->id, info->method, path, body, info->success, feedback);
+        r = hub_plan_service(p, tag ? tag : info->id, info->method, path, body, info->success, feedback);
+        if (r < 0)
+                return r;
+        return dup_or_null(&p->writes[p->n - 1].operation, info->id);
 }
 
 int hub_plan_download(HubPlan *p, const char *tag, const char *path)
@@ -177,7 +181,8 @@ int hub_plan_download(HubPlan *p, const char *tag, const char *path)
         if (r < 0)
                 return r;
         p->writes[p->n - 1].text = true;
-        return 0;
+        return dup_or_null(&p->writes[p->n - 1].operation,
+                           assisted_op_info(ASSISTED_OP_DOWNLOAD_INFRA_ENV_FILES)->id);
 }
 
 int hub_plan_create(HubPlan *p, HubKind target, const char *ns, json_object *obj)

@@ -91,7 +91,8 @@ typedef struct HubWrite {
         HubWriteKind kind;
 
         /* HUB_WRITE_SERVICE */
-        char *tag; /* names the call in results and metrics ("register-infraenv") */
+        char *tag; /* names the call in results ("register-infraenv") */
+        char *operation; /* the swagger operationId, for metrics (NULL: tag) */
         char *method; /* "POST" */
         char *path; /* under /api/assisted-install: "/v2/infra-envs" */
         long expect; /* the success status (201) */

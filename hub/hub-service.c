@@ -264,8 +264,8 @@ static int fill_result(HubCallResult *ret, const char *tag, int error, long stat
         return 0;
 }
 
-int hub_service_call(HubService *s, const char *tag, const char *method, const char *path, json_object *body,
-                     long expect, HubCallResult *ret)
+int hub_service_call(HubService *s, const char *tag, const char *operation, const char *method,
+                     const char *path, json_object *body, long expect, HubCallResult *ret)
 {
         AssistedClient *c = NULL;
         _cleanup_(json_object_putp) json_object *answer = NULL;
@@ -280,7 +280,7 @@ int hub_service_call(HubService *s, const char *tag, const char *method, const c
                 return fill_result(ret, tag, r, 0, NULL, "cannot make a client of the service");
         q = assisted_call(c, method, path, body, expect, &status, &answer, &err);
         client_give(s, c);
-        record(s, tag, status, q, started);
+        record(s, operation ? operation : tag, status, q, started);
         return fill_result(ret, tag, q, status, TAKE_PTR(answer), err);
 }
 
@@ -297,11 +297,11 @@ int hub_service_op(HubService *s, AssistedOp op, char *const *params, const char
         r = assisted_op_path(op, params, query, &path);
         if (r < 0)
                 return r;
-        return hub_service_call(s, info->id, info->method, path, body, info->success, ret);
+        return hub_service_call(s, info->id, info->id, info->method, path, body, info->success, ret);
 }
 
-int hub_service_download(HubService *s, const char *tag, const char *path, size_t max, HubCallResult *ret,
-                         char **ret_text)
+int hub_service_download(HubService *s, const char *tag, const char *operation, const char *path, size_t max,
+                         HubCallResult *ret, char **ret_text)
 {
         AssistedClient *c = NULL;
         _cleanup_free_ char *err = NULL, *data = NULL;
@@ -316,7 +316,7 @@ int hub_service_download(HubService *s, const char *tag, const char *path, size_
                 return fill_result(ret, tag, r, 0, NULL, "cannot make a client of the service");
         q = assisted_download(c, path, max, &status, &data, NULL, &err);
         client_give(s, c);
-        record(s, tag, status, q, started);
+        record(s, operation ? operation : tag, status, q, started);
         if (q >= 0)
                 *ret_text = TAKE_PTR(data);
         return fill_result(ret, tag, q, status, NULL, err);

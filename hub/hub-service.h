@@ -54,14 +54,16 @@ HubService *hub_service_free(HubService *s);
 /* One call: 0 with ret filled whatever the outcome (ret->error says);
  * < 0 only when the call could not be made at all (memory). The caller
  * releases ret with hub_call_result_done(). */
-int hub_service_call(HubService *s, const char *tag, const char *method, const char *path, json_object *body,
-                     long expect, HubCallResult *ret);
+/* tag names the result; operation (the swagger operationId, NULL: tag)
+ * the metrics series. */
+int hub_service_call(HubService *s, const char *tag, const char *operation, const char *method,
+                     const char *path, json_object *body, long expect, HubCallResult *ret);
 int hub_service_op(HubService *s, AssistedOp op, char *const *params, const char *query, json_object *body,
                    HubCallResult *ret);
 /* A text download (an infra-env file); ret->body stays NULL, the text is
  * in *ret_text on success. */
-int hub_service_download(HubService *s, const char *tag, const char *path, size_t max, HubCallResult *ret,
-                         char **ret_text);
+int hub_service_download(HubService *s, const char *tag, const char *operation, const char *path, size_t max,
+                         HubCallResult *ret, char **ret_text);
 void hub_call_result_done(HubCallResult *r);
 
 /* ---- the poller ---- */

@@ -28,7 +28,6 @@
 #define TAG_IPXE "ipxe-script"
 #define TAG_URL_IPXE "presigned-ipxe-script"
 #define TAG_URL_IGNITION "presigned-discovery-ign"
-#define TAG_URL_STATIC "presigned-static-network-config"
 #define TAG_DEREGISTER "deregister-infraenv"
 #define TAG_DEREGISTER_HOST "deregister-host:"
 
@@ -1104,8 +1103,7 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                 json_object *old = json_get(ie, "status"), *arts = json_get(old, "bootArtifacts");
                 const HubCallResult *ipxe = hub_call_results_find(&base->results, TAG_IPXE),
                                     *uipxe = hub_call_results_find(&base->results, TAG_URL_IPXE),
-                                    *uign = hub_call_results_find(&base->results, TAG_URL_IGNITION),
-                                    *ustatic = hub_call_results_find(&base->results, TAG_URL_STATIC);
+                                    *uign = hub_call_results_find(&base->results, TAG_URL_IGNITION);
                 bool url_changed = !streq(strempty(json_get_string(old, "isoDownloadURL")), strempty(url));
                 bool need_artifacts = written || url_changed || isempty(json_get_string(arts, "kernel")) ||
                                       isempty(json_get_string(arts, "initrd")) ||
@@ -1139,14 +1137,8 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                                 return r;
                         planned = true;
                 }
-                if (need_artifacts && !uign) {
+                if ((need_artifacts || need_static) && !uign) {
                         r = plan_presigned(plan, TAG_URL_IGNITION, id, "discovery.ign", NULL);
-                        if (r < 0)
-                                return r;
-                        planned = true;
-                }
-                if (need_static && !ustatic) {
-                        r = plan_presigned(plan, TAG_URL_STATIC, id, "static-network-config", NULL);
                         if (r < 0)
                                 return r;
                         planned = true;
@@ -1209,9 +1201,15 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                         if (!events || json_add_string(dbg, "eventsURL", events) < 0)
                                 return -ENOMEM;
                 }
-                if (result_url(ustatic) &&
-                    json_add_string(dbg, "staticNetworkDownloadURL", result_url(ustatic)) < 0)
-                        return -ENOMEM;
+                /* the service presigns only discovery.ign and ipxe-script; the
+                 * static network file takes the same infra-env token */
+                if (need_static && result_url(uign)) {
+                        _cleanup_free_ char *u = str_replace_all(result_url(uign), "file_name=discovery.ign",
+                                                                 "file_name=static-network-config");
+
+                        if (!u || json_add_string(dbg, "staticNetworkDownloadURL", u) < 0)
+                                return -ENOMEM;
+                }
         }
         {
                 _cleanup_free_ char *msg =

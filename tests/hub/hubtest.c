@@ -88,6 +88,7 @@ static void copy_write(HubPlan *dst, const HubWrite *w)
         *n = *w;
 #define DUP(f) n->f = w->f ? strdup(w->f) : NULL
         DUP(tag);
+        DUP(operation);
         DUP(method);
         DUP(path);
         DUP(ns);

@@ -663,7 +663,7 @@ TEST(nmstate_configs_become_the_static_network_config)
         _cleanup_free_ char *id = NULL;
         const size_t two = 2, none = 0;
         static const Cond bad = { "ImageCreated", "False", "ImageCreationError",
-                                  "Failed to create image: NMStateConfig *" };
+                                  "Failed to create image: *" };
         Hub h;
 
         create_pull_secret(c, ns, true);
@@ -691,14 +691,26 @@ TEST(nmstate_configs_become_the_static_network_config)
                 usleep(100 * 1000);
         }
         ASSERT_CONTAINS(json_get_string(s2, "static_network_config"), "198.51.100.41");
-        /* one that does not parse: the InfraEnv says which and where, nothing is sent */
+        /* one the service's validation refuses (the CRD's schema keeps
+         * spec.interfaces well-formed; nmstate's own checks are the
+         * service's): its message in the condition, no requeue loop */
         kcreate(c, HUB_KIND_NMSTATECONFIG, ns,
                 "{\"apiVersion\":\"agent-install.openshift.io/"
                 "v1beta1\",\"kind\":\"NMStateConfig\",\"metadata\":{"
                 "\"name\":\"broken\",\"labels\":{\"some-user-defined-label-name\":\"some-user-defined-label-"
                 "value\"}},"
-                "\"spec\":{\"config\":{},\"interfaces\":[{\"name\":\"eth0\"}]}}");
-        json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, "static", has_condition, &bad, 60, &h));
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"wifi\",\"state\":"
+                "\"up\"}]},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"02:00:00:80:12:16\"}]}}");
+        {
+                _cleanup_(json_object_putp) json_object *ie =
+                        wait_for(c, HUB_KIND_INFRAENV, ns, "static", has_condition, &bad, 60, &h);
+
+                ASSERT_CONTAINS(
+                        json_get_string(json_object_array_get_idx(json_get_path(ie, "status.conditions"), 0),
+                                        "message"),
+                        "unknown variant `wifi`");
+        }
         /* every config gone: the service's is cleared */
         {
                 static const char *const names[] = { "broken", "host-a", "host-b" };

@@ -33,8 +33,8 @@
 static const HubTestAnswer files[] = {
         { "ipxe-script", 200, IPXE, NULL },
         { "presigned-ipxe-script", 200, "{\"url\":\"http://svc/ipxe\"}", NULL },
-        { "presigned-discovery-ign", 200, "{\"url\":\"http://svc/discovery.ign\"}", NULL },
-        { "presigned-static-network-config", 200, "{\"url\":\"http://svc/static\"}", NULL },
+        { "presigned-discovery-ign", 200, "{\"url\":\"http://svc/files?file_name=discovery.ign&api_key=k\"}",
+          NULL },
         { NULL },
 };
 
@@ -136,7 +136,7 @@ TEST(register_new_infraenv)
                      "http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13");
         ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.ipxeScript"), "http://svc/ipxe");
         ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.discoveryIgnitionURL"),
-                     "http://svc/discovery.ign");
+                     "http://svc/files?file_name=discovery.ign&api_key=k");
         ASSERT_STREQ(hubtest_str(ie, "status.debugInfo.eventsURL"),
                      "http://127.0.0.1:8090/api/assisted-install/v2/events?infra_env_id=" ID);
         ASSERT_NULL(hubtest_str(ie, "status.debugInfo.staticNetworkDownloadURL"));
@@ -580,9 +580,9 @@ TEST(static_network_config_compared_with_the_service)
         }
         service = hubtest_json(SERVICE_IE);
         json_object_object_add(service, "static_network_config", json_object_new_string(stored));
-        json_object_object_add(
-                json_get(ie, "status"), "debugInfo",
-                hubtest_json("{\"eventsURL\":\"x\",\"staticNetworkDownloadURL\":\"http://svc/static\"}"));
+        json_object_object_add(json_get(ie, "status"), "debugInfo",
+                               hubtest_json("{\"eventsURL\":\"x\",\"staticNetworkDownloadURL\":\"http://svc/"
+                                            "files?file_name=static-network-config&api_key=k\"}"));
 
         fixture(&f, ie);
         f.o.n_nmstate = 2;
@@ -682,7 +682,7 @@ TEST(static_network_download_url_once)
         fixture(&f, infraenv(NULL, NULL));
         hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
         ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.staticNetworkDownloadURL"),
-                     "http://svc/static");
+                     "http://svc/files?file_name=static-network-config&api_key=k");
         hubtest_run_done(&run);
         json_object_put(service);
         fixture_done(&f);
