@@ -30,6 +30,7 @@ void agent_observed_done(HubObserved *base)
         free(o->old_infra_env_id);
         json_object_put(o->old_host);
         free(o->host_message);
+        agent_install_observed_done(&o->install);
 }
 
 /* ---- observe ---- */
@@ -156,6 +157,8 @@ static int agent_observe(HubContext *ctx, HubObserved *base)
                 o->old_infraenv = NULL;
 out:
         registrations_free(regs, n);
+        if (r >= 0)
+                r = agent_install_observe(ctx, o);
         return r;
 }
 
@@ -640,18 +643,17 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
         const char *inventory;
         int r;
 
+        if (agent && hub_object_deleting(agent))
+                return agent_install_decide_deletion(o, plan);
         if (!o->host) {
-                /* no host (or unreadable): the installation side decides
-                 * about Agents without hosts (restore, deletion) */
                 if (o->host_error < 0)
                         return hub_plan_fail(plan, "cannot read host %s: %s", base->name,
                                              strna(o->host_message));
-                return 0;
+                /* restore, or the conditions Unknown */
+                return agent ? agent_install_decide_without_host(o, plan) : 0;
         }
         if (!agent)
                 return create_agent(o, plan);
-        if (hub_object_deleting(agent))
-                return 0;
 
         desired = hub_json_copy(agent);
         if (!desired)
@@ -725,7 +727,7 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
                                 return r;
                 }
         }
-        return hub_plan_patch_object(plan, HUB_KIND_AGENT, agent, desired, true, true);
+        return agent_install_decide(o, desired, plan);
 }
 
 /* ---- watches ---- */

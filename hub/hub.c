@@ -56,6 +56,11 @@ typedef struct Option {
 
 /* sorted by name, as Go's flag package prints them */
 static const Option options[] = {
+        OPT("approve-csrs-requeue-duration", OPT_DURATION, approve_csrs_requeue, "1m",
+            "APPROVE_CSRS_REQUEUE_DURATION",
+            "How often a day-2 host joining its cluster is looked at again (its CSRs, its node) until it "
+            "is\n"
+            "Done."),
         OPT("context", OPT_STRING, kube_context, NULL, NULL,
             "The kubeconfig context to use (default: its current-context)."),
         OPT("converged-flow", OPT_BOOL, converged_flow, "false", "ALLOW_CONVERGED_FLOW",
@@ -398,39 +403,71 @@ int cradle_hub_parse_args(CradleHub *h, int argc, char **argv, char **reterr)
 
 /* ---- glue between the poller, the cache and the controllers ---- */
 
-static int collect_infraenv_id(json_object *obj, void *userdata)
+typedef struct Collect {
+        const char *annotation;
+        char **ids;
+} Collect;
+
+static int collect_id(json_object *obj, void *userdata)
 {
-        const char *id = json_get_string(json_get(json_get(obj, "metadata"), "annotations"),
-                                         HUB_ANNOTATION_INFRAENV_ID);
+        Collect *c = userdata;
+        const char *id = hub_object_annotation(obj, c->annotation);
 
         if (isempty(id))
                 return 0;
-        return strv_extend(userdata, id);
+        return strv_extend(&c->ids, id);
+}
+
+/* the service ids the objects of kind link (their annotation) */
+static int tracked_ids(CradleHub *h, HubKind kind, const char *annotation, char ***ret)
+{
+        Collect c = { .annotation = annotation };
+        int r;
+
+        r = hub_cache_foreach(h->cache, kind, collect_id, &c);
+        if (r < 0) {
+                strv_free(c.ids);
+                return r;
+        }
+        if (!c.ids) {
+                c.ids = calloc(1, sizeof(char *));
+                if (!c.ids)
+                        return -ENOMEM;
+        }
+        *ret = c.ids;
+        return 0;
 }
 
 static int tracked_infra_envs(char ***ret, void *userdata)
 {
-        CradleHub *h = userdata;
-        _cleanup_strv_free_ char **ids = NULL;
-        int r;
+        return tracked_ids(userdata, HUB_KIND_INFRAENV, HUB_ANNOTATION_INFRAENV_ID, ret);
+}
 
-        r = hub_cache_foreach(h->cache, HUB_KIND_INFRAENV, collect_infraenv_id, &ids);
-        if (r < 0)
-                return r;
-        if (!ids) {
-                ids = calloc(1, sizeof(char *));
-                if (!ids)
-                        return -ENOMEM;
-        }
-        *ret = TAKE_PTR(ids);
-        return 0;
+static int tracked_clusters(char ***ret, void *userdata)
+{
+        return tracked_ids(userdata, HUB_KIND_CLUSTERDEPLOYMENT, HUB_ANNOTATION_CLUSTER_ID, ret);
+}
+
+static void cluster_changed(const char *cluster_id, void *userdata)
+{
+        CradleHub *h = userdata;
+        _cleanup_strv_free_ char **keys = NULL;
+        HubController *cd = hub_context_controller(&h->ctx, "clusterdeployment");
+
+        if (!cd || hub_cache_index_keys(h->cache, HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_CLUSTER_ID,
+                                        cluster_id, &keys) < 0)
+                return;
+        STRV_FOREACH (k, keys)
+                (void)hub_controller_enqueue(cd, *k);
 }
 
 static void host_changed(const char *infra_env_id, const char *host_id, void *userdata)
 {
         CradleHub *h = userdata;
         _cleanup_strv_free_ char **keys = NULL;
+        _cleanup_(json_object_putp) json_object *host = NULL;
         HubController *agents = hub_context_controller(&h->ctx, "agent");
+        const char *cluster_id;
 
         if (!agents || hub_cache_index_keys(h->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, infra_env_id,
                                             &keys) < 0)
@@ -443,6 +480,13 @@ static void host_changed(const char *infra_env_id, const char *host_id, void *us
                 key = strdup_printf("%s/%s", strempty(ns), host_id);
                 if (key)
                         (void)hub_controller_enqueue(agents, key);
+        }
+        /* a host's change is its cluster's too (counts, the install
+         * trigger): as upstream's host events poke the host's cluster */
+        if (hub_service_host(h->service, infra_env_id, host_id, &host) >= 0) {
+                cluster_id = json_get_string(host, "cluster_id");
+                if (!isempty(cluster_id))
+                        cluster_changed(cluster_id, h);
         }
 }
 
@@ -544,6 +588,8 @@ static void *starter_thread(void *p)
         r = hub_service_start(h->service, &(HubServiceCallbacks){ .tracked_infra_envs = tracked_infra_envs,
                                                                   .host_changed = host_changed,
                                                                   .infra_env_changed = infra_env_changed,
+                                                                  .tracked_clusters = tracked_clusters,
+                                                                  .cluster_changed = cluster_changed,
                                                                   .userdata = h });
         for (size_t i = 0; r >= 0 && i < h->n_controllers; i++)
                 r = hub_controller_start(h->controllers[i]);
@@ -610,6 +656,7 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         h->config.service_url = strdup(h->opts.service_url);
         h->config.converged_flow = h->opts.converged_flow;
         h->config.image_cooldown = h->opts.image_cooldown;
+        h->config.approve_csrs_requeue = h->opts.approve_csrs_requeue;
         h->identity = default_identity();
         if (!h->config.image_type || !h->config.service_url || !h->identity)
                 return -ENOMEM;
