@@ -316,6 +316,16 @@ class HubClient(object):
     def deregister_cluster(self, cluster_id):
         return self.call("DELETE", "/v2/clusters/%s" % cluster_id)
 
+    def install_cluster(self, cluster_id):
+        return self.call("POST", "/v2/clusters/%s/actions/install" % cluster_id)
+
+    def update_install_config(self, cluster_id, overrides):
+        """overrides: the install-config patch (an object, or its JSON text);
+        the body is that text as a JSON string."""
+        text = overrides if isinstance(overrides, str) else json.dumps(overrides)
+        return self.call("PATCH", "/v2/clusters/%s/install-config" % cluster_id, json.dumps(text),
+                         headers={"Content-Type": "application/json"})
+
     # -- infra-envs -----------------------------------------------------------
     def register_infra_env(self, **params):
         body = {"name": self.unique("hub-ie"), "pull_secret": self.OBSERVED_PULL_SECRET,
@@ -369,6 +379,77 @@ class HubClient(object):
         q = {k: ",".join(v) if isinstance(v, (list, tuple)) else
              (str(v).lower() if isinstance(v, bool) else v) for k, v in query.items()}
         return self.call("GET", "/v2/events" + ("?" + urllib.parse.urlencode(q) if q else ""))
+
+    # -- the assisted-installer-controller's calls (agentAuth: X-Secret-Key) -----
+    # A stand-in for the controller: the hub's rehearsal has no spoke cluster,
+    # so a test plays the controller's part with exactly these calls.
+    TEST_INGRESS_CA = """-----BEGIN CERTIFICATE-----
+MIIBrTCCAVOgAwIBAgIUfX0g5gM8khl6fsPHEQnaq6/xnrswCgYIKoZIzj0EAwIw
+KzEpMCcGA1UEAwwgcmVmc2VydmljZS10ZXN0LWluZ3Jlc3Mtb3BlcmF0b3IwIBcN
+MjYxMTI0MjEwODQ2WhgPMjEyNjEwMzEyMTA4NDZaMCsxKTAnBgNVBAMMIHJlZnNl
+cnZpY2UtdGVzdC1pbmdyZXNzLW9wZXJhdG9yMFkwEwYHKoZIzj0CAQYIKoZIzj0D
+AQcDQgAEwxy4pkY1OQ5iaD9IyHh0e4UVm/hBXuQvMbFG0gDC6EjHTb9MtUAnOR2N
+pXtIDxWzu+3i81BYJ08WQKq6ozYOOqNTMFEwHQYDVR0OBBYEFLwDt5wCqWRZ1vuT
+mz/4plY0XUfHMB8GA1UdIwQYMBaAFLwDt5wCqWRZ1vuTmz/4plY0XUfHMA8GA1Ud
+EwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIgMADqjDGcwG9fgEAfwa/CeFXF
+6EfbMesWLd95xduH62sCIQDUH889Pro78cOFiTm581cg0sedHwynIH4wmjczqACR
+lA==
+-----END CERTIFICATE-----
+"""
+
+    def agent_call(self, method, path, body=None):
+        hdrs = {"Accept": "application/json"}
+        if self.svc.token:
+            hdrs["X-Secret-Key"] = self.svc.token
+        if isinstance(body, str):
+            # a body whose schema is a string travels as a JSON string
+            body = json.dumps(body)
+            hdrs["Content-Type"] = "application/json"
+        r = self.svc.raw(method, BASE + path, body, hdrs)
+        self.headers = r.headers
+        try:
+            return r.status, (r.json() if r.body else r.body)
+        except ValueError:
+            return r.status, r.body
+
+    def host_progress(self, ie_id, host_id, stage, info=""):
+        body = {"current_stage": stage}
+        if info:
+            body["progress_info"] = info
+        return self.agent_call("PUT", "/v2/infra-envs/%s/hosts/%s/progress" % (ie_id, host_id), body)
+
+    def upload_ingress_cert(self, cluster_id, pem=None):
+        return self.agent_call("POST", "/v2/clusters/%s/uploads/ingress-cert" % cluster_id,
+                               pem if pem is not None else self.TEST_INGRESS_CA)
+
+    def report_operator(self, cluster_id, name, status="available", info="All is well", version=None):
+        body = {"name": name, "status": status, "status_info": info}
+        if version:
+            body["version"] = version
+        return self.agent_call("PUT", "/v2/clusters/%s/monitored-operators" % cluster_id, body)
+
+    def complete_installation(self, cluster_id, success=True, error_info=None):
+        body = {"is_success": success}
+        if error_info:
+            body["error_info"] = error_info
+        return self.agent_call("POST", "/v2/clusters/%s/actions/complete-installation" % cluster_id, body)
+
+    def finish_installation(self, cluster_id, version=None):
+        """What the controller does once the masters are up: the finalizing
+        stage, the ingress CA, every monitored builtin operator available,
+        then complete-installation.  Returns the list of (call, status)."""
+        done = []
+        st, ops = self.agent_call("GET", "/v2/clusters/%s/monitored-operators" % cluster_id)
+        done.append(("monitored-operators", st))
+        done.append(("progress", self.agent_call("PUT", "/v2/clusters/%s/progress" % cluster_id,
+                                                 {"finalizing_stage": "Waiting for cluster operators"})[0]))
+        done.append(("ingress-cert", self.upload_ingress_cert(cluster_id)[0]))
+        for op in ops if st == 200 else []:
+            if op.get("operator_type") == "builtin":
+                done.append(("operator " + op["name"], self.report_operator(cluster_id, op["name"],
+                                                                            version=version)[0]))
+        done.append(("complete-installation", self.complete_installation(cluster_id)[0]))
+        return done
 
     # -- the fake's control API (skips on a real service) ----------------------
     def set_host(self, host_id, **fields):

@@ -1420,6 +1420,335 @@ class TestHostsUserSide(HubBase):
                           "method only allowed when adding hosts to an existing cluster")
 
 
+class TestClusters(HubBase):
+    def setUp(self):
+        HubBase.setUp(self)
+        self.cleanup_clusters = []
+
+    def tearDown(self):
+        HubBase.tearDown(self)
+        for c in self.cleanup_clusters:
+            self.hub.call("POST", "/v2/clusters/%s/actions/cancel" % c)
+            self.hub.deregister_cluster(c)
+
+    def new_cluster(self, **params):
+        st, c = self.hub.register_cluster(**params)
+        self.assertEqual(st, 201, c)
+        self.assertEqual(schema_errors("cluster", c), [])
+        self.cleanup_clusters.append(c["id"])
+        return c
+
+    VIPS = {"api_vips": [{"ip": "192.168.122.100"}], "api_vip": "192.168.122.100",
+            "ingress_vips": [{"ip": "192.168.122.101"}], "ingress_vip": "192.168.122.101"}
+
+    def cluster_hosts(self, c, n=3):
+        """n hosts of an infra-env bound to cluster c, discovered with the
+        observed inventory (192.168.122.1x/24)."""
+        ie = self.new_ie(cluster_id=c["id"])["id"]
+        hosts = []
+        for i in range(1, n + 1):
+            host = str(uuid.uuid4())
+            self.agent_register(ie, host)
+            st, steps = self.svc.instructions(ie, host)
+            inv = [s for s in steps["instructions"] or [] if s["step_type"] == "inventory"][0]
+            self.assertEqual(self.svc.reply(ie, host, inv, json.dumps(inventory_for(i)))[0], 204)
+            hosts.append(host)
+        return ie, hosts
+
+    def test_register_shape_and_defaults(self):
+        c = self.new_cluster(machine_networks=[{"cidr": "192.168.122.0/24"}], **self.VIPS)
+        for k, v in (("kind", "Cluster"), ("status", "insufficient"), ("status_info", "Cluster is not ready for install"),
+                     ("openshift_version", "4.13.18"), ("high_availability_mode", "Full"),
+                     ("network_type", "OVNKubernetes"), ("hyperthreading", "all"), ("user_managed_networking", False),
+                     ("vip_dhcp_allocation", False), ("pull_secret_set", True), ("schedulable_masters", False),
+                     ("platform", {"is_external": False, "type": "baremetal"}), ("hosts", []),
+                     ("ocp_release_image", "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64")):
+            self.assertEqual(c.get(k), v, k)
+        self.assertEqual(c["cluster_networks"], [{"cidr": "10.128.0.0/14", "cluster_id": c["id"], "host_prefix": 23}])
+        self.assertEqual(c["service_networks"], [{"cidr": "172.30.0.0/16", "cluster_id": c["id"]}])
+        self.assertEqual([v["ip"] for v in c["api_vips"]], ["192.168.122.100"])
+        self.assertEqual([o["name"] for o in c["monitored_operators"]], ["console"])
+        st, got = self.hub.cluster(c["id"])
+        self.assertEqual((st, got["id"]), (200, c["id"]))
+        v = json.loads(got["validations_info"])
+        self.assertEqual([x["id"] for x in v["hosts-data"]], ["all-hosts-are-ready-to-install",
+                                                              "sufficient-masters-count"])
+        self.assertEqual([x["status"] for x in v["hosts-data"] if x["id"] == "sufficient-masters-count"], ["failure"])
+        st, evs = self.hub.events(cluster_id=c["id"])
+        self.assertIn("Successfully registered cluster", [e["message"] for e in evs])
+        # without VIPs a multi-node cluster waits for input
+        c2 = self.new_cluster()
+        self.assertEqual((c2["status"], c2["status_info"]), ("pending-for-input", "User input required"))
+
+    def test_register_validations(self):
+        self.assert_error(self.hub.register_cluster(api_vips=[{"ip": "192.168.122.100"}],
+                                                    ingress_vips=[{"ip": "192.168.122.101"}]), 400,
+                          "request must include apiVIP alongside apiVIPs")
+        cases = [
+            ({"control_plane_count": 1, "user_managed_networking": False},
+             "User Managed Networking must be enabled on single node OpenShift"),
+            ({"high_availability_mode": "None", "network_type": "OpenShiftSDN"},
+             "OpenShiftSDN network type is not allowed in single node mode"),
+            ({"user_managed_networking": True, "api_vips": [{"ip": "192.168.122.100"}], "api_vip": "192.168.122.100"},
+             "API VIP cannot be set with User Managed Networking"),
+            ({"vip_dhcp_allocation": True, "api_vips": [{"ip": "192.168.122.100"}], "api_vip": "192.168.122.100"},
+             "Setting API VIP is forbidden when cluster is in vip-dhcp-allocation mode"),
+            (dict(self.VIPS, machine_networks=[{"cidr": "10.0.0.0/24"}]),
+             "api-vip <192.168.122.100> does not belong to machine-network-cidr <10.0.0.0/24>"),
+            ({"pull_secret": "{}"}, "pull secret for new cluster is invalid: pull secret must contain 'auths' "
+                                    "JSON-object field"),
+            ({"name": "Bad_Name"}, "Cluster name format is not valid: 'Bad_Name'. Name must start and end with either a "
+                                   "letter or number and consist of lower-case letters, numbers, and hyphens. "
+                                   "Subdomains in cluster names are only valid with none platform."),
+        ]
+        for params, reason in cases:
+            with self.subTest(params=params):
+                self.assert_error(self.hub.register_cluster(**params), 400, reason)
+
+    def test_sno_defaults(self):
+        c = self.new_cluster(high_availability_mode="None")
+        self.assertEqual((c["high_availability_mode"], c["user_managed_networking"], c["network_type"],
+                          c["platform"]["type"]), ("None", True, "OVNKubernetes", "none"))
+
+    def test_update_vip_rules(self):
+        c = self.new_cluster()
+        cid = c["id"]
+        self.assert_error(self.hub.update_cluster(cid, api_vips=[{"ip": "192.168.122.100"}]), 400,
+                          "request must include apiVIP alongside apiVIPs")
+        self.assert_error(self.hub.update_cluster(cid, machine_networks=[{"cidr": "192.168.122.0/24"}]), 400,
+                          "Setting Machine network CIDR is forbidden when cluster is not in vip-dhcp-allocation mode")
+        self.assert_error(self.hub.update_cluster(cid, **self.VIPS), 400,
+                          "Calculate machine network CIDR: No suitable matching CIDR found for VIP 192.168.122.100")
+        self.cluster_hosts(c, 1)
+        st, upd = self.hub.update_cluster(cid, **self.VIPS)
+        self.assertEqual(st, 201, upd)
+        self.assertEqual(schema_errors("cluster", upd), [])
+        self.assertEqual([m["cidr"] for m in upd["machine_networks"]], ["192.168.122.0/24"])
+        self.assertEqual(upd["api_vip"], "192.168.122.100")
+        st, upd = self.hub.update_cluster(cid, user_managed_networking=True)
+        self.assertEqual((st, upd["api_vips"], upd["platform"]["type"]), (201, [], "none"))
+        st, upd = self.hub.update_cluster(cid, name="renamed", base_dns_domain="example.org")
+        self.assertEqual((upd["name"], upd["base_dns_domain"]), ("renamed", "example.org"))
+
+    def test_register_bound_to_cluster(self):
+        c = self.new_cluster(openshift_version="4.13.18")
+        ie = self.new_ie(cluster_id=c["id"])
+        self.assertEqual((ie["cluster_id"], ie["openshift_version"]), (c["id"], "4.13"))
+        st, ies = self.hub.list_infra_envs(c["id"])
+        self.assertEqual((st, [x["id"] for x in ies]), (200, [ie["id"]]))
+        st, all_ies = self.hub.list_infra_envs()
+        self.assertIn(ie["id"], [x["id"] for x in all_ies])
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.register_infra_env(cluster_id=missing), 404,
+                          "Cluster ID %s does not exist" % missing)
+
+    def test_cluster_events_filters_and_severity_counts(self):
+        c = self.new_cluster()
+        st, evs = self.hub.events(cluster_id=c["id"])
+        self.assertEqual(st, 200, evs)
+        self.assertIn("cluster_registration_succeeded", [e["name"] for e in evs])
+        self.assertTrue(all(e["cluster_id"] == c["id"] for e in evs))
+        infos = sum(1 for e in evs if e["severity"] == "info")
+        self.assertEqual(self.hub.headers.get("Severity-Count-Info"), str(infos))
+        st, lvl = self.hub.events(cluster_id=c["id"], cluster_level=True)
+        self.assertTrue(all("host_id" not in e for e in lvl))
+        st, msg = self.hub.events(cluster_id=c["id"], message="SUCCESSFULLY REGISTERED")
+        self.assertEqual([e["name"] for e in msg], ["cluster_registration_succeeded"])
+
+    def test_bind_unbind(self):
+        c = self.new_cluster()
+        ie = self.new_ie()["id"]
+        host = str(uuid.uuid4())
+        self.agent_register(ie, host)
+        st, steps = self.svc.instructions(ie, host)
+        self.svc.reply(ie, host, steps["instructions"][0], json.dumps(inventory_for(4)))
+        st, h = self.hub.bind_host(ie, host, c["id"])
+        self.assertEqual(st, 200, h)
+        self.assertEqual((h["status"], h["status_info"], h["cluster_id"]),
+                         ("binding", "Host is waiting to be bound to the cluster", c["id"]))
+        self.assert_error(self.hub.bind_host(ie, host, c["id"]), 409,
+                          "Host %s is already bound to cluster %s" % (host, c["id"]))
+        st, steps = self.svc.instructions(ie, host)
+        self.assertEqual(steps["post_step_action"], "exit")
+        self.agent_register(ie, host)
+        st, h = self.hub.host(ie, host)
+        self.assertEqual((h["status"], h["cluster_id"]), ("discovering", c["id"]))
+        st, steps = self.svc.instructions(ie, host)
+        self.svc.reply(ie, host, steps["instructions"][0], json.dumps(inventory_for(4)))
+        st, h = self.hub.unbind_host(ie, host)
+        self.assertEqual(st, 200, h)
+        self.assertEqual((h["status"], h.get("cluster_id")), ("unbinding", None))
+        self.agent_register(ie, host)
+        self.assertEqual(self.hub.host(ie, host)[1]["status"], "discovering-unbound")
+        # a host of an infra-env bound to the cluster cannot be unbound
+        bie, bhosts = self.cluster_hosts(c, 1)
+        self.assert_error(self.hub.unbind_host(bie, bhosts[0]), 409,
+                          "Cannot unbind Host %s. InfraEnv %s is bound to Cluster %s" % (bhosts[0], bie, c["id"]))
+
+    def test_install_configs_ignored_validations_manifests(self):
+        c = self.new_cluster()
+        cid = c["id"]
+        st, upd = self.hub.update_install_config(cid, {"networking": {"networkType": "OVNKubernetes"}})
+        self.assertEqual(st, 201, upd)
+        self.assertEqual(json.loads(upd["install_config_overrides"]), {"networking": {"networkType": "OVNKubernetes"}})
+        st, body = self.hub.update_install_config(cid, "{not json")
+        self.assertEqual(st, 400, body)
+        st, iv = self.hub.call("PUT", "/v2/clusters/%s/ignored-validations" % cid,
+                               {"cluster-validation-ids": '["sufficient-masters-count"]', "host-validation-ids": "[]"})
+        self.assertEqual((st, iv), (201, {"cluster-validation-ids": '["sufficient-masters-count"]',
+                                          "host-validation-ids": "[]"}))
+        self.assertEqual(self.hub.call("GET", "/v2/clusters/%s/ignored-validations" % cid), (200, iv))
+        self.assert_error(self.hub.call("PUT", "/v2/clusters/%s/ignored-validations" % cid,
+                                        {"cluster-validation-ids": '["no-such-validation"]'}), 400,
+                          "cannot proceed due to the following errors: Validation ID 'no-such-validation' is not a "
+                          "known cluster validation")
+        content = base64.b64encode(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n").decode()
+        st, m = self.hub.call("POST", "/v2/clusters/%s/manifests" % cid,
+                              {"folder": "openshift", "file_name": "cm.yaml", "content": content})
+        self.assertEqual(st, 201, m)
+        self.assertEqual((m["file_name"], m["folder"]), ("cm.yaml", "openshift"))
+        st, lst = self.hub.call("GET", "/v2/clusters/%s/manifests" % cid)
+        self.assertEqual([(x["folder"], x["file_name"]) for x in lst], [("openshift", "cm.yaml")])
+        st, body = self.hub.call("POST", "/v2/clusters/%s/manifests" % cid,
+                                 {"file_name": "bad.yaml", "content": "***"})
+        self.assertEqual((st, body.get("reason")), (400, "failed to base64-decode cluster manifest content for "
+                                                         "cluster %s" % cid))
+        st, body = self.hub.call("POST", "/v2/clusters/%s/manifests" % cid, {"file_name": "x.txt", "content": content})
+        self.assertEqual(st, 422, body)
+        self.assertEqual(self.hub.call("DELETE", "/v2/clusters/%s/manifests?folder=openshift&file_name=cm.yaml"
+                                       % cid)[0], 200)
+        self.assertEqual(self.hub.call("GET", "/v2/clusters/%s/manifests" % cid), (200, []))
+
+    def test_deregister(self):
+        c = self.new_cluster()
+        ie, hosts = self.cluster_hosts(c, 1)
+        self.assertEqual(self.hub.deregister_cluster(c["id"]), (204, b""))
+        self.cleanup_clusters.remove(c["id"])
+        self.assertEqual(self.hub.hosts(ie), (200, []))
+        self.assert_error(self.hub.cluster(c["id"]), 404, "Failed to get cluster %s: record not found" % c["id"])
+
+    def test_import_and_day2(self):
+        cid = str(uuid.uuid4())
+        st, c = self.hub.call("POST", "/v2/clusters/import", {"name": "day2", "api_vip_dnsname": "api.day2.example.com",
+                                                               "openshift_cluster_id": cid})
+        self.assertEqual(st, 201, c)
+        self.cleanup_clusters.append(c["id"])
+        self.assertEqual(schema_errors("cluster", c), [])
+        self.assertEqual((c["kind"], c["status"], c["status_info"], c["api_vip_dns_name"], c.get("imported")),
+                         ("AddHostsCluster", "adding-hosts", "cluster is adding hosts to existing OCP cluster",
+                          "api.day2.example.com", True))
+        ie = self.new_ie(cluster_id=c["id"])["id"]
+        host = str(uuid.uuid4())
+        body = self.agent_register(ie, host)
+        self.assertEqual(body["kind"], "AddToExistingClusterHost")
+        st, steps = self.svc.instructions(ie, host)
+        self.svc.reply(ie, host, steps["instructions"][0], json.dumps(inventory_for(6)))
+        st, h = self.hub.host(ie, host)
+        self.assertEqual((h["status"], h["suggested_role"]), ("known", "worker"))
+        st, h = self.hub.update_host(ie, host, machine_config_pool_name="infra")
+        self.assertEqual((st, h["machine_config_pool_name"]), (201, "infra"))
+        st, h = self.hub.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/install" % (ie, host))
+        self.assertEqual((st, h["status"], h["role"]), (202, "installing", "worker"))
+        for stage in ("Starting installation", "Installing", "Writing image to disk", "Rebooting"):
+            self.assertEqual(self.hub.host_progress(ie, host, stage)[0], 200)
+        self.assertEqual(self.hub.host(ie, host)[1]["status"], "added-to-existing-cluster")
+
+    def _installed_flow(self, c):
+        """Three hosts to ready, the REST install, the agents' preparation
+        replies, every host to Done: the cluster is finalizing."""
+        cid = c["id"]
+        ie, hosts = self.cluster_hosts(c, 3)
+        st, upd = self.hub.update_cluster(cid, **self.VIPS)
+        self.assertEqual((st, upd["status"]), (201, "ready"), upd.get("validations_info"))
+        st, inst = self.hub.call("POST", "/v2/clusters/%s/actions/install" % cid)
+        self.assertEqual(st, 202, inst)
+        self.assertEqual((inst["status"], inst["status_info"]),
+                         ("preparing-for-installation", "Preparing cluster for installation"))
+        self.assertEqual(sum(1 for h in inst["hosts"] if h.get("bootstrap")), 1)
+        for h in hosts:
+            steps = self.svc.instructions(ie, h)[1]["instructions"]
+            for s in steps:
+                out = O7["by_step_type"][s["step_type"]]["request_body"]["output"]
+                self.assertEqual(self.svc.reply(ie, h, s, out)[0], 204)
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "installing")
+        for h in hosts:
+            stages = self.hub.host(ie, h)[1]["progress_stages"]
+            for stage in stages:
+                self.assertEqual(self.hub.host_progress(ie, h, stage)[0], 200, stage)
+        return ie, hosts
+
+    def test_install_to_installed_with_controller_standin(self):
+        self.svc.need_control("hosts that become known from the observed inventory alone") \
+            if hasattr(self.svc, "need_control") else None
+        c = self.new_cluster()
+        cid = c["id"]
+        self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/install" % cid), 409,
+                          "Cluster is not ready for installation, User input required")
+        ie, hosts = self._installed_flow(c)
+        st, fin = self.hub.cluster(cid)
+        self.assertEqual(fin["status"], "finalizing")
+        self.assertEqual(fin["progress"]["installing_stage_percentage"], 100)
+        self.assertEqual(schema_errors("cluster", fin), [])
+        st, kc = self.hub.call("GET", "/v2/clusters/%s/downloads/credentials?file_name=kubeconfig-noingress" % cid,
+                               accept=None)
+        self.assertEqual(st, 200, kc)
+        self.assertIn(b"server: https://api.", kc)
+        st, kc2 = self.hub.call("GET", "/v2/clusters/%s/downloads/credentials?file_name=kubeconfig" % cid, accept=None)
+        self.assertEqual((st, kc2), (200, kc))
+        self.assert_error(self.hub.call("GET", "/v2/clusters/%s/credentials" % cid), 409,
+                          "console-url isn't available yet, it will be once console operator is ready as part of "
+                          "cluster finalizing stage")
+        steps = self.hub.finish_installation(cid, version="4.13.18")
+        self.assertEqual(steps, [("monitored-operators", 200), ("progress", 200), ("ingress-cert", 201),
+                                 ("operator console", 200), ("complete-installation", 202)])
+        st, done = self.hub.cluster(cid)
+        self.assertEqual((done["status"], done["status_info"]), ("installed", "Cluster is installed"))
+        self.assertEqual(done["progress"]["total_percentage"], 100)
+        self.assertEqual(done["monitored_operators"][0]["status"], "available")
+        st, kc = self.hub.call("GET", "/v2/clusters/%s/downloads/credentials?file_name=kubeconfig" % cid, accept=None)
+        ca = base64.b64decode(re.search(rb"certificate-authority-data: (\S+)", kc).group(1)).decode()
+        self.assertTrue(ca.startswith(HubClient.TEST_INGRESS_CA), ca)
+        st, cred = self.hub.call("GET", "/v2/clusters/%s/credentials" % cid)
+        self.assertEqual(st, 200, cred)
+        self.assertEqual((cred["username"], cred["console_url"]),
+                         ("kubeadmin", "https://console-openshift-console.apps.%s.example.com" % c["name"]))
+        self.assertRegex(cred["password"], r"^[0-9A-Za-z]{5}(-[0-9A-Za-z]{5}){3}$")
+        st, evs = self.hub.events(cluster_id=cid)
+        names = [e["name"] for e in evs]
+        for n in ("cluster_prepare_installation_started", "host_bootstrap_set", "cluster_operator_status",
+                  "cluster_installation_completed"):
+            self.assertIn(n, names)
+        # day 2 from here
+        self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/cancel" % cid), 409,
+                          "no condition found to run transition CancelInstallation from state installed")
+        st, d2 = self.hub.call("POST", "/v2/clusters/%s/actions/allow-add-workers" % cid)
+        self.assertEqual((st, d2["kind"], d2["status"], d2["api_vip_dns_name"]),
+                         (202, "AddHostsCluster", "adding-hosts", "api.%s.example.com" % c["name"]))
+
+    def test_cancel_and_reset(self):
+        self.svc.need_control("hosts that become known from the observed inventory alone") \
+            if hasattr(self.svc, "need_control") else None
+        c = self.new_cluster()
+        cid = c["id"]
+        self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/allow-add-workers" % cid), 400,
+                          "cannot transform cluster %s to day2. Expected cluster status: installed, but cluster "
+                          "status is: pending-for-input" % cid)
+        ie, hosts = self.cluster_hosts(c, 3)
+        self.hub.update_cluster(cid, **self.VIPS)
+        self.assertEqual(self.hub.call("POST", "/v2/clusters/%s/actions/install" % cid)[0], 202)
+        self.assert_error(self.hub.deregister_cluster(cid), 409,
+                          "cluster %s can not be removed while being installed, wait for the installation to timeout "
+                          "or reset the installation" % cid)
+        st, cc = self.hub.call("POST", "/v2/clusters/%s/actions/cancel" % cid)
+        self.assertEqual((st, cc["status"]), (202, "cancelled"))
+        self.assertEqual({h["status"] for h in cc["hosts"]}, {"known"})
+        st, rc = self.hub.call("POST", "/v2/clusters/%s/actions/reset" % cid)
+        self.assertEqual((st, rc["status"]), (202, "insufficient"))
+        self.assertEqual({h["status"] for h in rc["hosts"]}, {"resetting-pending-user-action"})
+        self.agent_register(ie, hosts[0])
+        self.assertEqual(self.hub.host(ie, hosts[0])[1]["status"], "discovering")
+
+
 def _main():
     loader = unittest.TestLoader()
     suite = loader.loadTestsFromModule(sys.modules[__name__])
