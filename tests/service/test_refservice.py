@@ -24,6 +24,10 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# these tests are about the fake itself: a real service to test against
+# (refclient.py, CRADLE_TEST_SERVICE_URL) is not theirs
+for _v in ("CRADLE_TEST_SERVICE_URL", "CRADLE_TEST_SERVICE_TOKEN"):
+    os.environ.pop(_v, None)
 
 try:
     import yaml  # noqa: F401
@@ -947,6 +951,63 @@ class TestScenarios(unittest.TestCase):
             p = subprocess.run(cli + ["ctl", "POST", "/settings", json.dumps({"no_such_setting": 1})],
                                stdout=subprocess.PIPE, timeout=30)
             self.assertEqual(p.returncode, 1)
+
+
+class TestRealServiceMode(unittest.TestCase):
+    """refclient with CRADLE_TEST_SERVICE_URL: a refservice started here
+    stands for the real service; the helper must start nothing, use that
+    URL and token, and skip whatever needs the control API."""
+
+    def setUp(self):
+        self.real = RefService(token="real-t0ken").start()
+        self.addCleanup(self.real.__exit__, None, None, None)
+        self.env = dict(os.environ, CRADLE_TEST_SERVICE_URL=self.real.url + "/",
+                        CRADLE_TEST_SERVICE_TOKEN="real-t0ken")
+        os.environ.update(CRADLE_TEST_SERVICE_URL=self.real.url + "/", CRADLE_TEST_SERVICE_TOKEN="real-t0ken")
+        self.addCleanup(os.environ.pop, "CRADLE_TEST_SERVICE_URL")
+        self.addCleanup(os.environ.pop, "CRADLE_TEST_SERVICE_TOKEN")
+
+    def test_library(self):
+        with RefService(token="ignored") as svc:
+            self.assertTrue(svc.real)
+            self.assertIsNone(svc.proc)
+            self.assertEqual((svc.url, svc.token), (self.real.url, "real-t0ken"))
+            self.assertEqual(svc.register(IE, H1)[0], 201)
+            self.assertEqual(self.real.host(H1)["status"], "discovering")
+            for call in (lambda: svc.hosts(), lambda: svc.install(CL), lambda: svc.requests(),
+                         lambda: svc.reset(), lambda: svc.need_control("the fake's fault injection")):
+                with self.assertRaises(unittest.SkipTest) as cm:
+                    call()
+                self.assertIn("CRADLE_TEST_SERVICE_URL is set", str(cm.exception))
+            with self.assertRaises(unittest.SkipTest) as cm:
+                svc.control("POST", "/faults", {"path": "x"})
+            self.assertEqual(str(cm.exception), "needs the reference service's control API (POST /faults); "
+                             "CRADLE_TEST_SERVICE_URL is set")
+        self.assertEqual(svc.stop(), None)
+        with self.assertRaises(unittest.SkipTest) as cm:
+            RefService(scenario={"settings": {}}).start()
+        self.assertIn("a scenario", str(cm.exception))
+
+    def test_cli(self):
+        cli = ["/usr/bin/python3", os.path.join(HERE, "refclient.py")]
+
+        def run(*args):
+            return subprocess.run(cli + list(args), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+        p = run("url")
+        self.assertEqual((p.returncode, p.stdout), (0, self.real.url + "\n"))
+        p = run("api", "POST", "/v2/infra-envs/%s/hosts" % IE, json.dumps({"host_id": H2}))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["id"], H2)
+        for args in (("ctl", "GET", "/hosts"), ("wait-status", H2, "known", "1"),
+                     ("start", "--port", "0", "--scenario", "s.json")):
+            p = run(*args)
+            self.assertEqual(p.returncode, 77, args)
+            self.assertIn("SKIP: needs the reference service's control API", p.stderr)
+        p = run("start", "--port", "0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("no refservice started", p.stderr)
+        self.assertEqual([r["status"] for r in self.real.requests(operation="v2RegisterHost")], [201])
 
 
 class TestSelf(unittest.TestCase):
