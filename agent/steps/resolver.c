@@ -11,6 +11,7 @@
 #include <ares.h>
 
 #include "cleanup.h"
+#include "fdutil.h"
 #include "resolver.h"
 #include "strutil.h"
 
@@ -49,6 +50,14 @@ static int ares_to_errno(int status)
         }
 }
 
+/* c-ares opens its query sockets without SOCK_CLOEXEC: flag them (fdutil.h) */
+static int on_ares_socket(ares_socket_t fd, int type, void *userdata)
+{
+        (void)type;
+        (void)userdata;
+        return fd_cloexec(fd);
+}
+
 static int channel_new(ares_channel *ret)
 {
         int s;
@@ -59,6 +68,7 @@ static int channel_new(ares_channel *ret)
         s = ares_init(ret);
         if (s != ARES_SUCCESS)
                 return ares_to_errno(s);
+        ares_set_socket_configure_callback(*ret, on_ares_socket, NULL);
         return 0;
 }
 
