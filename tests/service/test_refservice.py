@@ -123,9 +123,27 @@ class Base(unittest.TestCase):
         st, body = self.svc.reply(ie, host_id, step, json.dumps(inventory_for(n)))
         self.assertEqual(st, 204, body)
 
+    def connect(self, hosts=(H1, H2, H3)):
+        """Every host's connectivity-check reply: L2 and L3 to each other
+        over inventory_for()'s addresses (the majority group needs them)."""
+        for n, h in enumerate(hosts, 1):
+            remote = []
+            for m, other in enumerate(hosts, 1):
+                if other == h:
+                    continue
+                ip = "192.168.122.%d" % (10 + m)
+                remote.append({"host_id": other, "l2_connectivity": [
+                    {"outgoing_ip_address": "192.168.122.%d" % (10 + n), "outgoing_nic": "enp1s0",
+                     "remote_ip_address": ip, "remote_mac": "52:54:00:00:00:%02x" % m, "successful": True}],
+                    "l3_connectivity": [{"average_rtt_ms": 0.1, "outgoing_nic": "enp1s0", "remote_ip_address": ip,
+                                         "successful": True}]})
+            st, body = self.svc.reply(IE, h, {"step_type": "connectivity-check"}, json.dumps({"remote_hosts": remote}))
+            self.assertEqual(st, 204, body)
+
     def three_known(self):
         for n, h in enumerate((H1, H2, H3), 1):
             self.discover(h, n)
+        self.connect()
         for h in (H1, H2, H3):
             self.assertEqual(self.svc.host(h)["status"], "known")
 
@@ -259,6 +277,59 @@ class TestInstructions(Base):
         cc = [s for s in got if s["step_type"] == "connectivity-check"][0]
         self.assertEqual(cc["args"], [s for s in exp if s["step_type"] == "connectivity-check"][0]["args"])
         self.assertEqual(schema_errors("connectivity-check-params", json.loads(cc["args"][0])), [])
+
+    def test_virtual_interfaces_dropped_unless_enabled(self):
+        """ENABLE_VIRTUAL_INTERFACES (off): the stored inventory keeps the
+        interfaces of type "", physical, vlan and bond (host.go UpdateInventory)."""
+        inv = inventory_for(1)
+        base = inv["interfaces"][0]
+        kinds = ["physical", "", "vlan", "bond", "veth", "bridge", "tuntap", "device"]
+        inv["interfaces"] = []
+        for i, kind in enumerate(kinds):
+            itf = dict(base, name="if%d" % i, type=kind)
+            if not kind:
+                del itf["type"]
+            inv["interfaces"].append(itf)
+        for enabled, want in ((False, kinds[:4]), (True, kinds)):
+            self.svc.reset()
+            self.svc.control("POST", "/settings", {"enable_virtual_interfaces": enabled})
+            self.register(H1)
+            step = self.steps(H1)["instructions"][0]
+            self.assertEqual(self.svc.reply(IE, H1, step, json.dumps(inv))[0], 204)
+            stored = json.loads(self.svc.host(H1)["inventory"])["interfaces"]
+            self.assertEqual([i.get("type", "") for i in stored], want)
+
+    def test_connectivity_majority_groups(self):
+        """No majority group below three hosts: the validation is pending
+        ("Not enough hosts ...", which does not keep a host from known); with
+        three hosts and no connectivity it fails; a full mesh makes the group."""
+        def majority(h):
+            v = json.loads(self.svc.host(h)["validations_info"])
+            return [(x["status"], x["message"]) for x in v["network"] if x["id"] == "belongs-to-majority-group"][0]
+
+        def groups():
+            return json.loads(self.svc.control("GET", "/clusters/%s" % CL)["connectivity_majority_groups"])
+        pending = ("pending", "Not enough hosts in cluster to calculate connectivity groups")
+        self.discover(H1, 1)
+        self.assertEqual(majority(H1), pending)
+        self.assertEqual(self.svc.host(H1)["status"], "known")
+        self.discover(H2, 2)
+        self.connect((H1, H2))
+        self.assertEqual(groups(), {"192.168.122.0/24": [], "IPv4": [], "IPv6": []})
+        self.assertEqual([majority(h) for h in (H1, H2)], [pending, pending])
+        self.discover(H3, 3)
+        h = self.svc.host(H3)
+        self.assertEqual(majority(H3), ("failure", "No connectivity to the majority of hosts in the cluster"))
+        self.assertEqual((h["status"], h["status_info"]), (
+            "insufficient", "Host cannot be installed due to following failing validation(s): No connectivity to "
+            "the majority of hosts in the cluster"))
+        self.connect()
+        self.assertEqual(groups(), {"192.168.122.0/24": [H1, H2, H3], "IPv4": [H1, H2, H3], "IPv6": []})
+        self.assertEqual([self.svc.host(h)["status"] for h in (H1, H2, H3)], ["known"] * 3)
+        self.assertEqual(majority(H2), ("success", "Host has connectivity to the majority of hosts in the cluster"))
+        cluster = self.svc.api("GET", "/v2/clusters/%s" % CL)[1]
+        self.assertEqual(json.loads(cluster["connectivity_majority_groups"])["IPv4"], [H1, H2, H3])
+        self.assertEqual(schema_errors("cluster", cluster), [])
 
     def test_insufficient_validation(self):
         self.register(H1)
@@ -467,6 +538,7 @@ class TestInstall(Base):
         hosts = [str(uuid.UUID(int=i + 1)) for i in range(5)]
         for n, h in enumerate(hosts, 1):
             self.discover(h, n)
+        self.connect(hosts)
         self.svc.install(CL)
         roles = []
         for h in hosts:
