@@ -683,11 +683,15 @@ class TestCommandLine(unittest.TestCase):
                       '"quay.io/ocpmetal/assisted-installer-controller:latest")', p.stdout)
         self.assertIn("-format-disk string", p.stdout)
         self.assertIn("[$DRY_ENABLE", p.stdout)
+        # the installers before --control-plane-count took this one (agents of the 2023 service send it)
+        self.assertIn("-high-availability-mode string", p.stdout)
 
     def test_usage_errors_exit_2(self):
         for args, message in ((["--nope"], "flag provided but not defined: -nope"),
-                              (["--high-availability-mode", "Full"],
-                               "flag provided but not defined: -high-availability-mode"),
+                              (["--high-availability-mode", "Half"],
+                               "invalid --high-availability-mode 'Half' (Full or None)"),
+                              (["--high-availability-mode", "None", "--control-plane-count", "3"],
+                               "--high-availability-mode None contradicts --control-plane-count 3"),
                               (["--control-plane-count", "three"], "invalid value \"three\" for flag -control-plane-count"),
                               (["--insecure", "true"], "unexpected argument 'true'"),
                               (["--installer-args", "[\"--append-karg\""], "invalid --installer-args"),
