@@ -95,6 +95,8 @@ def setUpModule():
     LAB.overlay("/run")
     os.makedirs("/run/media", exist_ok=True)
     LAB.journal_sink("/run/systemd/journal/socket")
+    # the CNI state of the containers without --net=host (the cp lines)
+    LAB.overlay("/var/lib/cni")
     p = subprocess.run([BUILD_IMAGE, "--save", LAB.path("image.tar"), CRADLE, IMAGE], env=LAB.env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
