@@ -96,8 +96,8 @@ const Verb cradle_verbs[] = {
         /* the container image's plumbing (packaging/containers/README.md) */
         { "cp", cp_main, "copy regular files (the agent image's \"cp /usr/bin/agent /hostbin\")",
           VERB_HIDDEN },
-        { "entrypoint", verb_entrypoint, "the container image's entrypoint: a program name or installer flags",
-          VERB_HIDDEN },
+        { "entrypoint", verb_entrypoint,
+          "the container image's entrypoint: a program name or installer flags", VERB_HIDDEN },
         {},
 };
 
