@@ -24,8 +24,22 @@ void spawn_result_done(SpawnResult *r)
         *r = (SpawnResult){};
 }
 
-/* The child's environment: env (or ours) with env_extra replacing entries
- * of the same name. The strings are borrowed. */
+/* What the service manager gives this process alone (sd_notify(3),
+ * sd_listen_fds(3)): a child that inherited them would speak for us (podman
+ * even hands $NOTIFY_SOCKET on to its containers). */
+static bool env_is_ours_alone(const char *e)
+{
+        static const char *const names[] = { "NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID=",
+                                             "LISTEN_FDS=",    "LISTEN_PID=",    "LISTEN_FDNAMES=" };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (startswith(e, names[i]))
+                        return true;
+        return false;
+}
+
+/* The child's environment: env (or ours, less what is ours alone) with
+ * env_extra replacing entries of the same name. The strings are borrowed. */
 static char **build_env(const SpawnOptions *o)
 {
         char *const *base = o->env ? o->env : environ;
@@ -36,7 +50,7 @@ static char **build_env(const SpawnOptions *o)
                 return NULL;
         for (size_t i = 0; i < nb; i++) {
                 size_t kl = strcspn(base[i], "=");
-                bool replaced = false;
+                bool replaced = !o->env && env_is_ours_alone(base[i]);
                 for (size_t j = 0; j < ne && !replaced; j++)
                         replaced = strneq(o->env_extra[j], base[i], kl) && o->env_extra[j][kl] == '=';
                 if (!replaced)

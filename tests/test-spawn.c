@@ -89,6 +89,32 @@ TEST(stdin_env_and_cwd)
         ASSERT_STREQ(r.out, "input|42|/nowhere|/\n");
 }
 
+TEST(service_manager_variables_stay_with_us)
+{
+        char *argv[] = { "sh", "-c",
+                         "printf '%s|%s|%s|%s' \"${NOTIFY_SOCKET-unset}\" \"${WATCHDOG_USEC-unset}\" "
+                         "\"${LISTEN_FDS-unset}\" \"$CRADLE_KEPT\"",
+                         NULL };
+        char *env[] = { "NOTIFY_SOCKET=/given", "CRADLE_KEPT=yes", NULL };
+        SpawnOptions inherit = { .argv = argv }, given = { .argv = argv, .env = env };
+        _cleanup_spawn_result_ SpawnResult r = {}, g = {};
+
+        /* inherited: what addresses this process alone is left out */
+        ASSERT_OK(setenv("NOTIFY_SOCKET", "@cradle-test-notify", 1));
+        ASSERT_OK(setenv("WATCHDOG_USEC", "1000000", 1));
+        ASSERT_OK(setenv("LISTEN_FDS", "1", 1));
+        ASSERT_OK(setenv("CRADLE_KEPT", "yes", 1));
+        ASSERT_OK(spawn_run(&inherit, &r));
+        ASSERT_STREQ(r.out, "unset|unset|unset|yes");
+        /* an environment the caller gives is passed as it is */
+        ASSERT_OK(spawn_run(&given, &g));
+        ASSERT_STREQ(g.out, "/given|unset|unset|yes");
+        unsetenv("NOTIFY_SOCKET");
+        unsetenv("WATCHDOG_USEC");
+        unsetenv("LISTEN_FDS");
+        unsetenv("CRADLE_KEPT");
+}
+
 TEST(large_stdin_does_not_deadlock)
 {
         size_t n = 4 * 1024 * 1024;

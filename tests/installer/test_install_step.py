@@ -25,7 +25,6 @@ libraries ldd lists, which the test says.
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -35,6 +34,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lab as L  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from proctools import LoggedProcess  # noqa: E402
 
 L.require_basics()
 
@@ -68,39 +69,18 @@ def wait_for(pred, timeout=300, what="condition", alive=None):
     raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
 
 
-class AgentRun(object):
+class AgentRun(LoggedProcess):
     def __init__(self, lab, svc, extra_args, env, wrapper=()):
         self.lab = lab
         link = lab.path("agent")
         if not os.path.exists(link):
             os.symlink(L.CRADLE, link)
-        self.log = open(lab.path("agent.log"), "w+")
-        lab.files.append(self.log)
         argv = list(wrapper) + [link, "--url", svc.url, "--infra-env-id", L.IE, "--agent-version", AGENT_IMAGE,
                                 "--insecure=true", "--dry-run", "--force-id", L.H1, "--force-hostname", "master-1",
                                 "--forced-ipv4", "198.51.100.11"] + FAST + list(extra_args)
         # its own process group: stop() reaches a wrapper's children too
-        self.proc = subprocess.Popen(argv, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
-
-    def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        """SIGTERM to the whole group, then SIGKILL. An agent left polling
-        would answer the next test's steps for the same host ID."""
-        for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, None)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                self.proc.wait(wait)
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        LoggedProcess.__init__(self, argv, env, lab.path("agent.log"))
+        lab.files.append(self.log)
 
 
 def installer_env(lab, **extra):
@@ -461,10 +441,12 @@ class PodmanLab(object):
 
     @staticmethod
     def static_binary():
-        """CRADLE_STATIC_BINARY when it is set and names a static executable."""
+        """CRADLE_STATIC_BINARY when it is set and names a static executable,
+        else CRADLE_BINARY when it is one (a -Dstatic=true build)."""
         path = os.environ.get("CRADLE_STATIC_BINARY", "")
         if not path:
-            return None
+            out = subprocess.run(["readelf", "-lW", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout
+            return L.CRADLE if "program interpreter" not in out else None
         if not os.access(path, os.X_OK):
             raise AssertionError("CRADLE_STATIC_BINARY=%s is not an executable" % path)
         ldd = subprocess.run(["ldd", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
@@ -473,21 +455,23 @@ class PodmanLab(object):
         return path
 
     def build_image(self):
+        static = self.static_binary()
+        self.static = static is not None
+        if static:
+            # the image that ships (packaging/containers/): one image for
+            # both roles, its entrypoint takes the installer's flags
+            print("note: the image is packaging/containers/'s, holding the static cradle %s" % static)
+            L.run([os.path.join(L.SRC, "packaging", "containers", "build-image.sh"), static, LOCAL_IMAGE],
+                  env=self.env)
+            return
         root = self.lab.path("image", "rootfs")
         for d in ("usr/bin", "lib64", "lib/x86_64-linux-gnu", "tmp", "opt", "var/log", "etc", "dev", "proc", "sys",
                   "run"):
             os.makedirs(os.path.join(root, d), exist_ok=True)
-        static = self.static_binary()
-        shutil.copy(static or L.CRADLE, os.path.join(root, "usr/bin/cradle"))
+        shutil.copy(L.CRADLE, os.path.join(root, "usr/bin/cradle"))
         os.symlink("cradle", os.path.join(root, "usr/bin/installer"))
-        self.static = static is not None
-        if static:
-            print("note: the image holds the static cradle %s" % static)
-        else:
-            print("note: CRADLE_STATIC_BINARY is not set: the image holds the test's dynamic cradle and its "
-                  "libraries")
-        libs = [] if static else \
-            subprocess.run(["ldd", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout.split("\n")
+        print("note: the binary is not static: the image holds the test's dynamic cradle and its libraries")
+        libs = subprocess.run(["ldd", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout.split("\n")
         for line in libs:
             parts = line.split()
             path = parts[2] if "=>" in parts and len(parts) > 2 else (parts[0] if parts and parts[0].startswith("/")
