@@ -57,6 +57,10 @@ DEFAULT_SETTINGS = {
     "image_availability_timeout": 960,
     "check_cvo": False,
     "enable_skip_mco_reboot": True,
+    # ENABLE_VIRTUAL_INTERFACES: off, the service stores only the inventory
+    # interfaces whose type is empty (older agents), physical, vlan or bond
+    # (host.go UpdateInventory); labs whose NICs are veth pairs turn it on
+    "enable_virtual_interfaces": False,
     # IMAGE_SERVICE_BASE_URL / SERVICE_BASE_URL; "" = this service's own
     # base URL (it serves the image-service paths too)
     "image_service_base_url": "",
@@ -73,6 +77,9 @@ DEFAULT_SETTINGS = {
     # cluster is installed
     "builtin_operators": ["console"],
 }
+
+# interface types the service keeps without ENABLE_VIRTUAL_INTERFACES
+PHYSICAL_INTERFACE_TYPES = ("", "physical", "vlan", "bond")
 
 # observed/01 (v2ListSupportedOpenshiftVersions); the OS images the
 # infra-env's openshift_version resolves to are these minor versions
@@ -366,6 +373,7 @@ class Cluster(object):
             self.set_file(name, content)
         self.status_fixed = "status" in spec
         self.on_status = None   # callback(cluster, old_status)
+        self.majority_groups = ""    # connectivity_majority_groups, as the service stores it
         # registered through the REST API: validations, status, progress and
         # the controller's finish are the service's (scenario clusters keep
         # the simple rules the agent and installer suites rely on)
@@ -529,6 +537,8 @@ class Cluster(object):
             "user_name": "admin",
             "vip_dhcp_allocation": bool(d.get("vip_dhcp_allocation")),
         }
+        if self.majority_groups:
+            out["connectivity_majority_groups"] = self.majority_groups
         if style == "head":
             out["control_plane_count"] = int(d.get("control_plane_count", 3))
         if self.logs_info is not None:
@@ -908,6 +918,15 @@ class Model(object):
         else:
             # stateswitch finds no rule -> returnRegisterHostTransitionError(400)
             raise ApiError(400, "no condition found to run transition RegisterHost from state %s" % st)
+        if h.status in ("discovering", "discovering-unbound"):
+            # PostRegisterHost: "we reset the hw info and progress, and start
+            # the discovery process again"
+            h.inventory = ""
+            h.inventory_obj = None
+            h.validations = None
+            h.fields = {}
+            h.progress = {"current_stage": "", "progress_info": "", "installation_percentage": 0,
+                          "stage_started_at": ZERO_MS, "stage_updated_at": ZERO_MS}
         h.discovery_agent_version = version
         h.registered_at = now_ms()
         h.checked_in_at = h.registered_at
@@ -1299,6 +1318,7 @@ class Model(object):
             self.apply_inventory(h, filtered)
         elif st_type == "connectivity-check":
             h.fields["connectivity"] = stored
+            self.refresh_cluster(cluster)
         elif st_type == "free-network-addresses":
             if not filtered:
                 raise ApiError(500, "Free addresses for host %s is empty" % h.id)
@@ -1344,6 +1364,8 @@ class Model(object):
     def apply_inventory(self, h, inv):
         schema = {"$ref": "#/definitions/inventory"}
         _p, inv = self.sw.go_filter(schema, inv)
+        if not self.settings.get("enable_virtual_interfaces") and isinstance(inv.get("interfaces"), list):
+            inv["interfaces"] = [i for i in inv["interfaces"] if (i or {}).get("type", "") in PHYSICAL_INTERFACE_TYPES]
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
         min_bytes = int(self.settings["min_disk_size_gb"]) * 1000 ** 3
         allowed = self.settings["eligible_drive_types"]
@@ -1408,6 +1430,9 @@ class Model(object):
                              "localhost6", "localhost6.localdomain6", "")
         add(hw, "hostname-valid", not forbidden, "Hostname %s is allowed" % name,
             "Hostname %s is forbidden" % name)
+        mg = self._majority_validation(h)
+        if mg is not None:
+            net.append({"id": "belongs-to-majority-group", "status": mg[0], "message": mg[1]})
         if s.get("require_ntp_synced"):
             srcs = []
             try:
@@ -1420,6 +1445,90 @@ class Model(object):
         if net:
             out["network"] = net
         return out
+
+    # -- connectivity majority groups (network/connectivity_groups.go,
+    #    cluster.go setConnectivityMajorityGroupsForCluster, host validator) --
+    @staticmethod
+    def _connected(h, other, cidr=None, family=None):
+        """h's connectivity report shows a successful L2 check to other on
+        cidr (L3 of family 4/6 when cidr is None)."""
+        try:
+            report = json.loads(h.fields.get("connectivity") or "{}")
+        except ValueError:
+            return False
+        for rh in report.get("remote_hosts") or []:
+            if rh.get("host_id") != other.id:
+                continue
+            if cidr is not None:
+                return any(e.get("successful") and _cidr_contains(cidr, e.get("remote_ip_address") or "")
+                           for e in rh.get("l2_connectivity") or [])
+            for e in rh.get("l3_connectivity") or []:
+                try:
+                    v = ipaddress.ip_address(e.get("remote_ip_address") or "").version
+                except ValueError:
+                    continue
+                if e.get("successful") and v == family:
+                    return True
+        return False
+
+    def _majority_group(self, hosts, edge):
+        """The largest full mesh (both directions) of at least three hosts, in
+        host order; [] when there is none (fewer than three hosts: always)."""
+        n = len(hosts)
+        conn = [[i != j and edge(hosts[i], hosts[j]) for j in range(n)] for i in range(n)]
+        best = []
+        if n <= 12:
+            for mask in range(1, 1 << n):
+                members = [i for i in range(n) if mask >> i & 1]
+                if len(members) > len(best) and all(conn[a][b] and conn[b][a] for a in members for b in members
+                                                    if a != b):
+                    best = members
+        else:
+            for start in range(n):
+                group = [start]
+                for j in range(n):
+                    if j not in group and all(conn[j][g] and conn[g][j] for g in group):
+                        group.append(j)
+                if len(group) > len(best):
+                    best = sorted(group)
+        return [hosts[i].id for i in best] if len(best) >= 3 else []
+
+    def refresh_majority_groups(self, cluster):
+        hosts = self.cluster_hosts(cluster.id)
+        groups = {}
+        for cidr in cluster.spec.get("machine_networks") or []:
+            groups[cidr] = self._majority_group(hosts, lambda a, b, c=cidr: self._connected(a, b, cidr=c))
+        for name, fam in (("IPv4", 4), ("IPv6", 6)):
+            groups[name] = self._majority_group(hosts, lambda a, b, f=fam: self._connected(a, b, family=f))
+        text = go_dumps(dict(sorted(groups.items())))
+        if text == cluster.majority_groups:
+            return False
+        cluster.majority_groups = text
+        return True
+
+    def _majority_validation(self, h):
+        """belongs-to-majority-group: (status, message), None when the host
+        is not in a cluster."""
+        cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
+        if cluster is None:
+            return None
+        if cluster.sno:
+            return "success", "Host has connectivity to the majority of hosts in the cluster"
+        if not cluster.spec.get("machine_networks") or not cluster.majority_groups:
+            return "pending", "Machine Network CIDR or Connectivity Majority Groups missing"
+        groups = json.loads(cluster.majority_groups)
+        if cluster.spec.get("user_managed_networking"):
+            inv = h.inventory_obj or {}
+            fams = [k for k, key in (("IPv4", "ipv4_addresses"), ("IPv6", "ipv6_addresses"))
+                    if any(i.get(key) for i in inv.get("interfaces") or [])]
+            ok = bool(fams) and all(h.id in groups.get(f, []) for f in fams)
+        else:
+            ok = all(h.id in groups.get(c, []) for c in cluster.spec.get("machine_networks") or [])
+        if ok:
+            return "success", "Host has connectivity to the majority of hosts in the cluster"
+        if len(self.cluster_hosts(cluster.id)) < 3:
+            return "pending", "Not enough hosts in cluster to calculate connectivity groups"
+        return "failure", "No connectivity to the majority of hosts in the cluster"
 
     def refresh_host(self, h):
         v = self.validations(h)
@@ -1468,6 +1577,11 @@ class Model(object):
             return
         if cluster.status not in ("insufficient", "ready", "pending-for-input"):
             return
+        # computed in the pre-installation states only, as the service does;
+        # the hosts' majority validation depends on the groups and the count
+        self.refresh_majority_groups(cluster)
+        for x in self.cluster_hosts(cluster.id):
+            self.refresh_host(x)
         hosts = self.cluster_hosts(cluster.id)
         need = int(cluster.spec.get("control_plane_count", 3))
         if hosts and len(hosts) >= need and all(h.status == "known" for h in hosts):
@@ -2073,6 +2187,11 @@ class Model(object):
             n = self._host_networks_for(c, d["api_vips"][0])
             if n is not None:
                 d["machine_networks"] = [n]
+        if c.status in ("insufficient", "ready", "pending-for-input"):
+            # the hosts' majority-group validation depends on the groups
+            self.refresh_majority_groups(c)
+            for x in self.cluster_hosts(c.id):
+                self.refresh_host(x)
         old = c.validations
         v = self.cluster_validations(c)
         c.validations = v
