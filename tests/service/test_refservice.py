@@ -25,10 +25,11 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-# these tests are about the fake itself: a real service to test against
-# (refclient.py, CRADLE_TEST_SERVICE_URL) is not theirs
-for _v in ("CRADLE_TEST_SERVICE_URL", "CRADLE_TEST_SERVICE_TOKEN"):
-    os.environ.pop(_v, None)
+# With CRADLE_TEST_SERVICE_URL (+ CRADLE_TEST_SERVICE_TOKEN) set, the API
+# tests run against that service (refclient.RefService attaches to it):
+# the user-facing tests (HubBase) make their own objects and run there; the
+# agent-API tests need scenarios and the control API and skip, as do the
+# tests of the fake itself (local_only).
 
 try:
     import yaml  # noqa: F401
@@ -39,7 +40,7 @@ except ImportError:
     raise unittest.SkipTest("python3-yaml is not installed")
 
 import refservice  # noqa: E402
-from refclient import HubClient, RefService  # noqa: E402
+from refclient import HubClient, RefService, real_service  # noqa: E402
 from swaggerval import Swagger  # noqa: E402
 
 try:
@@ -85,6 +86,15 @@ def inventory_for(n, ip=None):
     return inv
 
 
+REAL = real_service()
+
+
+def local_only(what):
+    """Skip when CRADLE_TEST_SERVICE_URL is set: what starts its own
+    refservice (with options, or to test the fake itself)."""
+    return unittest.skipIf(REAL, "tests the reference service itself (%s); CRADLE_TEST_SERVICE_URL is set" % what)
+
+
 def schema_errors(defname, value):
     return [e.message for e in SWAGGER.validate({"$ref": "#/definitions/" + defname}, value)]
 
@@ -119,7 +129,7 @@ class Base(unittest.TestCase):
     def tearDownClass(cls):
         rc = cls.svc.stop()
         cls.svc.__exit__(None, None, None)
-        assert rc == 0, "refservice exited %s on SIGTERM" % rc
+        assert cls.svc.real or rc == 0, "refservice exited %s on SIGTERM" % rc
 
     def setUp(self):
         self.svc.reset(getattr(self, "scenario", None))
@@ -951,6 +961,7 @@ class TestAuth(Base):
         self.assertEqual(seen, 15)
 
 
+@local_only("its TLS listener")
 class TestTLS(unittest.TestCase):
     def test_https(self):
         openssl = shutil.which("openssl")
@@ -977,6 +988,7 @@ class TestTLS(unittest.TestCase):
             self.assertEqual(svc.returncode, 0)
 
 
+@local_only("scenario files and its CLI")
 class TestScenarios(unittest.TestCase):
     def test_scenario_files(self):
         d = os.path.join(HERE, "scenarios")
@@ -1032,6 +1044,7 @@ class TestScenarios(unittest.TestCase):
             self.assertEqual(p.returncode, 1)
 
 
+@local_only("refclient's real-service mode, against a local refservice")
 class TestRealServiceMode(unittest.TestCase):
     """refclient with CRADLE_TEST_SERVICE_URL: a refservice started here
     stands for the real service; the helper must start nothing, use that
@@ -1089,6 +1102,7 @@ class TestRealServiceMode(unittest.TestCase):
         self.assertEqual([r["status"] for r in self.real.requests(operation="v2RegisterHost")], [201])
 
 
+@local_only("its command line and listeners")
 class TestSelf(unittest.TestCase):
     def test_bind_all_refused(self):
         p = subprocess.run(["/usr/bin/python3", refservice.__file__, "--bind", "0.0.0.0", "--port", "0"],
@@ -1354,8 +1368,7 @@ class TestInfraEnvs(HubBase):
                                          r"boot-order-control\S*&mac=\$\{net0/mac\}\n$")
 
     def test_image_service_standins(self):
-        self.svc.need_control("the image-service stand-ins of the fake") if hasattr(self.svc, "need_control") \
-            else None
+        self.svc.need_control("the image-service stand-ins of the fake")
         ie = self.new_ie()
         path = ie["download_url"][len(self.svc.url):]
         r = self.svc.raw("GET", path)
@@ -1368,6 +1381,7 @@ class TestInfraEnvs(HubBase):
             r = self.svc.raw("GET", url[len(self.svc.url):])
             self.assertEqual(r.status, 200, url)
 
+    @local_only("a refservice started with --token")
     def test_signed_urls_with_token(self):
         with RefService(token="hub-t0ken") as svc:
             hub = HubClient(svc)
@@ -1429,8 +1443,7 @@ class TestEvents(HubBase):
         self.assertEqual(st, 422, body)
 
     def test_host_status_events(self):
-        self.svc.need_control("host inventory replies of the fake's default infra-env") \
-            if hasattr(self.svc, "need_control") else None
+        self.svc.need_control("a host known-unbound from the observed inventory alone (the fake's validations)")
         ie = self.new_ie()
         host = str(uuid.uuid4())
         self.agent_register(ie["id"], host)
@@ -1512,7 +1525,7 @@ class TestHostsUserSide(HubBase):
                           "failed to get host %s in infra_env %s: record not found" % (missing, ie))
 
     def test_role_refused_after_installation_started(self):
-        self.svc.need_control("setting a host's status") if hasattr(self.svc, "need_control") else None
+        self.svc.need_control("setting a host's status")
         ie, host = self.discovered()
         self.hub.set_host(host, status="installing")
         self.assert_error(self.hub.update_host(ie, host, host_role="master"), 500,
@@ -1820,8 +1833,7 @@ class TestClusters(HubBase):
         return ie, hosts
 
     def test_install_to_installed_with_controller_standin(self):
-        self.svc.need_control("hosts that become known from the observed inventory alone") \
-            if hasattr(self.svc, "need_control") else None
+        self.svc.need_control("hosts that become known from the observed inventory alone")
         c = self.new_cluster()
         cid = c["id"]
         self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/install" % cid), 409,
@@ -1868,8 +1880,7 @@ class TestClusters(HubBase):
                          (202, "AddHostsCluster", "adding-hosts", "api.%s.example.com" % c["name"]))
 
     def test_cancel_and_reset(self):
-        self.svc.need_control("hosts that become known from the observed inventory alone") \
-            if hasattr(self.svc, "need_control") else None
+        self.svc.need_control("hosts that become known from the observed inventory alone")
         c = self.new_cluster()
         cid = c["id"]
         self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/allow-add-workers" % cid), 400,
@@ -1890,6 +1901,104 @@ class TestClusters(HubBase):
         self.assertEqual({h["status"] for h in rc["hosts"]}, {"resetting-pending-user-action"})
         self.agent_register(ie, hosts[0])
         self.assertEqual(self.hub.host(ie, hosts[0])[1]["status"], "discovering")
+
+
+HUB_OPERATIONS = [
+    # (method, path template, operationId) of what cradle-hub calls
+    ("POST", "/v2/infra-envs", "RegisterInfraEnv"), ("GET", "/v2/infra-envs", "ListInfraEnvs"),
+    ("GET", "/v2/infra-envs/{ie}", "GetInfraEnv"), ("PATCH", "/v2/infra-envs/{ie}", "UpdateInfraEnv"),
+    ("DELETE", "/v2/infra-envs/{ie}", "DeregisterInfraEnv"),
+    ("GET", "/v2/infra-envs/{ie}/downloads/image-url", "GetInfraEnvDownloadURL"),
+    ("GET", "/v2/infra-envs/{ie}/downloads/files?file_name=discovery.ign", "v2DownloadInfraEnvFiles"),
+    ("GET", "/v2/infra-envs/{ie}/downloads/files-presigned?file_name=ipxe-script", "GetInfraEnvPresignedFileURL"),
+    ("GET", "/v2/infra-envs/{ie}/hosts", "v2ListHosts"), ("GET", "/v2/infra-envs/{ie}/hosts/{h}", "v2GetHost"),
+    ("PATCH", "/v2/infra-envs/{ie}/hosts/{h}", "v2UpdateHost"),
+    ("DELETE", "/v2/infra-envs/{ie}/hosts/{h}", "v2DeregisterHost"),
+    ("POST", "/v2/infra-envs/{ie}/hosts/{h}/actions/bind", "BindHost"),
+    ("POST", "/v2/infra-envs/{ie}/hosts/{h}/actions/unbind", "UnbindHost"),
+    ("POST", "/v2/infra-envs/{ie}/hosts/{h}/actions/install", "v2InstallHost"),
+    ("PATCH", "/v2/infra-envs/{ie}/hosts/{h}/installer-args", "v2UpdateHostInstallerArgs"),
+    ("PATCH", "/v2/infra-envs/{ie}/hosts/{h}/ignition", "v2UpdateHostIgnition"),
+    ("GET", "/v2/events", "v2ListEvents"),
+    ("POST", "/v2/clusters", "v2RegisterCluster"), ("GET", "/v2/clusters", "v2ListClusters"),
+    ("GET", "/v2/clusters/{c}", "v2GetCluster"), ("PATCH", "/v2/clusters/{c}", "V2UpdateCluster"),
+    ("DELETE", "/v2/clusters/{c}", "v2DeregisterCluster"), ("POST", "/v2/clusters/import", "v2ImportCluster"),
+    ("POST", "/v2/clusters/{c}/actions/install", "v2InstallCluster"),
+    ("POST", "/v2/clusters/{c}/actions/cancel", "V2CancelInstallation"),
+    ("POST", "/v2/clusters/{c}/actions/reset", "v2ResetCluster"),
+    ("POST", "/v2/clusters/{c}/actions/allow-add-workers", "TransformClusterToDay2"),
+    ("PATCH", "/v2/clusters/{c}/install-config", "v2UpdateClusterInstallConfig"),
+    ("GET", "/v2/clusters/{c}/ignored-validations", "v2GetIgnoredValidations"),
+    ("PUT", "/v2/clusters/{c}/ignored-validations", "v2SetIgnoredValidations"),
+    ("GET", "/v2/clusters/{c}/manifests", "V2ListClusterManifests"),
+    ("POST", "/v2/clusters/{c}/manifests", "V2CreateClusterManifest"),
+    ("DELETE", "/v2/clusters/{c}/manifests?file_name=x.yaml", "V2DeleteClusterManifest"),
+    ("GET", "/v2/clusters/{c}/downloads/credentials?file_name=kubeconfig", "V2DownloadClusterCredentials"),
+    ("GET", "/v2/clusters/{c}/credentials", "V2GetCredentials"),
+]
+
+
+@local_only("a refservice started with --token")
+class TestHubAuth(unittest.TestCase):
+    """userAuth: the token as `Authorization: Bearer`; each operation takes
+    the credentials swagger's security names for it, no others."""
+
+    def test_security_per_operation(self):
+        token = "hub-auth-t0ken"
+        with RefService(token=token) as svc:
+            for method, tmpl, op_id in HUB_OPERATIONS:
+                path = "/api/assisted-install" + tmpl.format(ie=IE, h=H1, c=CL)
+                tmpl_path, op, _ = SWAGGER.route(method, path[len(SWAGGER.base_path):].split("?")[0])
+                self.assertEqual(op.get("operationId"), op_id, (method, tmpl))
+                schemes = SWAGGER.op_security(op)
+                self.assertIn("userAuth", schemes, op_id)
+                r = svc.raw(method, path, headers={"Accept": "*/*"})
+                self.assertEqual((r.status, json.loads(r.body)), (401, {
+                    "code": 401, "message": "unauthenticated for invalid credentials"}), op_id)
+                r = svc.raw(method, path, headers={"Accept": "*/*", "Authorization": "Bearer wrong"})
+                self.assertEqual(r.status, 401, op_id)
+                r = svc.raw(method, path, headers={"Accept": "*/*", "Authorization": "Bearer " + token})
+                self.assertNotIn(r.status, (401, 501), (op_id, r.body))
+                r = svc.raw(method, path, headers={"Accept": "*/*", "X-Secret-Key": token})
+                if "agentAuth" in schemes:
+                    self.assertNotEqual(r.status, 401, op_id)
+                else:
+                    self.assertEqual(r.status, 401, op_id)
+            recs = svc.requests()
+            with open(svc.record_path) as f:
+                self.assertNotIn(token, f.read())
+            self.assertGreater(len(recs), 4 * len(HUB_OPERATIONS) - 1)
+
+
+@local_only("runs the user-facing tests against a second local refservice")
+class TestHubSuiteAgainstAttachedService(unittest.TestCase):
+    """The user-facing tests with CRADLE_TEST_SERVICE_URL pointing at a
+    refservice started here (standing for a real service): they run there,
+    only those that need the control API skip."""
+
+    def test_hub_classes_attached(self):
+        with RefService() as other:
+            env = dict(os.environ, CRADLE_TEST_SERVICE_URL=other.url)
+            env.pop("CRADLE_TEST_SERVICE_TOKEN", None)
+            p = subprocess.run(["/usr/bin/python3", "-m", "unittest", "-v", "test_refservice.TestInfraEnvs",
+                                "test_refservice.TestEvents", "test_refservice.TestHostsUserSide",
+                                "test_refservice.TestClusters", "test_refservice.TestRegistration"],
+                               cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=600)
+            self.assertEqual(p.returncode, 0, p.stdout[-3000:])
+            skipped = re.findall(r"^(test_\w+) \(test_refservice\.(\w+)\..* \.\.\. skipped ['\"](.*)['\"]$",
+                                 p.stdout, re.M)
+            self.assertEqual(set(c for _, c, _ in skipped if c == "TestRegistration"), {"TestRegistration"})
+            self.assertEqual(sorted(t for t, c, _ in skipped if c != "TestRegistration"), sorted([
+                "test_image_service_standins", "test_signed_urls_with_token", "test_host_status_events",
+                "test_role_refused_after_installation_started", "test_install_to_installed_with_controller_standin",
+                "test_cancel_and_reset"]), p.stdout[-3000:])
+            for _, _, why in skipped:
+                self.assertIn("CRADLE_TEST_SERVICE_URL is set", why)
+            self.assertRegex(p.stdout, r"Ran \d+ tests")
+            # the attached service saw the user-facing calls, none of the control API
+            ops = set(r["operation"] for r in other.requests())
+            self.assertTrue({"RegisterInfraEnv", "v2RegisterCluster", "v2ListEvents", "BindHost"} <= ops, ops)
 
 
 def _main():
