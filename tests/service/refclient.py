@@ -27,6 +27,7 @@ As a command (shell tests):
     refclient.py --url http://127.0.0.1:PORT ctl GET /hosts
     refclient.py --port-file F ctl POST /clusters/<id>/install '{"prepare": false}'
     refclient.py --port-file F api POST /v2/infra-envs/<ie>/hosts '{"host_id": "..."}'
+    refclient.py --port-file F user POST /v2/clusters '{"name": ...}'   (userAuth: Authorization: Bearer)
     refclient.py --port-file F wait-status <host_id> installed [timeout_s]
     refclient.py --port-file F url          (the service's URL: the real one when CRADLE_TEST_SERVICE_URL is set)
 
@@ -535,6 +536,10 @@ def _cli(argv):
     a.add_argument("method")
     a.add_argument("path")
     a.add_argument("body", nargs="?")
+    u = sub.add_parser("user", help="v2 API call as a user (Authorization: Bearer): METHOD PATH [JSON]")
+    u.add_argument("method")
+    u.add_argument("path")
+    u.add_argument("body", nargs="?")
     w = sub.add_parser("wait-status", help="poll the control API until a host has a status")
     w.add_argument("host_id")
     w.add_argument("status")
@@ -564,14 +569,16 @@ def _cli(argv):
         print(url)
         return 0
     svc = RefService.attach(url, token=opts.token, cafile=opts.cacert)
-    if opts.cmd in ("ctl", "api"):
+    if opts.cmd in ("ctl", "api", "user"):
         body = json.loads(opts.body) if opts.body else None
         if opts.cmd == "ctl":
             r = svc.raw(opts.method.upper(), "/__control" + opts.path, body)
         else:
             hdrs = {"Accept": "application/json"}
-            if opts.token:
+            if opts.token and opts.cmd == "api":
                 hdrs["X-Secret-Key"] = opts.token
+            elif opts.token:
+                hdrs["Authorization"] = "Bearer " + opts.token
             r = svc.raw(opts.method.upper(), BASE + opts.path, body, hdrs)
         sys.stdout.write(r.body.decode("utf-8", "replace"))
         if r.body and not r.body.endswith(b"\n"):

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""refservice: a faithful fake of assisted-service's agent- and installer-facing
-REST API (v2), for testing the cradle agent and installer.
+"""refservice: a faithful fake of assisted-service's REST API (v2): what the
+agent, the installer and the controller call, and the user-facing part
+cradle-hub calls; for testing the cradle agent, installer and hub.
 
 Usage: refservice.py [--bind 127.0.0.1] [--port 0 --port-file F] [--scenario S.json]
                      [--record requests.jsonl] [--logs-dir DIR] [--token T]

@@ -1042,6 +1042,16 @@ class TestScenarios(unittest.TestCase):
             p = subprocess.run(cli + ["ctl", "POST", "/settings", json.dumps({"no_such_setting": 1})],
                                stdout=subprocess.PIPE, timeout=30)
             self.assertEqual(p.returncode, 1)
+        with RefService(token="cli-t0ken") as svc:
+            cli = ["/usr/bin/python3", os.path.join(HERE, "refclient.py"), "--url", svc.url, "--token", "cli-t0ken"]
+            p = subprocess.run(cli + ["user", "POST", "/v2/clusters", json.dumps({
+                "name": "cli", "openshift_version": "4.13", "pull_secret": HubClient.OBSERVED_PULL_SECRET})],
+                stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 0)
+            self.assertEqual(json.loads(p.stdout)["name"], "cli")
+            # the agent key is not userAuth
+            p = subprocess.run(cli + ["api", "GET", "/v2/infra-envs"], stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 1)
 
 
 @local_only("refclient's real-service mode, against a local refservice")
