@@ -1108,7 +1108,7 @@ class Handler(BaseHTTPRequestHandler):
         rec["status"] = resp.status if not resp.action or resp.action == "truncate" else None
         rec["fault_action"] = resp.action
         if resp.json is not None:
-            rec["response"] = resp.json
+            rec["response"] = redact_json(resp.json)
         elif resp.body:
             rec["response_bytes"] = len(resp.body)
             if resp.content_type and resp.content_type.startswith("text/"):
@@ -1164,6 +1164,19 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+SECRET_KEYS = ("pull_secret", "password")
+
+
+def redact_json(value):
+    """A copy of a recorded body without pull secrets and passwords (the
+    user API carries them: RegisterInfraEnv, V2UpdateCluster, V2GetCredentials)."""
+    if isinstance(value, dict):
+        return {k: ("<redacted>" if k in SECRET_KEYS and v else redact_json(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_json(v) for v in value]
+    return value
+
+
 def describe_body(content_type, body):
     if not body:
         return {}
@@ -1178,7 +1191,7 @@ def describe_body(content_type, body):
             out["body_error"] = str(e)
         return out
     try:
-        out["body"] = json.loads(body.decode("utf-8"))
+        out["body"] = redact_json(json.loads(body.decode("utf-8")))
     except (ValueError, UnicodeDecodeError):
         text = body[:65536].decode("utf-8", "replace")
         out["body_text"] = text

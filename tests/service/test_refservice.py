@@ -1976,7 +1976,15 @@ class TestHubAuth(unittest.TestCase):
                     self.assertEqual(r.status, 401, op_id)
             recs = svc.requests()
             with open(svc.record_path) as f:
-                self.assertNotIn(token, f.read())
+                text = f.read()
+            self.assertNotIn(token, text)
+            # pull secrets and passwords stay out of the record
+            hub = HubClient(svc)
+            self.assertEqual(hub.register_infra_env()[0], 201)
+            rec = svc.requests(operation="RegisterInfraEnv")[-1]
+            self.assertEqual(rec["body"]["pull_secret"], "<redacted>")
+            with open(svc.record_path) as f:
+                self.assertNotIn("ZmFrZTpmYWtl", f.read())
             self.assertGreater(len(recs), 4 * len(HUB_OPERATIONS) - 1)
 
 
