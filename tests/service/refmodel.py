@@ -1921,7 +1921,8 @@ class Model(object):
         platform = (p.get("platform") or {}).get("type") or ("none" if umn else "baremetal")
         self._validate_cluster_common(p, p.get("name"), platform, rel[0])
         try:
-            refvalid.validate_pull_secret(p.get("pull_secret") or "", self.settings.get("registries_requiring_auth") or [])
+            refvalid.validate_pull_secret(p.get("pull_secret") or "",
+                                          self.settings.get("registries_requiring_auth") or [])
         except ValidationFailed as e:
             raise ApiError(400, "pull secret for new cluster is invalid: %s" % e)
         cluster_networks = [{"cidr": n.get("cidr", ""), "host_prefix": n.get("host_prefix", 23)}
@@ -1955,7 +1956,8 @@ class Model(object):
 
     def import_cluster(self, p):
         """V2ImportClusterInternal: a day-2 cluster for an existing OCP."""
-        spec = {"name": p.get("name") or "", "base_dns_domain": "", "openshift_version": p.get("openshift_version") or "",
+        spec = {"name": p.get("name") or "", "base_dns_domain": "",
+                "openshift_version": p.get("openshift_version") or "",
                 "ocp_release_image": "", "api_vips": [], "ingress_vips": [], "machine_networks": [],
                 "kind": "AddHostsCluster", "api_vip_dns_name": p.get("api_vip_dnsname") or "",
                 "openshift_cluster_id": p.get("openshift_cluster_id") or "", "imported": True,

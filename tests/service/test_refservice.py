@@ -1299,7 +1299,8 @@ class TestInfraEnvs(HubBase):
               "network_yaml": STATIC_YAML.replace("eth0", "eth3")}
         ie = self.new_ie(static_network_config=[h1, h2])
         stored = json.loads(ie["static_network_config"])
-        self.assertEqual(stored[0]["mac_interface_map"], [{"logical_nic_name": "eth1", "mac_address": "52:54:00:00:00:02"}])
+        self.assertEqual(stored[0]["mac_interface_map"],
+                         [{"logical_nic_name": "eth1", "mac_address": "52:54:00:00:00:02"}])
         self.assertEqual([m["logical_nic_name"] for m in stored[1]["mac_interface_map"]], ["eth3", "eth9"])
         self.assertEqual(ie["static_network_config"],
                          json.dumps(stored, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e"))
@@ -1640,7 +1641,8 @@ class TestClusters(HubBase):
 
     def test_register_shape_and_defaults(self):
         c = self.new_cluster(machine_networks=[{"cidr": "192.168.122.0/24"}], **self.VIPS)
-        for k, v in (("kind", "Cluster"), ("status", "insufficient"), ("status_info", "Cluster is not ready for install"),
+        for k, v in (("kind", "Cluster"), ("status", "insufficient"),
+                     ("status_info", "Cluster is not ready for install"),
                      ("openshift_version", "4.13.18"), ("high_availability_mode", "Full"),
                      ("network_type", "OVNKubernetes"), ("hyperthreading", "all"), ("user_managed_networking", False),
                      ("vip_dhcp_allocation", False), ("pull_secret_set", True), ("schedulable_masters", False),
@@ -1680,7 +1682,8 @@ class TestClusters(HubBase):
              "api-vip <192.168.122.100> does not belong to machine-network-cidr <10.0.0.0/24>"),
             ({"pull_secret": "{}"}, "pull secret for new cluster is invalid: pull secret must contain 'auths' "
                                     "JSON-object field"),
-            ({"name": "Bad_Name"}, "Cluster name format is not valid: 'Bad_Name'. Name must start and end with either a "
+            ({"name": "Bad_Name"}, "Cluster name format is not valid: 'Bad_Name'. Name must start and end with "
+                                   "either a "
                                    "letter or number and consist of lower-case letters, numbers, and hyphens. "
                                    "Subdomains in cluster names are only valid with none platform."),
         ]
