@@ -810,6 +810,11 @@ static int find_cluster(Flow *f, json_object **ret)
                                 r = sync_error_call(f, get, NULL);
                                 return r < 0 ? r : finish(f, NULL);
                         }
+                        if (!json_object_is_type(get->body, json_type_object)) {
+                                r = sync_errorf(f, false, "the service answered no cluster for %s",
+                                                strna(d.id));
+                                return r < 0 ? r : finish(f, NULL);
+                        }
                         *ret = get->body;
                         return 1;
                 }
@@ -826,6 +831,10 @@ static int find_cluster(Flow *f, json_object **ret)
                         /* the service down: a backend error whatever it answered */
                         f->sync_user = false;
                         f->requeue = HUB_REQUEUE_ON_ERROR;
+                        return r < 0 ? r : finish(f, NULL);
+                }
+                if (!json_object_is_type(o->cluster.body, json_type_object)) {
+                        r = sync_errorf(f, false, "the service answered no cluster for %s", strna(d.id));
                         return r < 0 ? r : finish(f, NULL);
                 }
                 *ret = o->cluster.body;
