@@ -364,7 +364,7 @@ static int vip_fields(json_object *st, json_object *cluster)
 
 static int cluster_fields(json_object *st, json_object *cluster, const char *service_url)
 {
-        json_object *dbg = hub_json_ensure_object(st, "debugInfo"), *mn, *progress;
+        json_object *dbg = hub_json_ensure_object(st, "debugInfo"), *mn, *progress, *p;
         const char *status = strempty(json_get_string(cluster, "status")),
                    *id = json_get_string(cluster, "id"),
                    *vinfo = json_get_string(cluster, "validations_info"), *pt = platform_type(cluster);
@@ -377,15 +377,19 @@ static int cluster_fields(json_object *st, json_object *cluster, const char *ser
         if (json_add_string(dbg, "state", status) < 0 ||
             json_add_string(dbg, "stateInfo", strempty(json_get_string(cluster, "status_info"))) < 0)
                 return -ENOMEM;
-        json_object_object_del(st, "progress");
+        /* upstream's status.progress is a struct, so it is always there with
+         * its required totalPercentage; a cluster without progress keeps
+         * the last figure */
         progress = json_get(cluster, "progress");
-        if (json_object_is_type(progress, json_type_object)) {
-                json_object *p = hub_json_ensure_object(st, "progress");
-
-                if (!p || (json_get_int64(progress, "total_percentage", &pct) >= 0 &&
-                           json_add_int64(p, "totalPercentage", pct) < 0))
-                        return -ENOMEM;
-        }
+        p = hub_json_ensure_object(st, "progress");
+        if (!p)
+                return -ENOMEM;
+        if (json_object_is_type(progress, json_type_object))
+                (void)json_get_int64(progress, "total_percentage", &pct);
+        else
+                (void)json_get_int64(p, "totalPercentage", &pct);
+        if (json_add_int64(p, "totalPercentage", pct) < 0)
+                return -ENOMEM;
         r = vip_fields(st, cluster);
         if (r < 0)
                 return r;

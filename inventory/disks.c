@@ -38,7 +38,7 @@ typedef struct Disk {
         char syspath[PATH_MAX];
         unsigned major, minor;
         uint64_t size_bytes;
-        bool removable, rotational, hidden;
+        bool removable, rotational, hidden, lab;
         char *vendor, *model, *serial, *wwn, *id_path;
         char **devlinks;
         char *dm_uuid, *dm_name;
@@ -201,6 +201,10 @@ static const char *ghw_drive_type(const Disk *d, Controller *ret_controller)
                         *ret_controller = prefixes[i].controller;
                         break;
                 }
+        /* a simulated host's disk (--lab-disks) is the plain disk it stands
+         * for, whatever its kernel name */
+        if (d->lab && streq(type, "Unknown"))
+                type = "HDD";
         if (!d->rotational)
                 type = "SSD";
         return type;
@@ -841,7 +845,7 @@ int disks_collect(const InventoryOptions *o, json_object **ret)
                 r = disk_load(o, d, &disks[n]);
                 if (r < 0)
                         goto finish;
-                n++;
+                disks[n++].lab = lab != NULL;
         }
         if (n > 0)
                 qsort(disks, n, sizeof(Disk), disk_cmp);
