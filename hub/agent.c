@@ -18,6 +18,7 @@
 #include "strutil.h"
 
 #define TAG_DEREGISTER_OLD "deregister-old-host"
+#define TAG_DEREGISTER "deregister-host"
 
 void agent_observed_done(HubObserved *base)
 {
@@ -35,15 +36,20 @@ void agent_observed_done(HubObserved *base)
 /* ---- observe ---- */
 
 /* The host's record in an infra-env: the poller's cache, or a GET before
- * the poller listed it. 0 found, -ENOENT not there, other: unreadable. */
-static int host_in(HubContext *ctx, const char *infra_env_id, const char *host_id, json_object **ret,
-                   char **ret_message)
+ * the poller listed it, or always (fresh) before an Agent is created or
+ * let go, so that a host just deregistered never gets an Agent from a
+ * cache that still has it. 0 found, -ENOENT not there, other: unreadable. */
+static int host_in(HubContext *ctx, const char *infra_env_id, const char *host_id, bool fresh,
+                   json_object **ret, char **ret_message)
 {
         HubCallResult r = {};
         int q;
 
         q = hub_service_host(ctx->service, infra_env_id, host_id, ret);
-        if (q != -ENODATA)
+        if (q == 0 && fresh) {
+                json_object_put(*ret);
+                *ret = NULL;
+        } else if (q != -ENODATA)
                 return q;
         q = hub_service_op(ctx->service, ASSISTED_OP_GET_HOST,
                            (char *[]){ (char *)infra_env_id, (char *)host_id, NULL }, NULL, NULL, &r);
@@ -51,11 +57,14 @@ static int host_in(HubContext *ctx, const char *infra_env_id, const char *host_i
                 return q;
         if (r.error < 0) {
                 q = r.status == 404 ? -ENOENT : r.error;
-                if (q != -ENOENT && ret_message)
+                if (q == -ENOENT)
+                        hub_service_host_forget(ctx->service, infra_env_id, host_id);
+                else if (ret_message)
                         *ret_message = TAKE_PTR(r.message);
                 hub_call_result_done(&r);
                 return q;
         }
+        (void)hub_service_host_store(ctx->service, infra_env_id, r.body);
         *ret = TAKE_PTR(r.body);
         hub_call_result_done(&r);
         return 0;
@@ -114,7 +123,8 @@ static int agent_observe(HubContext *ctx, HubObserved *base)
                 id = hub_object_annotation(ie, HUB_ANNOTATION_INFRAENV_ID);
                 if (isempty(id))
                         continue;
-                r = host_in(ctx, id, base->name, &host, &message);
+                r = host_in(ctx, id, base->name, !base->object || hub_object_deleting(base->object), &host,
+                            &message);
                 if (r == -ENOENT)
                         continue;
                 if (r < 0) {
@@ -622,6 +632,8 @@ static int create_agent(const AgentObserved *o, HubPlan *plan)
         if (r >= 0)
                 r = hub_object_set_label(a, HUB_LABEL_INFRAENV, kube_object_name(o->infraenv));
         if (r >= 0)
+                r = hub_object_add_finalizer(a, HUB_FINALIZER_AGENT);
+        if (r >= 0)
                 r = owner_ref_to(a, o->infraenv, true);
         if (r >= 0)
                 r = cluster_ref(spec, o->infraenv);
@@ -632,6 +644,43 @@ static int create_agent(const AgentObserved *o, HubPlan *plan)
         return hub_plan_create(plan, HUB_KIND_AGENT, o->base.ns, TAKE_PTR(a));
 }
 
+/* The finalizer (notes §5.5): the host is deregistered before the Agent
+ * goes, so that it is not created again for a host still registered. The
+ * spoke cleanup of §5.5 is the installation side's. */
+static int decide_deletion(const AgentObserved *o, HubPlan *plan)
+{
+        json_object *agent = o->base.object;
+        const HubCallResult *dr = hub_call_results_find(&o->base.results, TAG_DEREGISTER);
+        _cleanup_(json_object_putp) json_object *desired = NULL;
+        int r;
+
+        if (!hub_object_has_finalizer(agent, HUB_FINALIZER_AGENT))
+                return 0;
+        if (o->host_error < 0 && !o->host) {
+                hub_plan_requeue_after(plan, HUB_REQUEUE_ON_ERROR);
+                return hub_plan_fail(plan, "failed to deregister host: %s: %s", o->base.name,
+                                     strna(o->host_message));
+        }
+        if (o->host && !isempty(o->infra_env_id)) {
+                if (!dr)
+                        return hub_plan_op(plan, TAG_DEREGISTER, ASSISTED_OP_DEREGISTER_HOST,
+                                           (char *[]){ o->infra_env_id, o->base.name, NULL }, NULL, NULL,
+                                           true);
+                if (dr->error < 0 && dr->status != 404) {
+                        hub_plan_requeue_after(plan, HUB_REQUEUE_ON_ERROR);
+                        return hub_plan_fail(plan, "failed to deregister host: %s: %s", o->base.name,
+                                             strna(dr->message));
+                }
+        }
+        desired = hub_json_copy(agent);
+        if (!desired)
+                return -ENOMEM;
+        r = hub_object_remove_finalizer(desired, HUB_FINALIZER_AGENT);
+        if (r < 0)
+                return r;
+        return hub_plan_patch_object(plan, HUB_KIND_AGENT, agent, desired, true, false);
+}
+
 int agent_decide(const HubObserved *base, HubPlan *plan)
 {
         const AgentObserved *o = (const AgentObserved *)base;
@@ -640,9 +689,11 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
         const char *inventory;
         int r;
 
+        if (agent && hub_object_deleting(agent))
+                return decide_deletion(o, plan);
         if (!o->host) {
                 /* no host (or unreadable): the installation side decides
-                 * about Agents without hosts (restore, deletion) */
+                 * about Agents without hosts (restore) */
                 if (o->host_error < 0)
                         return hub_plan_fail(plan, "cannot read host %s: %s", base->name,
                                              strna(o->host_message));
@@ -650,12 +701,13 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
         }
         if (!agent)
                 return create_agent(o, plan);
-        if (hub_object_deleting(agent))
-                return 0;
 
         desired = hub_json_copy(agent);
         if (!desired)
                 return -ENOMEM;
+        r = hub_object_add_finalizer(desired, HUB_FINALIZER_AGENT);
+        if (r < 0)
+                return r;
         spec = hub_json_ensure_object(desired, "spec");
         if (!spec)
                 return -ENOMEM;
