@@ -2,7 +2,17 @@
 # Build the static libraries a static cradle links, from Debian 12's own
 # source packages, into OUTDIR/prefix/{include,lib}.
 #
-#   packaging/static/build-deps.sh OUTDIR
+#   packaging/static/build-deps.sh [OUTDIR]
+#
+# Without OUTDIR the build goes to a cache shared by every build directory
+# and checkout of this user on this machine:
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/cradle/static-deps/KEY
+# where KEY hashes this script, the compiler's version and the architecture:
+# a changed recipe gets a directory of its own (seeded from the newest
+# finished one, so that only the steps whose recipe changed are rebuilt),
+# and a finished prefix is never modified under a build that links it.
+# Key directories unused for 30 days are removed. The last line on stdout
+# is the prefix (OUTDIR/prefix); everything else goes to stderr.
 #
 # What comes from where (see README.md beside this file):
 #   OpenSSL (libssl.a, libcrypto.a)  built from Debian's openssl source, trimmed
@@ -10,8 +20,8 @@
 #                                    over that OpenSSL, c-ares resolver, zlib
 #   libudev.a (with libsystemd)      built from Debian's systemd source, every
 #                                    optional dependency off, only that target
-#   c-ares, json-c, libblkid, zlib   Debian's own .a (libc-ares-dev, libjson-c-dev,
-#                                    libblkid-dev, zlib1g-dev), copied into prefix
+#   c-ares, json-c, libblkid, zlib,  Debian's own .a (libc-ares-dev, libjson-c-dev,
+#   libcap                           libblkid-dev, zlib1g-dev, libcap-dev), copied
 #
 # Non-interactive and idempotent: a finished build leaves OUTDIR/prefix/.stamp;
 # a re-run with the same recipe returns at once. Each component has its own
@@ -21,7 +31,7 @@
 # added when `apt-cache showsrc` cannot see a source package.
 #
 # Environment: CC (default cc), JOBS (default nproc), CRADLE_DEPS_VERBOSE=1
-# to show build output instead of logging it to OUTDIR/logs.
+# to show build output (on stderr) instead of logging it to OUTDIR/logs.
 
 set -euo pipefail
 
@@ -31,27 +41,41 @@ die() {
 }
 log() { echo "build-deps: $*" >&2; }
 
-[ $# -eq 1 ] || die "usage: $0 OUTDIR"
-mkdir -p "$1" || die "cannot create '$1'"
-OUT=$(cd "$1" && pwd)
+[ $# -le 1 ] || die "usage: $0 [OUTDIR]"
 SCRIPT=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+CC=${CC:-cc}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export CC
+
+# The whole recipe is this file: any change rebuilds what changed (per step).
+RECIPE=$(sha256sum "$SCRIPT" | cut -c1-16)
+
+# done_prefix DIR: true when DIR holds a prefix finished by this recipe.
+done_prefix() { [ -f "$1/prefix/.stamp" ] && [ "$(cat "$1/prefix/.stamp")" = "$RECIPE" ]; }
+
+if [ $# -eq 1 ]; then
+        mkdir -p "$1" || die "cannot create '$1'"
+        OUT=$(cd "$1" && pwd)
+else
+        CACHE=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/cradle/static-deps
+        KEY=$( (echo "$RECIPE"; $CC -dumpmachine; $CC --version | head -n 1) | sha256sum | cut -c1-16)
+        OUT=$CACHE/$KEY
+        mkdir -p "$OUT" || die "cannot create the cache directory '$OUT' (set CRADLE_STATIC_DEPS to another one)"
+        touch "$OUT/.used"
+        # Forget recipes nobody built with for a month.
+        find "$CACHE" -mindepth 2 -maxdepth 2 -name .used -mtime +30 -printf '%h\n' 2>/dev/null |
+                while read -r old; do
+                        [ "$old" != "$OUT" ] && log "removing unused cache $old" && rm -rf "$old"
+                done
+fi
 PREFIX=$OUT/prefix
 STAMPS=$OUT/stamps
 LOGS=$OUT/logs
 SRC=$OUT/src
 BUILD=$OUT/build
 
-CC=${CC:-cc}
-JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-export CC
-
-# Flags for every library we compile: small code, sections the final link
-# can drop (--gc-sections), Debian's usual hardening.
-DEPS_CFLAGS="-Os -g0 -ffunction-sections -fdata-sections -fstack-protector-strong -D_FORTIFY_SOURCE=2"
-
-# The whole recipe is this file: any change rebuilds what changed (per step).
-RECIPE=$(sha256sum "$SCRIPT" | cut -c1-16)
-if [ -f "$PREFIX/.stamp" ] && [ "$(cat "$PREFIX/.stamp")" = "$RECIPE" ]; then
+if done_prefix "$OUT"; then
+        echo "$PREFIX"
         exit 0
 fi
 
@@ -59,11 +83,26 @@ mkdir -p "$STAMPS" "$LOGS" "$SRC" "$BUILD"
 exec 9>"$OUT/.lock"
 flock 9 || die "cannot lock '$OUT/.lock'"
 # Another run may have finished while we waited for the lock.
-if [ -f "$PREFIX/.stamp" ] && [ "$(cat "$PREFIX/.stamp")" = "$RECIPE" ]; then
+if done_prefix "$OUT"; then
+        echo "$PREFIX"
         exit 0
+fi
+# A new cache key directory starts from the newest finished one: its
+# sources, prefix and step stamps, so that only the changed steps rebuild.
+if [ -n "${CACHE:-}" ] && [ -z "$(ls -A "$STAMPS")" ]; then
+        seed=$(find "$CACHE" -mindepth 3 -maxdepth 3 -path '*/prefix/.stamp' -printf '%T@ %h\n' 2>/dev/null |
+                sort -rn | awk '{ print $2 }' | sed 's|/prefix$||' | grep -vxF "$OUT" | head -n 1 || true)
+        if [ -n "$seed" ]; then
+                log "starting from $seed"
+                cp -a "$seed/src" "$seed/stamps" "$seed/prefix" "$OUT/"
+        fi
 fi
 rm -f "$PREFIX/.stamp"
 START=$(date +%s)
+
+# Flags for every library we compile: small code, sections the final link
+# can drop (--gc-sections), Debian's usual hardening.
+DEPS_CFLAGS="-Os -g0 -ffunction-sections -fdata-sections -fstack-protector-strong -D_FORTIFY_SOURCE=2"
 
 # run LOGNAME CMD...: run a build command, its output in LOGS/LOGNAME.log;
 # on failure show the log's tail and stop.
@@ -71,7 +110,7 @@ run() {
         local name=$1
         shift
         if [ "${CRADLE_DEPS_VERBOSE:-0}" = 1 ]; then
-                "$@" || die "step '$name' failed: $*"
+                "$@" >&2 || die "step '$name' failed: $*"
                 return
         fi
         echo "+ $*" >>"$LOGS/$name.log"
@@ -170,9 +209,14 @@ ensure_debsrc() {
 # archive really serves) under SRC; prints the directory.
 fetch_source() {
         local pkg=$1 v dir
+        # relative to SRC, so that a copied cache finds its own sources
+        # (older caches wrote absolute paths: keep their last two parts)
         dir=$(cat "$SRC/$pkg.dir" 2>/dev/null || true)
-        if [ -n "$dir" ] && [ -d "$dir" ]; then
-                echo "$dir"
+        if [[ "$dir" == /* ]]; then
+                dir=$(basename "$(dirname "$dir")")/$(basename "$dir")
+        fi
+        if [ -n "$dir" ] && [ -d "$SRC/$dir" ]; then
+                echo "$SRC/$dir"
                 return 0
         fi
         ensure_debsrc "$pkg"
@@ -185,7 +229,7 @@ fetch_source() {
                         dir=$(find "$SRC/$pkg-fetch" -mindepth 1 -maxdepth 1 -type d | head -n 1)
                         [ -n "$dir" ] || die "apt-get source $pkg=$v unpacked nothing"
                         log "fetched source $pkg $v"
-                        echo "$dir" >"$SRC/$pkg.dir"
+                        echo "${dir#"$SRC"/}" >"$SRC/$pkg.dir"
                         echo "$dir"
                         return 0
                 fi
@@ -223,17 +267,20 @@ privatize() {
 
 # ---------------------------------------------------------------- Debian .a
 
-# c-ares, json-c, libblkid and zlib: Debian's static archives link cleanly
-# (none needs more than libc), so copy them with their headers into PREFIX,
-# which makes PREFIX self-contained and shadows nothing by accident.
+# c-ares, json-c, libblkid, zlib and libcap: Debian's static archives link
+# cleanly (none needs more than libc), so copy them with their headers into
+# PREFIX, which makes PREFIX self-contained and shadows nothing by accident.
+# libcap is for libudev.a: systemd's capability-util.c (pulled in with
+# sd-bus) calls it; links with --gc-sections drop it again.
+DEBIAN_LIBS=(libcares.a libjson-c.a libblkid.a libz.a libcap.a)
 copy_debian_libs() {
         local key
-        key="debian-libs privatized $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev)"
+        key="debian-libs privatized ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libcap-dev)"
         need_step debian-libs "$key" || return 0
-        log "copying Debian's libcares.a, libjson-c.a, libblkid.a, libz.a"
+        log "copying Debian's ${DEBIAN_LIBS[*]}"
         mkdir -p "$PREFIX/lib" "$PREFIX/include"
         local a
-        for a in libcares.a libjson-c.a libblkid.a libz.a; do
+        for a in "${DEBIAN_LIBS[@]}"; do
                 [ -f "$SYSLIB/$a" ] || die "$SYSLIB/$a is missing (its -dev package ships it)"
                 cp "$SYSLIB/$a" "$PREFIX/lib/"
         done
@@ -316,7 +363,8 @@ CURL_OPTS=(
 
 build_curl() {
         local dir key t0
-        key="curl ${CURL_OPTS[*]} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") $(dpkg-query -W -f='${Version} ' libc-ares-dev zlib1g-dev)"
+        # (the prefix's path is no part of the key: a copied cache keeps its curl)
+        key="curl ${CURL_OPTS[*]//"$PREFIX"/PREFIX} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") $(dpkg-query -W -f='${Version} ' libc-ares-dev zlib1g-dev)"
         need_step curl "$key" || return 0
         dir=$(fetch_source curl)
         if [ ! -f "$dir/.cradle-prepared" ]; then
@@ -360,7 +408,7 @@ SYSTEMD_OPTS=(
 
 build_systemd() {
         local dir key t0
-        key="systemd ${SYSTEMD_OPTS[*]} $DEPS_CFLAGS privatized"
+        key="systemd ${SYSTEMD_OPTS[*]} $DEPS_CFLAGS privatized +compress"
         need_step systemd "$key" || return 0
         dir=$(fetch_source systemd)
         t0=$(date +%s)
@@ -372,15 +420,68 @@ build_systemd() {
                 --buildtype=minsize -Ddebug=false -Db_ndebug=true -Db_lto=false "${SYSTEMD_OPTS[@]}"
         # version.h first: the static target does not declare it needs it.
         run systemd ninja -C "$BUILD/systemd" version.h
-        run systemd ninja -C "$BUILD/systemd" -j"$JOBS" libudev.a
+        run systemd ninja -C "$BUILD/systemd" -j"$JOBS" libudev.a src/basic/libbasic-compress.a
         mkdir -p "$PREFIX/include/systemd" "$PREFIX/lib"
         cp "$BUILD/systemd/libudev.a" "$PREFIX/lib/"
+        # systemd 252's static libudev leaves out compress.c, which
+        # sd-journal's journal-file.c calls (compression_to_string(),
+        # decompress_blob(); the shared libsystemd links it): a link without
+        # --gc-sections that pulls journal-file.o in failed with
+        # "undefined reference to compression_to_string". Add it (built
+        # with every compression library off, it only names the algorithms).
+        local compress_objs
+        mapfile -t compress_objs < <(find "$BUILD/systemd/src/basic/libbasic-compress.a.p" -name '*.o')
+        [ ${#compress_objs[@]} -gt 0 ] || die "systemd built no compress.c object"
+        run systemd ar rs "$PREFIX/lib/libudev.a" "${compress_objs[@]}"
         privatize cradle_systemd__ '^(sd|udev)_' "$PREFIX/lib/libudev.a"
         cp "$dir/src/libudev/libudev.h" "$PREFIX/include/"
         cp "$dir"/src/systemd/sd-*.h "$dir/src/systemd/_sd-common.h" "$PREFIX/include/systemd/"
         rm -rf "$BUILD/systemd"
         log "built libudev.a in $(($(date +%s) - t0)) s"
         done_step systemd "$key"
+}
+
+# ---------------------------------------------------------------- check
+
+# The archives in link order (each before those it uses): written to
+# PREFIX/lib/link-order, which packaging/static/meson.build reads.
+# libudev.a holds libsystemd too (sd_journal_*, sd_device_*, sd_booted...).
+LINK_ORDER=(
+        libcurl.a libcares.a   # curl -> c-ares, ssl, crypto, z
+        libssl.a libcrypto.a
+        libz.a libjson-c.a libblkid.a
+        libudev.a libcap.a     # libudev + libsystemd -> libcap
+)
+
+# Every program must link, not only a --gc-sections one that happens to
+# drop what is unresolved: reference every API symbol of every archive at
+# once and link without --gc-sections. Any member an API function pulls in
+# whose references nothing resolves fails here, not in some later target.
+verify_prefix() {
+        local t a args=()
+        t=$(mktemp -d)
+        for a in "${LINK_ORDER[@]}"; do
+                [ -f "$PREFIX/lib/$a" ] || die "$PREFIX/lib/$a is missing"
+                args+=("$PREFIX/lib/$a")
+        done
+        nm -g --defined-only "${args[@]}" 2>/dev/null |
+                awk 'NF == 3 && $2 ~ /^[TDRB]$/ && $3 ~ /^[A-Za-z_][A-Za-z0-9_]*$/ { print $3 }' |
+                grep -v '^cradle_' | sort -u >"$t/syms"
+        {
+                sed 's/.*/extern char &[];/' "$t/syms"
+                echo 'void *cradle_all[] = {'
+                sed 's/$/,/' "$t/syms"
+                echo '};'
+                echo 'int main(void) { return cradle_all[0] == 0; }'
+        } >"$t/all.c"
+        if ! $CC -w -o "$t/all" "$t/all.c" "${args[@]}" -pthread -ldl -lrt -lm >"$LOGS/verify.log" 2>&1; then
+                grep -o "undefined reference to .*" "$LOGS/verify.log" | sort | uniq -c | head -n 20 >&2
+                rm -rf "$t"
+                die "the archives do not link on their own without --gc-sections (log: $LOGS/verify.log)"
+        fi
+        log "verified: $(wc -l <"$t/syms") API symbols of ${#LINK_ORDER[@]} archives link without --gc-sections"
+        rm -rf "$t"
+        printf '%s\n' "${LINK_ORDER[@]}" >"$PREFIX/lib/link-order"
 }
 
 # ---------------------------------------------------------------- main
@@ -411,6 +512,8 @@ build_openssl
 build_curl
 wait "$systemd_pid" || die "building libudev.a failed (log: $LOGS/systemd.log)"
 trap - EXIT
+verify_prefix
 
 echo "$RECIPE" >"$PREFIX/.stamp"
 log "static dependencies ready in $PREFIX ($(($(date +%s) - START)) s)"
+echo "$PREFIX"
