@@ -94,7 +94,10 @@ if [ -n "${CACHE:-}" ] && [ -z "$(ls -A "$STAMPS")" ]; then
                 sort -rn | awk '{ print $2 }' | sed 's|/prefix$||' | grep -vxF "$OUT" | head -n 1 || true)
         if [ -n "$seed" ]; then
                 log "starting from $seed"
-                cp -a "$seed/src" "$seed/stamps" "$seed/prefix" "$OUT/"
+                # sources as hard links (no step writes into a file it did
+                # not create), the rest as copies
+                cp -al "$seed/src" "$OUT/"
+                cp -a "$seed/stamps" "$seed/prefix" "$OUT/"
         fi
 fi
 rm -f "$PREFIX/.stamp"
@@ -128,6 +131,7 @@ BUILD_PKGS=(
         meson ninja-build gperf python3-jinja2     # systemd's build
         libcap-dev libmount-dev                    # systemd's meson requires them
         libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev  # the Debian .a we use
+        libzstd-dev liblz4-dev                     # systemd's meson finds zstd and lz4 by them
 )
 
 install_packages() {
@@ -275,7 +279,7 @@ privatize() {
 DEBIAN_LIBS=(libcares.a libjson-c.a libblkid.a libz.a libcap.a)
 copy_debian_libs() {
         local key
-        key="debian-libs privatized ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libcap-dev)"
+        key="debian-libs privatized ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libcap-dev libzstd-dev liblz4-dev)"
         need_step debian-libs "$key" || return 0
         log "copying Debian's ${DEBIAN_LIBS[*]}"
         mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -393,12 +397,26 @@ build_curl() {
 
 # ---------------------------------------------------------------- systemd
 
-# skip-deps turns every optional dependency off; the rest trims configure.
-# Only libudev.a is built: it compiles libsystemd's sources as well (sd-device,
-# sd-journal, sd-daemon, sd-bus... every sd_* function of libsystemd.sym links
-# from it alone), so a separate libsystemd.a would only double the build.
+# Every optional dependency off but the two compressions sd-journal needs
+# (skip-deps would turn those off too). Only libudev.a is built: it compiles
+# libsystemd's sources as well (sd-device, sd-journal, sd-daemon, sd-bus...
+# every sd_* function of libsystemd.sym links from it alone), so a separate
+# libsystemd.a would only double the build.
 SYSTEMD_OPTS=(
-        -Dskip-deps=true -Dstatic-libudev=pic -Dstatic-libsystemd=false
+        -Dstatic-libudev=pic -Dstatic-libsystemd=false
+        -Dfdisk=false -Dpwquality=false -Dseccomp=false -Dselinux=false -Dapparmor=false
+        -Dpolkit=false -Dacl=false -Daudit=false -Dblkid=false -Dkmod=false -Dpam=false
+        -Dmicrohttpd=false -Dlibcryptsetup=false -Dlibcryptsetup-plugins=false
+        -Dlibcurl=false -Dlibidn2=false -Dlibidn=false -Dlibiptc=false -Dqrencode=false
+        -Dgcrypt=false -Dgnutls=false -Dopenssl=false -Dp11kit=false -Dlibfido2=false
+        -Dtpm2=false -Delfutils=false -Dzlib=false -Dbzip2=false -Dxkbcommon=false
+        -Dpcre2=false -Dglib=false -Ddbus=false -Ddefault-dnssec=no -Ddefault-dns-over-tls=no
+        # sd-journal must read the journal files of the host: journald
+        # marks every file it creates with its compression (zstd on RHEL 9,
+        # lz4 on RHEL 8) as an incompatible flag, and a reader that lacks
+        # the algorithm refuses the whole file, compressed entries or not.
+        # xz was journald's default before systemd 229 (RHEL 7): not needed.
+        -Dzstd=true -Dlz4=true -Dxz=false
         -Dmode=release -Dtests=false -Dfuzz-tests=false -Dman=false -Dhtml=false
         -Dtranslations=false -Dstandalone-binaries=false
         -Dbpf-framework=false -Defi=false -Dgnu-efi=false -Dtpm=false
@@ -419,6 +437,9 @@ build_systemd() {
         run systemd env CFLAGS="${DEPS_CFLAGS/-Os/}" meson setup "$BUILD/systemd" "$dir" \
                 --buildtype=minsize -Ddebug=false -Db_ndebug=true -Db_lto=false "${SYSTEMD_OPTS[@]}"
         # version.h first: the static target does not declare it needs it.
+        grep -q '^#define HAVE_ZSTD 1$' "$BUILD/systemd/config.h" &&
+                grep -q '^#define HAVE_LZ4 1$' "$BUILD/systemd/config.h" ||
+                die "systemd configured without zstd or lz4 (log: $LOGS/systemd.log)"
         run systemd ninja -C "$BUILD/systemd" version.h
         run systemd ninja -C "$BUILD/systemd" -j"$JOBS" libudev.a src/basic/libbasic-compress.a
         mkdir -p "$PREFIX/include/systemd" "$PREFIX/lib"
@@ -441,6 +462,47 @@ build_systemd() {
         done_step systemd "$key"
 }
 
+# ---------------------------------------------------------------- zstd, lz4
+
+# sd-journal decompresses journal entries with them. Debian's libzstd.a
+# carries the legacy (v0.5 to v0.7) decoders and no function sections (222 KB
+# in cradle), Debian's liblz4.a no function sections (57 KB): built here for
+# size instead. zstd: no legacy formats, the single-stream Huffman and short
+# sequence decoders only, no error strings (decompression only gets slower,
+# which reading a journal does not notice). The compressors stay in the
+# archives (systemd's compress.c references them) and --gc-sections drops
+# them from a program that only reads. The headers systemd compiles against
+# are Debian's (libzstd-dev, liblz4-dev): the same versions.
+ZSTD_OPTS=(
+        ZSTD_LEGACY_SUPPORT=0 HUF_FORCE_DECOMPRESS_X1=1 ZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1
+        ZSTD_NO_INLINE=1 ZSTD_STRIP_ERROR_STRINGS=1 ZSTD_NO_ASM=1 ZSTD_LIB_DICTBUILDER=0
+        ZSTD_LIB_DEPRECATED=0 ZSTD_MULTITHREAD_SUPPORT=0
+)
+
+# build_make_lib STEP PKG ARCHIVE [MAKE ARGS...]: build ARCHIVE with PKG's
+# lib/Makefile, in the source tree (its Makefiles include each other by
+# relative paths), cleaned before and after. CFLAGS come from the
+# environment, so that a Makefile can append its options' -D flags to them.
+build_make_lib() {
+        local step=$1 pkg=$2 archive=$3 dir key t0
+        shift 3
+        key="$step $* $DEPS_CFLAGS"
+        need_step "$step" "$key" || return 0
+        dir=$(fetch_source "$pkg")
+        t0=$(date +%s)
+        log "building $archive ($(basename "$dir"))"
+        rm -f "$PREFIX/lib/$archive"
+        run "$step" make -C "$dir/lib" clean
+        run "$step" env CFLAGS="$DEPS_CFLAGS" make -C "$dir/lib" -j"$JOBS" "$archive" "$@"
+        mkdir -p "$PREFIX/lib"
+        cp "$dir/lib/$archive" "$PREFIX/lib/"
+        run "$step" make -C "$dir/lib" clean
+        log "built $archive in $(($(date +%s) - t0)) s"
+        done_step "$step" "$key"
+}
+build_zstd() { build_make_lib zstd libzstd libzstd.a "${ZSTD_OPTS[@]}"; }
+build_lz4() { build_make_lib lz4 lz4 liblz4.a; }
+
 # ---------------------------------------------------------------- check
 
 # The archives in link order (each before those it uses): written to
@@ -450,7 +512,8 @@ LINK_ORDER=(
         libcurl.a libcares.a   # curl -> c-ares, ssl, crypto, z
         libssl.a libcrypto.a
         libz.a libjson-c.a libblkid.a
-        libudev.a libcap.a     # libudev + libsystemd -> libcap
+        libudev.a libcap.a     # libudev + libsystemd -> libcap, zstd, lz4
+        libzstd.a liblz4.a
 )
 
 # Every program must link, not only a --gc-sections one that happens to
@@ -491,7 +554,7 @@ ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
 [ -n "$ARCH" ] || die "cannot tell the multiarch triplet (dpkg-architecture, from dpkg-dev)"
 SYSLIB=/usr/lib/$ARCH
 # Sources first, one after the other (they may add the deb-src entry).
-for pkg in openssl curl systemd; do
+for pkg in openssl curl systemd libzstd lz4; do
         fetch_source "$pkg" >/dev/null
 done
 copy_debian_libs
@@ -504,13 +567,13 @@ kill_tree() {
         done
         kill "$1" 2>/dev/null || true
 }
-build_systemd &
+(build_systemd && build_zstd && build_lz4) &
 systemd_pid=$!
 # If the main chain fails, do not leave the systemd build running.
 trap 'kill_tree "$systemd_pid"' EXIT
 build_openssl
 build_curl
-wait "$systemd_pid" || die "building libudev.a failed (log: $LOGS/systemd.log)"
+wait "$systemd_pid" || die "building libudev.a, libzstd.a or liblz4.a failed (logs: $LOGS)"
 trap - EXIT
 verify_prefix
 
