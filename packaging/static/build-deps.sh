@@ -359,6 +359,14 @@ CURL_OPTS=(
         --disable-tls-srp --disable-alt-svc --disable-hsts --disable-doh --disable-netrc
         --disable-cookies --disable-progress-meter --disable-versioned-symbols
         --disable-openssl-auto-load-config
+        # cradle never sets CURLOPT_VERBOSE or a debug callback: the verbose
+        # strings could never be shown (CURLOPT_ERRORBUFFER's stay). Digest,
+        # NTLM and Kerberos go (proxy credentials are Basic, as in Go's
+        # net/http); no unix sockets, no curl_getdate(), no easy-option
+        # or header APIs, no socketpair (used by the threaded resolver and
+        # curl_multi_wakeup(), neither of which cradle uses)
+        --disable-verbose --disable-crypto-auth --disable-unix-sockets --disable-dateparse
+        --disable-get-easy-options --disable-headers-api --disable-socketpair --disable-dnsshuffle
         --without-brotli --without-zstd --without-libpsl --without-libidn2
         --without-nghttp2 --without-ngtcp2 --without-nghttp3 --without-quiche
         --without-libssh2 --without-libssh --without-librtmp --without-gssapi
