@@ -319,17 +319,34 @@ OPENSSL_OPTS=(
         # runtime machinery; no-sock drops OpenSSL's own socket BIOs (curl
         # brings its own BIO), and with them the getaddrinfo() reference
         no-async no-multiblock no-sock
+        # P-224/256/521 in constant-time C (see OPENSSL_EDIT below)
+        enable-ec_nistp_64_gcc_128
+)
+
+# Edits to OpenSSL's build files, applied to a copy of the source (sed
+# expressions on crypto/ec/build.info). P-256's assembler implementation
+# (ecp_nistz256) carries a 150 KB table of precomputed multiples of the
+# generator, which only speeds up key generation and signing; cradle only
+# verifies and does one ECDHE per connection. Without it P-256 uses
+# ecp_nistp256.c (enable-ec_nistp_64_gcc_128 above), also constant-time.
+OPENSSL_EDIT=(
+        -e 's/ecp_nistz256\.c ecp_nistz256-[a-z0-9_]+\.[sS] ?//'
+        -e 's/ECP_NISTZ256_ASM ?//'
 )
 
 build_openssl() {
         local dir key t0
-        key="openssl ${OPENSSL_OPTS[*]} $DEPS_CFLAGS"
+        key="openssl ${OPENSSL_OPTS[*]} ${OPENSSL_EDIT[*]} $DEPS_CFLAGS"
         need_step openssl "$key" || return 0
         dir=$(fetch_source openssl)
         t0=$(date +%s)
         log "building OpenSSL ($(basename "$dir"))"
-        rm -rf "$BUILD/openssl" "$PREFIX/include/openssl" "$PREFIX"/lib/lib{ssl,crypto}.a
+        rm -rf "$BUILD/openssl" "$BUILD/openssl-src" "$PREFIX/include/openssl" "$PREFIX"/lib/lib{ssl,crypto}.a
         mkdir -p "$BUILD/openssl"
+        # the source as hard links; sed -i replaces the file it edits
+        cp -al "$dir" "$BUILD/openssl-src"
+        dir=$BUILD/openssl-src
+        sed -E -i "${OPENSSL_EDIT[@]}" "$dir/crypto/ec/build.info"
         # OPENSSLDIR /etc/ssl: Debian's hashed CA directory and openssl.cnf;
         # on hosts without them (RHCOS keeps its CAs under /etc/pki) nothing
         # is loaded and cradle names its CA file itself.
@@ -337,7 +354,7 @@ build_openssl() {
                 --openssldir=/etc/ssl "${OPENSSL_OPTS[@]}" $DEPS_CFLAGS)
         run openssl make -C "$BUILD/openssl" -j"$JOBS" build_libs
         run openssl make -C "$BUILD/openssl" install_dev
-        rm -rf "$BUILD/openssl"
+        rm -rf "$BUILD/openssl" "$BUILD/openssl-src"
         log "built OpenSSL in $(($(date +%s) - t0)) s"
         done_step openssl "$key"
 }
