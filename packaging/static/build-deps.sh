@@ -321,6 +321,9 @@ OPENSSL_OPTS=(
         no-async no-multiblock no-sock
         # P-224/256/521 in constant-time C (see OPENSSL_EDIT below)
         enable-ec_nistp_64_gcc_128
+        # error queue entries without source file names (the reason strings
+        # stay); no CMAC (no TLS suite or X.509 use); no secure heap
+        no-filenames no-cmac no-secure-memory
 )
 
 # Edits to OpenSSL's build files, applied to a copy of the source (sed
