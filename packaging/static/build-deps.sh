@@ -105,7 +105,7 @@ START=$(date +%s)
 
 # Flags for every library we compile: small code, sections the final link
 # can drop (--gc-sections), Debian's usual hardening.
-DEPS_CFLAGS="-Os -g0 -ffunction-sections -fdata-sections -fstack-protector-strong -D_FORTIFY_SOURCE=2"
+DEPS_CFLAGS="-Os -g0 -ffunction-sections -fdata-sections -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fno-asynchronous-unwind-tables -fno-unwind-tables"
 
 # run LOGNAME CMD...: run a build command, its output in LOGS/LOGNAME.log;
 # on failure show the log's tail and stop.
