@@ -130,7 +130,7 @@ BUILD_PKGS=(
         autoconf automake libtool                  # curl's buildconf
         meson ninja-build gperf python3-jinja2     # systemd's build
         libcap-dev libmount-dev                    # systemd's meson requires them
-        libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev  # the Debian .a we use
+        libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libyaml-dev  # the Debian .a we use
         libzstd-dev liblz4-dev                     # systemd's meson finds zstd and lz4 by them
 )
 
@@ -271,15 +271,16 @@ privatize() {
 
 # ---------------------------------------------------------------- Debian .a
 
-# c-ares, json-c, libblkid, zlib and libcap: Debian's static archives link
-# cleanly (none needs more than libc), so copy them with their headers into
-# PREFIX, which makes PREFIX self-contained and shadows nothing by accident.
-# libcap is for libudev.a: systemd's capability-util.c (pulled in with
-# sd-bus) calls it; links with --gc-sections drop it again.
-DEBIAN_LIBS=(libcares.a libjson-c.a libblkid.a libz.a libcap.a)
+# c-ares, json-c, libblkid, zlib, libyaml and libcap: Debian's static
+# archives link cleanly (none needs more than libc), so copy them with their
+# headers into PREFIX, which makes PREFIX self-contained and shadows nothing
+# by accident. libcap is for libudev.a: systemd's capability-util.c (pulled
+# in with sd-bus) calls it; links with --gc-sections drop it again. Their
+# unwind tables go, as in the libraries compiled here (DEPS_CFLAGS).
+DEBIAN_LIBS=(libcares.a libjson-c.a libblkid.a libz.a libyaml.a libcap.a)
 copy_debian_libs() {
         local key
-        key="debian-libs privatized ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libcap-dev libzstd-dev liblz4-dev)"
+        key="debian-libs privatized no-eh-frame ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libyaml-dev libcap-dev)"
         need_step debian-libs "$key" || return 0
         log "copying Debian's ${DEBIAN_LIBS[*]}"
         mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -291,8 +292,12 @@ copy_debian_libs() {
         cp /usr/include/ares*.h "$PREFIX/include/"
         rm -rf "$PREFIX/include/json-c" "$PREFIX/include/blkid"
         cp -r /usr/include/json-c /usr/include/blkid "$PREFIX/include/"
-        cp /usr/include/zlib.h /usr/include/zconf.h "$PREFIX/include/"
+        cp /usr/include/zlib.h /usr/include/zconf.h /usr/include/yaml.h "$PREFIX/include/"
         privatize cradle_blkid__ '^blkid_' "$PREFIX/lib/libblkid.a"
+        for a in "${DEBIAN_LIBS[@]}"; do
+                objcopy --remove-section=.eh_frame --remove-section=.rela.eh_frame "$PREFIX/lib/$a" ||
+                        die "objcopy could not remove the unwind tables of $a"
+        done
         done_step debian-libs "$key"
 }
 
@@ -539,7 +544,7 @@ build_lz4() { build_make_lib lz4 lz4 liblz4.a; }
 LINK_ORDER=(
         libcurl.a libcares.a   # curl -> c-ares, ssl, crypto, z
         libssl.a libcrypto.a
-        libz.a libjson-c.a libblkid.a
+        libz.a libjson-c.a libblkid.a libyaml.a
         libudev.a libcap.a     # libudev + libsystemd -> libcap, zstd, lz4
         libzstd.a liblz4.a
 )
