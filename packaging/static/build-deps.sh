@@ -329,6 +329,10 @@ OPENSSL_OPTS=(
         # error queue entries without source file names (the reason strings
         # stay); no CMAC (no TLS suite or X.509 use); no secure heap
         no-filenames no-cmac no-secure-memory
+        # OpenSSL's own size switch: the C code paths the assembler does not
+        # replace (the record layer's copies, GCM bookkeeping, curve25519's
+        # squaring, SHA-2 in C) in their compact forms
+        -DOPENSSL_SMALL_FOOTPRINT
 )
 
 # Edits to OpenSSL's build files, applied to a copy of the source (sed
