@@ -130,7 +130,7 @@ BUILD_PKGS=(
         autoconf automake libtool                  # curl's buildconf
         meson ninja-build gperf python3-jinja2     # systemd's build
         libcap-dev libmount-dev                    # systemd's meson requires them
-        libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libyaml-dev  # the Debian .a we use
+        libc-ares-dev libjson-c-dev libblkid-dev   # the Debian .a we use
         libzstd-dev liblz4-dev                     # systemd's meson finds zstd and lz4 by them
 )
 
@@ -271,16 +271,16 @@ privatize() {
 
 # ---------------------------------------------------------------- Debian .a
 
-# c-ares, json-c, libblkid, zlib, libyaml and libcap: Debian's static
-# archives link cleanly (none needs more than libc), so copy them with their
-# headers into PREFIX, which makes PREFIX self-contained and shadows nothing
-# by accident. libcap is for libudev.a: systemd's capability-util.c (pulled
-# in with sd-bus) calls it; links with --gc-sections drop it again. Their
-# unwind tables go, as in the libraries compiled here (DEPS_CFLAGS).
-DEBIAN_LIBS=(libcares.a libjson-c.a libblkid.a libz.a libyaml.a libcap.a)
+# c-ares, json-c, libblkid and libcap: Debian's static archives link
+# cleanly (none needs more than libc), so copy them with their headers into
+# PREFIX, which makes PREFIX self-contained and shadows nothing by accident.
+# libcap is for libudev.a: systemd's capability-util.c (pulled in with
+# sd-bus) calls it; links with --gc-sections drop it again. Their unwind
+# tables go, as in the libraries compiled here (DEPS_CFLAGS).
+DEBIAN_LIBS=(libcares.a libjson-c.a libblkid.a libcap.a)
 copy_debian_libs() {
         local key
-        key="debian-libs privatized no-eh-frame ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev zlib1g-dev libyaml-dev libcap-dev)"
+        key="debian-libs privatized no-eh-frame ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev libcap-dev)"
         need_step debian-libs "$key" || return 0
         log "copying Debian's ${DEBIAN_LIBS[*]}"
         mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -292,7 +292,6 @@ copy_debian_libs() {
         cp /usr/include/ares*.h "$PREFIX/include/"
         rm -rf "$PREFIX/include/json-c" "$PREFIX/include/blkid"
         cp -r /usr/include/json-c /usr/include/blkid "$PREFIX/include/"
-        cp /usr/include/zlib.h /usr/include/zconf.h /usr/include/yaml.h "$PREFIX/include/"
         privatize cradle_blkid__ '^blkid_' "$PREFIX/lib/libblkid.a"
         for a in "${DEBIAN_LIBS[@]}"; do
                 objcopy --remove-section=.eh_frame --remove-section=.rela.eh_frame "$PREFIX/lib/$a" ||
@@ -405,7 +404,7 @@ CURL_OPTS=(
 build_curl() {
         local dir key t0
         # (the prefix's path is no part of the key: a copied cache keeps its curl)
-        key="curl ${CURL_OPTS[*]//"$PREFIX"/PREFIX} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") $(dpkg-query -W -f='${Version} ' libc-ares-dev zlib1g-dev)"
+        key="curl ${CURL_OPTS[*]//"$PREFIX"/PREFIX} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") zlib:$(cat "$STAMPS/zlib") $(dpkg-query -W -f='${Version} ' libc-ares-dev)"
         need_step curl "$key" || return 0
         dir=$(fetch_source curl)
         if [ ! -f "$dir/.cradle-prepared" ]; then
@@ -540,6 +539,56 @@ build_make_lib() {
 build_zstd() { build_make_lib zstd libzstd libzstd.a "${ZSTD_OPTS[@]}"; }
 build_lz4() { build_make_lib lz4 lz4 liblz4.a; }
 
+# ---------------------------------------------------------------- zlib, libyaml
+
+# Plain C libraries whose sources need no configuring: compiled here with
+# DEPS_CFLAGS instead of copying Debian's -O2/-O3 archives without function
+# sections. zlib (curl's gzip, lib/gzip.h) at -Os: gzip of a log tarball
+# gets slower, nothing cradle waits on; libyaml (kubeconfig files).
+# build_cc_lib STEP PKG ARCHIVE "CPPFLAGS" "HEADERS" SOURCES...: compile the
+# source package's SOURCES (paths in it) into PREFIX/lib/ARCHIVE and copy
+# HEADERS to PREFIX/include.
+build_cc_lib() {
+        local step=$1 pkg=$2 archive=$3 cppflags=$4 headers=$5 dir key t0 f objs=()
+        shift 5
+        # (the cache's own path is no part of the key)
+        key="$step ${cppflags//"$SRC"/SRC} $* $DEPS_CFLAGS"
+        need_step "$step" "$key" || return 0
+        dir=$(fetch_source "$pkg")
+        t0=$(date +%s)
+        log "building $archive ($(basename "$dir"))"
+        rm -rf "$BUILD/$step" "$PREFIX/lib/$archive"
+        mkdir -p "$BUILD/$step" "$PREFIX/lib" "$PREFIX/include"
+        for f in "$@"; do
+                objs+=("$BUILD/$step/$(basename "$f" .c).o")
+                # shellcheck disable=SC2086 # flag lists
+                run "$step" $CC $DEPS_CFLAGS $cppflags -c "$dir/$f" -o "${objs[-1]}"
+        done
+        run "$step" ar rcs "$PREFIX/lib/$archive" "${objs[@]}"
+        for f in $headers; do
+                cp "$dir/$f" "$PREFIX/include/"
+        done
+        rm -rf "$BUILD/$step"
+        log "built $archive in $(($(date +%s) - t0)) s"
+        done_step "$step" "$key"
+}
+build_zlib() {
+        build_cc_lib zlib zlib libz.a "-D_LARGEFILE64_SOURCE=1 -DHAVE_HIDDEN" "zlib.h zconf.h" \
+                adler32.c compress.c crc32.c deflate.c gzclose.c gzlib.c gzread.c gzwrite.c \
+                infback.c inffast.c inflate.c inftrees.c trees.c uncompr.c zutil.c
+}
+build_yaml() {
+        local dir v
+        dir=$(fetch_source libyaml)
+        # the version, as its CMakeLists.txt sets it
+        v=$(sed -n 's/^set (YAML_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\))$/\2/p' "$dir/CMakeLists.txt" | paste -sd.)
+        [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "cannot tell libyaml's version from $dir/CMakeLists.txt"
+        build_cc_lib yaml libyaml libyaml.a "-I$dir/include -DYAML_VERSION_MAJOR=${v%%.*} \
+-DYAML_VERSION_MINOR=$(cut -d. -f2 <<<"$v") -DYAML_VERSION_PATCH=${v##*.} -DYAML_VERSION_STRING=\"$v\"" \
+                include/yaml.h src/api.c src/dumper.c src/emitter.c src/loader.c src/parser.c \
+                src/reader.c src/scanner.c src/writer.c
+}
+
 # ---------------------------------------------------------------- check
 
 # The archives in link order (each before those it uses): written to
@@ -591,10 +640,12 @@ ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
 [ -n "$ARCH" ] || die "cannot tell the multiarch triplet (dpkg-architecture, from dpkg-dev)"
 SYSLIB=/usr/lib/$ARCH
 # Sources first, one after the other (they may add the deb-src entry).
-for pkg in openssl curl systemd libzstd lz4; do
+for pkg in openssl curl systemd libzstd lz4 zlib libyaml; do
         fetch_source "$pkg" >/dev/null
 done
 copy_debian_libs
+build_zlib
+build_yaml
 # systemd does not depend on the OpenSSL -> curl chain: build it beside it,
 # so that one's single-threaded steps (configure, install) leave no core idle.
 kill_tree() {
