@@ -130,7 +130,7 @@ BUILD_PKGS=(
         autoconf automake libtool                  # curl's buildconf
         meson ninja-build gperf python3-jinja2     # systemd's build
         libcap-dev libmount-dev                    # systemd's meson requires them
-        libc-ares-dev libjson-c-dev libblkid-dev   # the Debian .a we use
+        libc-ares-dev libjson-c-dev                # the Debian .a we use
         libzstd-dev liblz4-dev                     # systemd's meson finds zstd and lz4 by them
 )
 
@@ -271,16 +271,16 @@ privatize() {
 
 # ---------------------------------------------------------------- Debian .a
 
-# c-ares, json-c, libblkid and libcap: Debian's static archives link
-# cleanly (none needs more than libc), so copy them with their headers into
-# PREFIX, which makes PREFIX self-contained and shadows nothing by accident.
-# libcap is for libudev.a: systemd's capability-util.c (pulled in with
-# sd-bus) calls it; links with --gc-sections drop it again. Their unwind
-# tables go, as in the libraries compiled here (DEPS_CFLAGS).
-DEBIAN_LIBS=(libcares.a libjson-c.a libblkid.a libcap.a)
+# c-ares, json-c and libcap: Debian's static archives link cleanly (none
+# needs more than libc), so copy them with their headers into PREFIX, which
+# makes PREFIX self-contained and shadows nothing by accident. libcap is for
+# libudev.a: systemd's capability-util.c (pulled in with sd-bus) calls it;
+# links with --gc-sections drop it again. Their unwind tables go, as in the
+# libraries compiled here (DEPS_CFLAGS).
+DEBIAN_LIBS=(libcares.a libjson-c.a libcap.a)
 copy_debian_libs() {
         local key
-        key="debian-libs privatized no-eh-frame ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libblkid-dev libcap-dev)"
+        key="debian-libs no-eh-frame ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libcap-dev)"
         need_step debian-libs "$key" || return 0
         log "copying Debian's ${DEBIAN_LIBS[*]}"
         mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -290,9 +290,8 @@ copy_debian_libs() {
                 cp "$SYSLIB/$a" "$PREFIX/lib/"
         done
         cp /usr/include/ares*.h "$PREFIX/include/"
-        rm -rf "$PREFIX/include/json-c" "$PREFIX/include/blkid"
-        cp -r /usr/include/json-c /usr/include/blkid "$PREFIX/include/"
-        privatize cradle_blkid__ '^blkid_' "$PREFIX/lib/libblkid.a"
+        rm -rf "$PREFIX/include/json-c"
+        cp -r /usr/include/json-c "$PREFIX/include/"
         for a in "${DEBIAN_LIBS[@]}"; do
                 objcopy --remove-section=.eh_frame --remove-section=.rela.eh_frame "$PREFIX/lib/$a" ||
                         die "objcopy could not remove the unwind tables of $a"
@@ -589,6 +588,38 @@ build_yaml() {
                 src/reader.c src/scanner.c src/writer.c
 }
 
+# ---------------------------------------------------------------- libblkid
+
+# util-linux's libblkid, from Debian's source with Debian's paths
+# (/etc/blkid.conf, the cache under /run) and the libraries' flags. Its
+# internal helpers are renamed like libudev.a's (privatize).
+BLKID_OPTS=(
+        --prefix=/usr --sysconfdir=/etc --localstatedir=/var --runstatedir=/run
+        --disable-all-programs --enable-libblkid --disable-shared --enable-static
+        --disable-nls --disable-asciidoc --disable-bash-completion --without-udev
+        --without-selinux --without-smack --without-systemd --without-python
+        --without-readline --without-ncursesw --without-tinfo --without-audit
+)
+
+build_blkid() {
+        local dir key t0
+        key="blkid ${BLKID_OPTS[*]} $DEPS_CFLAGS privatized"
+        need_step blkid "$key" || return 0
+        dir=$(fetch_source util-linux)
+        t0=$(date +%s)
+        log "building libblkid.a ($(basename "$dir"))"
+        rm -rf "$BUILD/util-linux" "$PREFIX/include/blkid" "$PREFIX/lib/libblkid.a"
+        mkdir -p "$BUILD/util-linux" "$PREFIX/include/blkid" "$PREFIX/lib"
+        (cd "$BUILD/util-linux" && run blkid "$dir/configure" "${BLKID_OPTS[@]}" CFLAGS="$DEPS_CFLAGS")
+        run blkid make -C "$BUILD/util-linux" -j"$JOBS" libblkid.la
+        cp "$BUILD/util-linux/.libs/libblkid.a" "$PREFIX/lib/"
+        cp "$BUILD/util-linux/libblkid/src/blkid.h" "$PREFIX/include/blkid/"
+        privatize cradle_blkid__ '^blkid_' "$PREFIX/lib/libblkid.a"
+        rm -rf "$BUILD/util-linux"
+        log "built libblkid.a in $(($(date +%s) - t0)) s"
+        done_step blkid "$key"
+}
+
 # ---------------------------------------------------------------- check
 
 # The archives in link order (each before those it uses): written to
@@ -640,7 +671,7 @@ ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
 [ -n "$ARCH" ] || die "cannot tell the multiarch triplet (dpkg-architecture, from dpkg-dev)"
 SYSLIB=/usr/lib/$ARCH
 # Sources first, one after the other (they may add the deb-src entry).
-for pkg in openssl curl systemd libzstd lz4 zlib libyaml; do
+for pkg in openssl curl systemd libzstd lz4 zlib libyaml util-linux; do
         fetch_source "$pkg" >/dev/null
 done
 copy_debian_libs
@@ -655,13 +686,13 @@ kill_tree() {
         done
         kill "$1" 2>/dev/null || true
 }
-(build_systemd && build_zstd && build_lz4) &
+(build_systemd && build_zstd && build_lz4 && build_blkid) &
 systemd_pid=$!
 # If the main chain fails, do not leave the systemd build running.
 trap 'kill_tree "$systemd_pid"' EXIT
 build_openssl
 build_curl
-wait "$systemd_pid" || die "building libudev.a, libzstd.a or liblz4.a failed (logs: $LOGS)"
+wait "$systemd_pid" || die "building libudev.a, libzstd.a, liblz4.a or libblkid.a failed (logs: $LOGS)"
 trap - EXIT
 verify_prefix
 
