@@ -130,7 +130,7 @@ BUILD_PKGS=(
         autoconf automake libtool                  # curl's buildconf
         meson ninja-build gperf python3-jinja2     # systemd's build
         libcap-dev libmount-dev                    # systemd's meson requires them
-        libc-ares-dev libjson-c-dev                # the Debian .a we use
+        libjson-c-dev                              # the Debian .a we use
         libzstd-dev liblz4-dev                     # systemd's meson finds zstd and lz4 by them
 )
 
@@ -271,16 +271,16 @@ privatize() {
 
 # ---------------------------------------------------------------- Debian .a
 
-# c-ares, json-c and libcap: Debian's static archives link cleanly (none
-# needs more than libc), so copy them with their headers into PREFIX, which
-# makes PREFIX self-contained and shadows nothing by accident. libcap is for
+# json-c and libcap: Debian's static archives link cleanly (neither needs
+# more than libc), so copy them with their headers into PREFIX, which makes
+# PREFIX self-contained and shadows nothing by accident. libcap is for
 # libudev.a: systemd's capability-util.c (pulled in with sd-bus) calls it;
 # links with --gc-sections drop it again. Their unwind tables go, as in the
 # libraries compiled here (DEPS_CFLAGS).
-DEBIAN_LIBS=(libcares.a libjson-c.a libcap.a)
+DEBIAN_LIBS=(libjson-c.a libcap.a)
 copy_debian_libs() {
         local key
-        key="debian-libs no-eh-frame ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libc-ares-dev libjson-c-dev libcap-dev)"
+        key="debian-libs no-eh-frame ${DEBIAN_LIBS[*]} $(dpkg-query -W -f='${Version} ' libjson-c-dev libcap-dev)"
         need_step debian-libs "$key" || return 0
         log "copying Debian's ${DEBIAN_LIBS[*]}"
         mkdir -p "$PREFIX/lib" "$PREFIX/include"
@@ -289,7 +289,6 @@ copy_debian_libs() {
                 [ -f "$SYSLIB/$a" ] || die "$SYSLIB/$a is missing (its -dev package ships it)"
                 cp "$SYSLIB/$a" "$PREFIX/lib/"
         done
-        cp /usr/include/ares*.h "$PREFIX/include/"
         rm -rf "$PREFIX/include/json-c"
         cp -r /usr/include/json-c "$PREFIX/include/"
         for a in "${DEBIAN_LIBS[@]}"; do
@@ -403,7 +402,7 @@ CURL_OPTS=(
 build_curl() {
         local dir key t0
         # (the prefix's path is no part of the key: a copied cache keeps its curl)
-        key="curl ${CURL_OPTS[*]//"$PREFIX"/PREFIX} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") zlib:$(cat "$STAMPS/zlib") $(dpkg-query -W -f='${Version} ' libc-ares-dev)"
+        key="curl ${CURL_OPTS[*]//"$PREFIX"/PREFIX} $DEPS_CFLAGS openssl:$(cat "$STAMPS/openssl") zlib:$(cat "$STAMPS/zlib") cares:$(cat "$STAMPS/cares")"
         need_step curl "$key" || return 0
         dir=$(fetch_source curl)
         if [ ! -f "$dir/.cradle-prepared" ]; then
@@ -620,6 +619,29 @@ build_blkid() {
         done_step blkid "$key"
 }
 
+# ---------------------------------------------------------------- c-ares
+
+# c-ares, from Debian's source with Debian's options and the libraries' flags
+CARES_OPTS=(--disable-shared --enable-static --enable-symbol-hiding --disable-tests)
+
+build_cares() {
+        local dir key t0
+        key="cares ${CARES_OPTS[*]} $DEPS_CFLAGS"
+        need_step cares "$key" || return 0
+        dir=$(fetch_source c-ares)
+        t0=$(date +%s)
+        log "building libcares.a ($(basename "$dir"))"
+        rm -rf "$BUILD/c-ares" "$PREFIX"/include/ares*.h "$PREFIX/lib/libcares.a"
+        mkdir -p "$BUILD/c-ares"
+        (cd "$BUILD/c-ares" && run cares "$dir/configure" --prefix="$PREFIX" "${CARES_OPTS[@]}" CFLAGS="$DEPS_CFLAGS")
+        run cares make -C "$BUILD/c-ares/src/lib" -j"$JOBS"
+        run cares make -C "$BUILD/c-ares/src/lib" install
+        run cares make -C "$BUILD/c-ares/include" install
+        rm -rf "$BUILD/c-ares"
+        log "built libcares.a in $(($(date +%s) - t0)) s"
+        done_step cares "$key"
+}
+
 # ---------------------------------------------------------------- check
 
 # The archives in link order (each before those it uses): written to
@@ -671,12 +693,13 @@ ARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || true)
 [ -n "$ARCH" ] || die "cannot tell the multiarch triplet (dpkg-architecture, from dpkg-dev)"
 SYSLIB=/usr/lib/$ARCH
 # Sources first, one after the other (they may add the deb-src entry).
-for pkg in openssl curl systemd libzstd lz4 zlib libyaml util-linux; do
+for pkg in openssl curl systemd libzstd lz4 zlib libyaml util-linux c-ares; do
         fetch_source "$pkg" >/dev/null
 done
 copy_debian_libs
 build_zlib
 build_yaml
+build_cares
 # systemd does not depend on the OpenSSL -> curl chain: build it beside it,
 # so that one's single-threaded steps (configure, install) leave no core idle.
 kill_tree() {
