@@ -243,9 +243,13 @@ fetch_source() {
         die "cannot fetch Debian source package '$pkg' (log: $LOGS/fetch-$pkg.log)"
 }
 
-# step NAME KEY: true when step NAME must run (its stamp differs from KEY).
-need_step() { [ "$(cat "$STAMPS/$1" 2>/dev/null || true)" != "$2" ]; }
-done_step() { echo "$2" >"$STAMPS/$1"; }
+# need_step NAME KEY: true when step NAME must run: its stamp differs from
+# KEY (the step's options and flags) plus a hash of the shell function that
+# calls need_step, so that editing a step's commands rebuilds it too.
+# done_step NAME KEY, called from the same function, writes the stamp.
+step_stamp() { echo "$1 $(declare -f "$2" | sha256sum | cut -c1-16)"; }
+need_step() { [ "$(cat "$STAMPS/$1" 2>/dev/null || true)" != "$(step_stamp "$2" "${FUNCNAME[1]}")" ]; }
+done_step() { step_stamp "$2" "${FUNCNAME[1]}" >"$STAMPS/$1"; }
 
 # ---------------------------------------------------------------- symbols
 
