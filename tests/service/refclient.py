@@ -12,6 +12,15 @@ As a library (Python tests):
 
     RefService.attach("http://127.0.0.1:PORT") talks to one that is already running.
 
+Against a real assisted-service: when CRADLE_TEST_SERVICE_URL is set (and
+CRADLE_TEST_SERVICE_TOKEN when that service wants auth), start() starts
+nothing and uses that URL and token; svc.real is True. Whatever needs the
+fake's control API (a scenario, control(), install(), set_host(), hosts(),
+requests(), faults, logs(), reset(), ...) raises unittest.SkipTest naming
+what needed it; svc.need_control("why") does the same for a test that
+relies on the fake's behaviour without calling it. Tests use svc.url and
+svc.token (never their own token constant), so they run unchanged on both.
+
 As a command (shell tests):
 
     refclient.py start --port 0 --port-file F [--scenario S] [other refservice options]   (foreground)
@@ -19,8 +28,12 @@ As a command (shell tests):
     refclient.py --port-file F ctl POST /clusters/<id>/install '{"prepare": false}'
     refclient.py --port-file F api POST /v2/infra-envs/<ie>/hosts '{"host_id": "..."}'
     refclient.py --port-file F wait-status <host_id> installed [timeout_s]
+    refclient.py --port-file F url          (the service's URL: the real one when CRADLE_TEST_SERVICE_URL is set)
 
 Exit status of ctl/api: 0 if HTTP status < 400, 1 otherwise; the body is printed.
+With CRADLE_TEST_SERVICE_URL set: `start` starts nothing (exit 0; exit 77
+with --scenario), `api` goes to that service with CRADLE_TEST_SERVICE_TOKEN,
+and `ctl`/`wait-status` exit 77 (skip), saying why.
 Standard library only.
 """
 
@@ -31,12 +44,29 @@ import ssl
 import subprocess
 import sys
 import time
+import unittest
 import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE = "/api/assisted-install"
 SERVICE = os.path.join(HERE, "refservice.py")
+URL_ENV = "CRADLE_TEST_SERVICE_URL"
+TOKEN_ENV = "CRADLE_TEST_SERVICE_TOKEN"
+SKIP_EXIT = 77
+
+
+def real_service():
+    """(url, token) of the real assisted-service to test against
+    (CRADLE_TEST_SERVICE_URL, CRADLE_TEST_SERVICE_TOKEN), or None."""
+    url = os.environ.get(URL_ENV, "").strip()
+    if not url:
+        return None
+    return url.rstrip("/"), os.environ.get(TOKEN_ENV) or None
+
+
+def control_skip_reason(what):
+    return "needs the reference service's control API (%s); %s is set" % (what, URL_ENV)
 
 
 class HTTPResult(object):
@@ -88,6 +118,7 @@ class RefService(object):
         self.cafile = tls[2] if tls else None
         self.record_path = None
         self.returncode = None
+        self.real = False
 
     @classmethod
     def attach(cls, url, token=None, cafile=None):
@@ -98,6 +129,13 @@ class RefService(object):
 
     # -- process ----------------------------------------------------------
     def start(self, timeout=20):
+        real = real_service()
+        if real:
+            if self.scenario is not None:
+                raise unittest.SkipTest(control_skip_reason("a scenario"))
+            self.url, self.token = real
+            self.real = True
+            return self
         import tempfile
         if self.workdir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="refservice-")
@@ -143,6 +181,8 @@ class RefService(object):
             return ""
 
     def stop(self, timeout=10):
+        if self.real:
+            return None
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -181,7 +221,13 @@ class RefService(object):
         except ValueError:
             return r.status, r.body
 
+    def need_control(self, what):
+        """SkipTest on a real service: the test relies on the fake for what."""
+        if self.real:
+            raise unittest.SkipTest(control_skip_reason(what))
+
     def control(self, method, path, body=None):
+        self.need_control("%s %s" % (method, path))
         r = self.raw(method, "/__control" + path, body)
         if r.status >= 400:
             raise RuntimeError("control %s %s: %d %s" % (method, path, r.status, r.body[:500]))
@@ -261,6 +307,13 @@ def _cli(argv):
     if argv[:1] == ["start"]:
         # everything after "start" belongs to refservice.py
         rest = [x for x in argv[1:] if x != "--"]
+        if real_service():
+            if any(x == "--scenario" or x.startswith("--scenario=") for x in rest):
+                sys.stderr.write("SKIP: %s\n" % control_skip_reason("refservice.py --scenario"))
+                return SKIP_EXIT
+            sys.stderr.write("refclient: %s is set: no refservice started (refclient.py url names the service)\n"
+                             % URL_ENV)
+            return 0
         os.execv("/usr/bin/python3", ["/usr/bin/python3", SERVICE] + rest)
     ap = argparse.ArgumentParser(description="talk to a running refservice")
     ap.add_argument("--url", help="service origin, e.g. http://127.0.0.1:8090")
@@ -281,8 +334,17 @@ def _cli(argv):
     w.add_argument("status")
     w.add_argument("timeout", nargs="?", type=float, default=60.0)
     sub.add_parser("start", help="run refservice.py in the foreground: start [refservice options]")
+    sub.add_parser("url", help="print the service's URL")
     opts = ap.parse_args(argv)
+    real = real_service()
+    if real and opts.cmd in ("ctl", "wait-status"):
+        sys.stderr.write("SKIP: %s\n" % control_skip_reason("refclient.py %s" % opts.cmd))
+        return SKIP_EXIT
     url = opts.url
+    if real:
+        url = real[0]
+        if opts.token is None:
+            opts.token = real[1]
     if not url and opts.port_file:
         try:
             with open(opts.port_file) as f:
@@ -292,6 +354,9 @@ def _cli(argv):
             return 2
     if not url:
         ap.error("--url or --port-file is required")
+    if opts.cmd == "url":
+        print(url)
+        return 0
     svc = RefService.attach(url, token=opts.token, cafile=opts.cacert)
     if opts.cmd in ("ctl", "api"):
         body = json.loads(opts.body) if opts.body else None

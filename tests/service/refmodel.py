@@ -51,7 +51,14 @@ DEFAULT_SETTINGS = {
     "image_availability_timeout": 960,
     "check_cvo": False,
     "enable_skip_mco_reboot": True,
+    # ENABLE_VIRTUAL_INTERFACES: off, the service stores only the inventory
+    # interfaces whose type is empty (older agents), physical, vlan or bond
+    # (host.go UpdateInventory); labs whose NICs are veth pairs turn it on
+    "enable_virtual_interfaces": False,
 }
+
+# interface types the service keeps without ENABLE_VIRTUAL_INTERFACES
+PHYSICAL_INTERFACE_TYPES = ("", "physical", "vlan", "bond")
 
 DEFAULT_CLUSTER = {
     "id": "fb127e4c-aa1c-4cf4-898f-aadb690c4ded",
@@ -233,6 +240,7 @@ class Cluster(object):
         for name, content in (d.get("files") or {}).items():
             self.set_file(name, content)
         self.status_fixed = "status" in spec
+        self.majority_groups = ""    # connectivity_majority_groups, as the service stores it
 
     def set_file(self, name, content):
         if isinstance(content, (dict, list)):
@@ -314,6 +322,8 @@ class Cluster(object):
             "user_name": "admin",
             "vip_dhcp_allocation": bool(d.get("vip_dhcp_allocation")),
         }
+        if self.majority_groups:
+            out["connectivity_majority_groups"] = self.majority_groups
         if style == "head":
             out["control_plane_count"] = int(d.get("control_plane_count", 3))
         if self.logs_info is not None:
@@ -1035,6 +1045,7 @@ class Model(object):
             self.apply_inventory(h, filtered)
         elif st_type == "connectivity-check":
             h.fields["connectivity"] = stored
+            self.refresh_cluster(cluster)
         elif st_type == "free-network-addresses":
             if not filtered:
                 raise ApiError(500, "Free addresses for host %s is empty" % h.id)
@@ -1080,6 +1091,8 @@ class Model(object):
     def apply_inventory(self, h, inv):
         schema = {"$ref": "#/definitions/inventory"}
         _p, inv = self.sw.go_filter(schema, inv)
+        if not self.settings.get("enable_virtual_interfaces") and isinstance(inv.get("interfaces"), list):
+            inv["interfaces"] = [i for i in inv["interfaces"] if (i or {}).get("type", "") in PHYSICAL_INTERFACE_TYPES]
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
         min_bytes = int(self.settings["min_disk_size_gb"]) * 1000 ** 3
         allowed = self.settings["eligible_drive_types"]
@@ -1144,6 +1157,9 @@ class Model(object):
                              "localhost6", "localhost6.localdomain6", "")
         add(hw, "hostname-valid", not forbidden, "Hostname %s is allowed" % name,
             "Hostname %s is forbidden" % name)
+        mg = self._majority_validation(h)
+        if mg is not None:
+            net.append({"id": "belongs-to-majority-group", "status": mg[0], "message": mg[1]})
         if s.get("require_ntp_synced"):
             srcs = []
             try:
@@ -1156,6 +1172,90 @@ class Model(object):
         if net:
             out["network"] = net
         return out
+
+    # -- connectivity majority groups (network/connectivity_groups.go,
+    #    cluster.go setConnectivityMajorityGroupsForCluster, host validator) --
+    @staticmethod
+    def _connected(h, other, cidr=None, family=None):
+        """h's connectivity report shows a successful L2 check to other on
+        cidr (L3 of family 4/6 when cidr is None)."""
+        try:
+            report = json.loads(h.fields.get("connectivity") or "{}")
+        except ValueError:
+            return False
+        for rh in report.get("remote_hosts") or []:
+            if rh.get("host_id") != other.id:
+                continue
+            if cidr is not None:
+                return any(e.get("successful") and _cidr_contains(cidr, e.get("remote_ip_address") or "")
+                           for e in rh.get("l2_connectivity") or [])
+            for e in rh.get("l3_connectivity") or []:
+                try:
+                    v = ipaddress.ip_address(e.get("remote_ip_address") or "").version
+                except ValueError:
+                    continue
+                if e.get("successful") and v == family:
+                    return True
+        return False
+
+    def _majority_group(self, hosts, edge):
+        """The largest full mesh (both directions) of at least three hosts, in
+        host order; [] when there is none (fewer than three hosts: always)."""
+        n = len(hosts)
+        conn = [[i != j and edge(hosts[i], hosts[j]) for j in range(n)] for i in range(n)]
+        best = []
+        if n <= 12:
+            for mask in range(1, 1 << n):
+                members = [i for i in range(n) if mask >> i & 1]
+                if len(members) > len(best) and all(conn[a][b] and conn[b][a] for a in members for b in members
+                                                    if a != b):
+                    best = members
+        else:
+            for start in range(n):
+                group = [start]
+                for j in range(n):
+                    if j not in group and all(conn[j][g] and conn[g][j] for g in group):
+                        group.append(j)
+                if len(group) > len(best):
+                    best = sorted(group)
+        return [hosts[i].id for i in best] if len(best) >= 3 else []
+
+    def refresh_majority_groups(self, cluster):
+        hosts = self.cluster_hosts(cluster.id)
+        groups = {}
+        for cidr in cluster.spec.get("machine_networks") or []:
+            groups[cidr] = self._majority_group(hosts, lambda a, b, c=cidr: self._connected(a, b, cidr=c))
+        for name, fam in (("IPv4", 4), ("IPv6", 6)):
+            groups[name] = self._majority_group(hosts, lambda a, b, f=fam: self._connected(a, b, family=f))
+        text = go_dumps(dict(sorted(groups.items())))
+        if text == cluster.majority_groups:
+            return False
+        cluster.majority_groups = text
+        return True
+
+    def _majority_validation(self, h):
+        """belongs-to-majority-group: (status, message), None when the host
+        is not in a cluster."""
+        cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
+        if cluster is None:
+            return None
+        if cluster.sno:
+            return "success", "Host has connectivity to the majority of hosts in the cluster"
+        if not cluster.spec.get("machine_networks") or not cluster.majority_groups:
+            return "pending", "Machine Network CIDR or Connectivity Majority Groups missing"
+        groups = json.loads(cluster.majority_groups)
+        if cluster.spec.get("user_managed_networking"):
+            inv = h.inventory_obj or {}
+            fams = [k for k, key in (("IPv4", "ipv4_addresses"), ("IPv6", "ipv6_addresses"))
+                    if any(i.get(key) for i in inv.get("interfaces") or [])]
+            ok = bool(fams) and all(h.id in groups.get(f, []) for f in fams)
+        else:
+            ok = all(h.id in groups.get(c, []) for c in cluster.spec.get("machine_networks") or [])
+        if ok:
+            return "success", "Host has connectivity to the majority of hosts in the cluster"
+        if len(self.cluster_hosts(cluster.id)) < 3:
+            return "pending", "Not enough hosts in cluster to calculate connectivity groups"
+        return "failure", "No connectivity to the majority of hosts in the cluster"
 
     def refresh_host(self, h):
         v = self.validations(h)
@@ -1197,6 +1297,11 @@ class Model(object):
             return
         if cluster.status not in ("insufficient", "ready", "pending-for-input"):
             return
+        # computed in the pre-installation states only, as the service does;
+        # the hosts' majority validation depends on the groups and the count
+        self.refresh_majority_groups(cluster)
+        for x in self.cluster_hosts(cluster.id):
+            self.refresh_host(x)
         hosts = self.cluster_hosts(cluster.id)
         need = int(cluster.spec.get("control_plane_count", 3))
         if hosts and len(hosts) >= need and all(h.status == "known" for h in hosts):

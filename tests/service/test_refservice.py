@@ -24,6 +24,10 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# these tests are about the fake itself: a real service to test against
+# (refclient.py, CRADLE_TEST_SERVICE_URL) is not theirs
+for _v in ("CRADLE_TEST_SERVICE_URL", "CRADLE_TEST_SERVICE_TOKEN"):
+    os.environ.pop(_v, None)
 
 try:
     import yaml  # noqa: F401
@@ -119,9 +123,27 @@ class Base(unittest.TestCase):
         st, body = self.svc.reply(ie, host_id, step, json.dumps(inventory_for(n)))
         self.assertEqual(st, 204, body)
 
+    def connect(self, hosts=(H1, H2, H3)):
+        """Every host's connectivity-check reply: L2 and L3 to each other
+        over inventory_for()'s addresses (the majority group needs them)."""
+        for n, h in enumerate(hosts, 1):
+            remote = []
+            for m, other in enumerate(hosts, 1):
+                if other == h:
+                    continue
+                ip = "192.168.122.%d" % (10 + m)
+                remote.append({"host_id": other, "l2_connectivity": [
+                    {"outgoing_ip_address": "192.168.122.%d" % (10 + n), "outgoing_nic": "enp1s0",
+                     "remote_ip_address": ip, "remote_mac": "52:54:00:00:00:%02x" % m, "successful": True}],
+                    "l3_connectivity": [{"average_rtt_ms": 0.1, "outgoing_nic": "enp1s0", "remote_ip_address": ip,
+                                         "successful": True}]})
+            st, body = self.svc.reply(IE, h, {"step_type": "connectivity-check"}, json.dumps({"remote_hosts": remote}))
+            self.assertEqual(st, 204, body)
+
     def three_known(self):
         for n, h in enumerate((H1, H2, H3), 1):
             self.discover(h, n)
+        self.connect()
         for h in (H1, H2, H3):
             self.assertEqual(self.svc.host(h)["status"], "known")
 
@@ -255,6 +277,59 @@ class TestInstructions(Base):
         cc = [s for s in got if s["step_type"] == "connectivity-check"][0]
         self.assertEqual(cc["args"], [s for s in exp if s["step_type"] == "connectivity-check"][0]["args"])
         self.assertEqual(schema_errors("connectivity-check-params", json.loads(cc["args"][0])), [])
+
+    def test_virtual_interfaces_dropped_unless_enabled(self):
+        """ENABLE_VIRTUAL_INTERFACES (off): the stored inventory keeps the
+        interfaces of type "", physical, vlan and bond (host.go UpdateInventory)."""
+        inv = inventory_for(1)
+        base = inv["interfaces"][0]
+        kinds = ["physical", "", "vlan", "bond", "veth", "bridge", "tuntap", "device"]
+        inv["interfaces"] = []
+        for i, kind in enumerate(kinds):
+            itf = dict(base, name="if%d" % i, type=kind)
+            if not kind:
+                del itf["type"]
+            inv["interfaces"].append(itf)
+        for enabled, want in ((False, kinds[:4]), (True, kinds)):
+            self.svc.reset()
+            self.svc.control("POST", "/settings", {"enable_virtual_interfaces": enabled})
+            self.register(H1)
+            step = self.steps(H1)["instructions"][0]
+            self.assertEqual(self.svc.reply(IE, H1, step, json.dumps(inv))[0], 204)
+            stored = json.loads(self.svc.host(H1)["inventory"])["interfaces"]
+            self.assertEqual([i.get("type", "") for i in stored], want)
+
+    def test_connectivity_majority_groups(self):
+        """No majority group below three hosts: the validation is pending
+        ("Not enough hosts ...", which does not keep a host from known); with
+        three hosts and no connectivity it fails; a full mesh makes the group."""
+        def majority(h):
+            v = json.loads(self.svc.host(h)["validations_info"])
+            return [(x["status"], x["message"]) for x in v["network"] if x["id"] == "belongs-to-majority-group"][0]
+
+        def groups():
+            return json.loads(self.svc.control("GET", "/clusters/%s" % CL)["connectivity_majority_groups"])
+        pending = ("pending", "Not enough hosts in cluster to calculate connectivity groups")
+        self.discover(H1, 1)
+        self.assertEqual(majority(H1), pending)
+        self.assertEqual(self.svc.host(H1)["status"], "known")
+        self.discover(H2, 2)
+        self.connect((H1, H2))
+        self.assertEqual(groups(), {"192.168.122.0/24": [], "IPv4": [], "IPv6": []})
+        self.assertEqual([majority(h) for h in (H1, H2)], [pending, pending])
+        self.discover(H3, 3)
+        h = self.svc.host(H3)
+        self.assertEqual(majority(H3), ("failure", "No connectivity to the majority of hosts in the cluster"))
+        self.assertEqual((h["status"], h["status_info"]), (
+            "insufficient", "Host cannot be installed due to following failing validation(s): No connectivity to "
+            "the majority of hosts in the cluster"))
+        self.connect()
+        self.assertEqual(groups(), {"192.168.122.0/24": [H1, H2, H3], "IPv4": [H1, H2, H3], "IPv6": []})
+        self.assertEqual([self.svc.host(h)["status"] for h in (H1, H2, H3)], ["known"] * 3)
+        self.assertEqual(majority(H2), ("success", "Host has connectivity to the majority of hosts in the cluster"))
+        cluster = self.svc.api("GET", "/v2/clusters/%s" % CL)[1]
+        self.assertEqual(json.loads(cluster["connectivity_majority_groups"])["IPv4"], [H1, H2, H3])
+        self.assertEqual(schema_errors("cluster", cluster), [])
 
     def test_insufficient_validation(self):
         self.register(H1)
@@ -463,6 +538,7 @@ class TestInstall(Base):
         hosts = [str(uuid.UUID(int=i + 1)) for i in range(5)]
         for n, h in enumerate(hosts, 1):
             self.discover(h, n)
+        self.connect(hosts)
         self.svc.install(CL)
         roles = []
         for h in hosts:
@@ -947,6 +1023,63 @@ class TestScenarios(unittest.TestCase):
             p = subprocess.run(cli + ["ctl", "POST", "/settings", json.dumps({"no_such_setting": 1})],
                                stdout=subprocess.PIPE, timeout=30)
             self.assertEqual(p.returncode, 1)
+
+
+class TestRealServiceMode(unittest.TestCase):
+    """refclient with CRADLE_TEST_SERVICE_URL: a refservice started here
+    stands for the real service; the helper must start nothing, use that
+    URL and token, and skip whatever needs the control API."""
+
+    def setUp(self):
+        self.real = RefService(token="real-t0ken").start()
+        self.addCleanup(self.real.__exit__, None, None, None)
+        self.env = dict(os.environ, CRADLE_TEST_SERVICE_URL=self.real.url + "/",
+                        CRADLE_TEST_SERVICE_TOKEN="real-t0ken")
+        os.environ.update(CRADLE_TEST_SERVICE_URL=self.real.url + "/", CRADLE_TEST_SERVICE_TOKEN="real-t0ken")
+        self.addCleanup(os.environ.pop, "CRADLE_TEST_SERVICE_URL")
+        self.addCleanup(os.environ.pop, "CRADLE_TEST_SERVICE_TOKEN")
+
+    def test_library(self):
+        with RefService(token="ignored") as svc:
+            self.assertTrue(svc.real)
+            self.assertIsNone(svc.proc)
+            self.assertEqual((svc.url, svc.token), (self.real.url, "real-t0ken"))
+            self.assertEqual(svc.register(IE, H1)[0], 201)
+            self.assertEqual(self.real.host(H1)["status"], "discovering")
+            for call in (lambda: svc.hosts(), lambda: svc.install(CL), lambda: svc.requests(),
+                         lambda: svc.reset(), lambda: svc.need_control("the fake's fault injection")):
+                with self.assertRaises(unittest.SkipTest) as cm:
+                    call()
+                self.assertIn("CRADLE_TEST_SERVICE_URL is set", str(cm.exception))
+            with self.assertRaises(unittest.SkipTest) as cm:
+                svc.control("POST", "/faults", {"path": "x"})
+            self.assertEqual(str(cm.exception), "needs the reference service's control API (POST /faults); "
+                             "CRADLE_TEST_SERVICE_URL is set")
+        self.assertEqual(svc.stop(), None)
+        with self.assertRaises(unittest.SkipTest) as cm:
+            RefService(scenario={"settings": {}}).start()
+        self.assertIn("a scenario", str(cm.exception))
+
+    def test_cli(self):
+        cli = ["/usr/bin/python3", os.path.join(HERE, "refclient.py")]
+
+        def run(*args):
+            return subprocess.run(cli + list(args), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+        p = run("url")
+        self.assertEqual((p.returncode, p.stdout), (0, self.real.url + "\n"))
+        p = run("api", "POST", "/v2/infra-envs/%s/hosts" % IE, json.dumps({"host_id": H2}))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["id"], H2)
+        for args in (("ctl", "GET", "/hosts"), ("wait-status", H2, "known", "1"),
+                     ("start", "--port", "0", "--scenario", "s.json")):
+            p = run(*args)
+            self.assertEqual(p.returncode, 77, args)
+            self.assertIn("SKIP: needs the reference service's control API", p.stderr)
+        p = run("start", "--port", "0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("no refservice started", p.stderr)
+        self.assertEqual([r["status"] for r in self.real.requests(operation="v2RegisterHost")], [201])
 
 
 class TestSelf(unittest.TestCase):
