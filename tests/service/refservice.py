@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""refservice: a faithful fake of assisted-service's agent- and installer-facing
-REST API (v2), for testing the cradle agent and installer.
+"""refservice: a faithful fake of assisted-service's REST API (v2): what the
+agent, the installer and the controller call, and the user-facing part
+cradle-hub calls; for testing the cradle agent, installer and hub.
 
 Usage: refservice.py [--bind 127.0.0.1] [--port 0 --port-file F] [--scenario S.json]
                      [--record requests.jsonl] [--logs-dir DIR] [--token T]
@@ -658,9 +659,94 @@ class Api(object):
         events, hdrs = self.model.list_events(a)
         return json_response(200, events, hdrs)
 
+    def _cluster(self, status, c):
+        return json_response(status, c.to_api(self.model.cluster_hosts(c.id), self._style()))
+
     def op_v2InstallCluster(self, a, headers, rec):
-        c = self.model.install_cluster(a["cluster_id"])
-        return json_response(202, c.to_api(self.model.cluster_hosts(c.id), self._style()))
+        return self._cluster(202, self.model.rest_install_cluster(a["cluster_id"]))
+
+    # -- clusters (user side) ---------------------------------------------------
+    def op_v2RegisterCluster(self, a, headers, rec):
+        return self._cluster(201, self.model.register_cluster(a["body"]))
+
+    def op_v2ImportCluster(self, a, headers, rec):
+        return self._cluster(201, self.model.import_cluster(a["body"]))
+
+    def op_V2UpdateCluster(self, a, headers, rec):
+        return self._cluster(201, self.model.update_cluster(a["cluster_id"], a["body"]))
+
+    def op_v2ListClusters(self, a, headers, rec):
+        m = self.model
+        out = []
+        for c in m.clusters.values():
+            if a.get("openshift_cluster_id") and c.spec.get("openshift_cluster_id") != a["openshift_cluster_id"]:
+                continue
+            out.append(c.to_api(m.cluster_hosts(c.id), self._style(), include_hosts=bool(a.get("with_hosts"))))
+        return json_response(200, out)
+
+    def op_v2DeregisterCluster(self, a, headers, rec):
+        self.model.deregister_cluster(a["cluster_id"])
+        return Response(204)
+
+    def op_V2CancelInstallation(self, a, headers, rec):
+        return self._cluster(202, self.model.cancel_installation(a["cluster_id"]))
+
+    def op_v2ResetCluster(self, a, headers, rec):
+        return self._cluster(202, self.model.reset_cluster(a["cluster_id"]))
+
+    def op_TransformClusterToDay2(self, a, headers, rec):
+        return self._cluster(202, self.model.transform_to_day2(a["cluster_id"]))
+
+    def op_v2UpdateClusterInstallConfig(self, a, headers, rec):
+        return self._cluster(201, self.model.update_install_config(a["cluster_id"], a.get("body") or ""))
+
+    def op_v2SetIgnoredValidations(self, a, headers, rec):
+        return json_response(201, self.model.set_ignored_validations(a["cluster_id"], a.get("body") or {}))
+
+    def op_v2GetIgnoredValidations(self, a, headers, rec):
+        return json_response(200, self.model.ignored_validations(a["cluster_id"]))
+
+    def op_V2ListClusterManifests(self, a, headers, rec):
+        return json_response(200, self.model.list_manifests(a["cluster_id"]))
+
+    def op_V2CreateClusterManifest(self, a, headers, rec):
+        return json_response(201, self.model.create_manifest(a["cluster_id"], a["body"]))
+
+    def op_V2DeleteClusterManifest(self, a, headers, rec):
+        self.model.delete_manifest(a["cluster_id"], a.get("folder"), a.get("file_name") or "")
+        return Response(200)
+
+    def op_v2DownloadClusterManifest(self, a, headers, rec):
+        name = a.get("file_name") or ""
+        return file_response(name, self.model.manifest_content(a["cluster_id"], a.get("folder"), name))
+
+    def op_V2DownloadClusterCredentials(self, a, headers, rec):
+        return file_response(a["file_name"], self.model.cluster_credentials_file(a["cluster_id"], a["file_name"]))
+
+    def op_V2GetCredentials(self, a, headers, rec):
+        return json_response(200, self.model.credentials(a["cluster_id"]))
+
+    # -- what the assisted-installer-controller calls -----------------------
+    def op_v2UploadClusterIngressCert(self, a, headers, rec):
+        self.model.upload_ingress_cert(a["cluster_id"], a.get("body") or "")
+        return Response(201)
+
+    def op_v2ReportMonitoredOperatorStatus(self, a, headers, rec):
+        self.model.report_operator(a["cluster_id"], a.get("body") or {})
+        return Response(200)
+
+    def op_V2ListOfClusterOperators(self, a, headers, rec):
+        c = self.model.cluster(a["cluster_id"])
+        ops = [dict(sorted(dict(o, cluster_id=c.id).items())) for o in c.operators
+               if not a.get("operator_name") or o["name"] == a["operator_name"]]
+        return json_response(200, ops)
+
+    def op_v2CompleteInstallation(self, a, headers, rec):
+        return self._cluster(202, self.model.complete_installation(a["cluster_id"], a.get("body") or {}))
+
+    def op_v2UpdateClusterFinalizingProgress(self, a, headers, rec):
+        self.model.set_finalizing_stage(a["cluster_id"], (a.get("body") or {}).get("finalizing_stage"))
+        return Response(200)
 
     def op_v2ListComponentVersions(self, a, headers, rec):
         return json_response(200, COMPONENT_VERSIONS)
@@ -1022,7 +1108,7 @@ class Handler(BaseHTTPRequestHandler):
         rec["status"] = resp.status if not resp.action or resp.action == "truncate" else None
         rec["fault_action"] = resp.action
         if resp.json is not None:
-            rec["response"] = resp.json
+            rec["response"] = redact_json(resp.json)
         elif resp.body:
             rec["response_bytes"] = len(resp.body)
             if resp.content_type and resp.content_type.startswith("text/"):
@@ -1078,6 +1164,19 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+SECRET_KEYS = ("pull_secret", "password")
+
+
+def redact_json(value):
+    """A copy of a recorded body without pull secrets and passwords (the
+    user API carries them: RegisterInfraEnv, V2UpdateCluster, V2GetCredentials)."""
+    if isinstance(value, dict):
+        return {k: ("<redacted>" if k in SECRET_KEYS and v else redact_json(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_json(v) for v in value]
+    return value
+
+
 def describe_body(content_type, body):
     if not body:
         return {}
@@ -1092,7 +1191,7 @@ def describe_body(content_type, body):
             out["body_error"] = str(e)
         return out
     try:
-        out["body"] = json.loads(body.decode("utf-8"))
+        out["body"] = redact_json(json.loads(body.decode("utf-8")))
     except (ValueError, UnicodeDecodeError):
         text = body[:65536].decode("utf-8", "replace")
         out["body_text"] = text
