@@ -1488,7 +1488,7 @@ int agent_install_decide_deletion(const AgentObserved *o, HubPlan *plan)
                                 return r;
                 }
         }
-        if (o->host && !dr)
+        if (o->host && !isempty(o->infra_env_id) && !dr)
                 return hub_plan_op(plan, TAG_DEREGISTER, ASSISTED_OP_DEREGISTER_HOST,
                                    (char *[]){ o->infra_env_id, (char *)kube_object_name(agent), NULL },
                                    NULL, NULL, true);

@@ -18,6 +18,7 @@
 #include "strutil.h"
 
 #define TAG_DEREGISTER_OLD "deregister-old-host"
+#define TAG_DEREGISTER "deregister-host"
 
 void agent_observed_done(HubObserved *base)
 {
@@ -36,15 +37,20 @@ void agent_observed_done(HubObserved *base)
 /* ---- observe ---- */
 
 /* The host's record in an infra-env: the poller's cache, or a GET before
- * the poller listed it. 0 found, -ENOENT not there, other: unreadable. */
-static int host_in(HubContext *ctx, const char *infra_env_id, const char *host_id, json_object **ret,
-                   char **ret_message)
+ * the poller listed it, or always (fresh) before an Agent is created or
+ * let go, so that a host just deregistered never gets an Agent from a
+ * cache that still has it. 0 found, -ENOENT not there, other: unreadable. */
+static int host_in(HubContext *ctx, const char *infra_env_id, const char *host_id, bool fresh,
+                   json_object **ret, char **ret_message)
 {
         HubCallResult r = {};
         int q;
 
         q = hub_service_host(ctx->service, infra_env_id, host_id, ret);
-        if (q != -ENODATA)
+        if (q == 0 && fresh) {
+                json_object_put(*ret);
+                *ret = NULL;
+        } else if (q != -ENODATA)
                 return q;
         q = hub_service_op(ctx->service, ASSISTED_OP_GET_HOST,
                            (char *[]){ (char *)infra_env_id, (char *)host_id, NULL }, NULL, NULL, &r);
@@ -52,11 +58,14 @@ static int host_in(HubContext *ctx, const char *infra_env_id, const char *host_i
                 return q;
         if (r.error < 0) {
                 q = r.status == 404 ? -ENOENT : r.error;
-                if (q != -ENOENT && ret_message)
+                if (q == -ENOENT)
+                        hub_service_host_forget(ctx->service, infra_env_id, host_id);
+                else if (ret_message)
                         *ret_message = TAKE_PTR(r.message);
                 hub_call_result_done(&r);
                 return q;
         }
+        (void)hub_service_host_store(ctx->service, infra_env_id, r.body);
         *ret = TAKE_PTR(r.body);
         hub_call_result_done(&r);
         return 0;
@@ -115,7 +124,8 @@ static int agent_observe(HubContext *ctx, HubObserved *base)
                 id = hub_object_annotation(ie, HUB_ANNOTATION_INFRAENV_ID);
                 if (isempty(id))
                         continue;
-                r = host_in(ctx, id, base->name, &host, &message);
+                r = host_in(ctx, id, base->name, !base->object || hub_object_deleting(base->object), &host,
+                            &message);
                 if (r == -ENOENT)
                         continue;
                 if (r < 0) {
@@ -625,6 +635,8 @@ static int create_agent(const AgentObserved *o, HubPlan *plan)
         if (r >= 0)
                 r = hub_object_set_label(a, HUB_LABEL_INFRAENV, kube_object_name(o->infraenv));
         if (r >= 0)
+                r = hub_object_add_finalizer(a, HUB_FINALIZER_AGENT);
+        if (r >= 0)
                 r = owner_ref_to(a, o->infraenv, true);
         if (r >= 0)
                 r = cluster_ref(spec, o->infraenv);
@@ -644,8 +656,13 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
         int r;
 
         if (agent && hub_object_deleting(agent))
+                /* the finalizer (notes §5.5): the node it became, then the
+                 * host, so that the Agent is not created again for a host
+                 * still registered */
                 return agent_install_decide_deletion(o, plan);
         if (!o->host) {
+                /* no host (or unreadable): the installation side decides
+                 * about Agents without hosts (restore) */
                 if (o->host_error < 0)
                         return hub_plan_fail(plan, "cannot read host %s: %s", base->name,
                                              strna(o->host_message));
@@ -658,6 +675,9 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
         desired = hub_json_copy(agent);
         if (!desired)
                 return -ENOMEM;
+        r = hub_object_add_finalizer(desired, HUB_FINALIZER_AGENT);
+        if (r < 0)
+                return r;
         spec = hub_json_ensure_object(desired, "spec");
         if (!spec)
                 return -ENOMEM;

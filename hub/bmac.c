@@ -578,15 +578,17 @@ int bmac_decide(const HubObserved *base, HubPlan *plan)
         if (r < 0)
                 return r;
         if (!o->converged &&
-            json_object_array_length(json_get_path(agent, "status.inventory.interfaces")) > 0 &&
+            hub_json_array_length(json_get_path(agent, "status.inventory.interfaces")) > 0 &&
             !hub_object_annotation(bmh, HUB_BMH_HARDWARE_DETAILS) &&
             isempty(json_get_string(json_get_path(bmh, "status.hardware"), "hostname"))) {
                 _cleanup_(json_object_putp) json_object *hd = NULL;
+                _cleanup_free_ char *text = NULL;
 
                 r = bmac_hardware_details(agent, &hd);
                 if (r < 0)
                         return r;
-                if (hub_object_set_annotation(desired, HUB_BMH_HARDWARE_DETAILS, json_to_string(hd, 0)) < 0)
+                text = json_to_string(hd, 0);
+                if (!text || hub_object_set_annotation(desired, HUB_BMH_HARDWARE_DETAILS, text) < 0)
                         return -ENOMEM;
         }
 done:

@@ -432,6 +432,11 @@ bool hub_json_equal(json_object *a, json_object *b)
         }
 }
 
+size_t hub_json_array_length(json_object *a)
+{
+        return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
 json_object *hub_json_copy(json_object *o)
 {
         json_object *c = NULL;
@@ -510,7 +515,7 @@ json_object *hub_json_ensure_object(json_object *o, const char *dotted)
 {
         _cleanup_strv_free_ char **parts = NULL;
 
-        if (!o || strv_split(dotted, ".", &parts) < 0)
+        if (!json_object_is_type(o, json_type_object) || strv_split(dotted, ".", &parts) < 0)
                 return NULL;
         STRV_FOREACH (k, parts) {
                 json_object *n = json_get(o, *k);

@@ -210,6 +210,8 @@ bool hub_json_patch_has_array(json_object *patch);
 /* Deep equality of JSON values (objects ignore key order; numbers compare
  * by value: 1 == 1.0). NULL equals JSON null. */
 bool hub_json_equal(json_object *a, json_object *b);
+/* The length of an array, 0 for anything else (json-c asserts on NULL). */
+size_t hub_json_array_length(json_object *a);
 /* A deep copy (a new reference). */
 json_object *hub_json_copy(json_object *o);
 /* The object at the dotted path of o, created (as {}) along the way. */

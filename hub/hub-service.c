@@ -639,6 +639,17 @@ int hub_service_host_store(HubService *s, const char *infra_env_id, json_object 
         return r < 0 ? r : 0;
 }
 
+void hub_service_host_forget(HubService *s, const char *infra_env_id, const char *host_id)
+{
+        InfraEnvState *st;
+
+        pthread_mutex_lock(&s->lock);
+        st = state_find(s, infra_env_id);
+        if (st)
+                (void)lh_table_delete(st->hosts, host_id);
+        pthread_mutex_unlock(&s->lock);
+}
+
 /* ---- the poller ---- */
 
 typedef struct Changes {

@@ -91,6 +91,10 @@ int hub_service_host_ids(HubService *s, const char *infra_env_id, char ***ret);
  * list does not report it again as changed. */
 int hub_service_host_store(HubService *s, const char *infra_env_id, json_object *host);
 
+/* Forgets a host of the cache (it was deregistered, or a GET found it
+ * gone): the next list reports it only if it came back. */
+void hub_service_host_forget(HubService *s, const char *infra_env_id, const char *host_id);
+
 /* False after a transport error or a 5xx, true after a good answer. */
 bool hub_service_up(HubService *s);
 

@@ -97,6 +97,7 @@ TEST(creates_the_agent_of_a_registered_host)
         ASSERT_STREQ(hubtest_str(a, "kind"), "Agent");
         ASSERT_STREQ(hub_object_label(a, HUB_LABEL_INFRAENV), "myinfraenv");
         ASSERT_STREQ(hub_object_label(a, "team"), "x");
+        ASSERT_TRUE(hub_object_has_finalizer(a, HUB_FINALIZER_AGENT));
         ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get_path(a, "metadata.ownerReferences"), 0),
                                  "kind"),
                      "InfraEnv");
@@ -302,6 +303,41 @@ TEST(no_host_nothing_decided)
         ASSERT_TRUE(run.requeue);
         hubtest_run_done(&run);
         fixture_done(&f);
+}
+
+TEST(deletion_deregisters_the_host_first)
+{
+        static const struct {
+                bool host;
+                long status;
+                bool removed;
+        } cases[] = { { true, 204, true }, { true, 404, true }, { true, 500, false }, { false, 0, true } };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Fixture f;
+                HubTestRun run;
+
+                fixture(&f,
+                        hubtest_json(
+                                "{\"metadata\":{\"name\":\"" HOST "\",\"namespace\":\"demo\","
+                                "\"deletionTimestamp\":\"2026-09-21T14:00:00Z\","
+                                "\"finalizers\":[\"agent.agent-install.openshift.io/ai-deprovision\"]}}"),
+                        infraenv("myinfraenv", "ie-1", NULL, NULL),
+                        cases[i].host ? host("ie-1", NULL) : NULL);
+                hubtest_reconcile(
+                        agent_decide, &f.o.base,
+                        (HubTestAnswer[]){ { "deregister-host", cases[i].status, NULL, "boom" }, { NULL } },
+                        &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "deregister-host"), cases[i].host ? 1 : 0);
+                if (cases[i].host)
+                        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path,
+                                     "/v2/infra-envs/ie-1/hosts/" HOST);
+                ASSERT_EQ(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_AGENT), !cases[i].removed);
+                if (!cases[i].removed)
+                        ASSERT_EQ(run.requeue_after, 10 * USEC_PER_SEC);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
 }
 
 DEFINE_TEST_MAIN

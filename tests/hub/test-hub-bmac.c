@@ -330,6 +330,22 @@ TEST(cluster_reference_with_a_bound_infraenv)
         fixture_done(&f);
 }
 
+TEST(agent_without_inventory_yet)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, bmh(NULL, ",\"image\":{\"url\":\"" URL "\"}", "ready"), infraenv(READY_INFRAENV, NULL),
+                hubtest_json(
+                        "{\"metadata\":{\"name\":\"a1\",\"namespace\":\"demo\",\"resourceVersion\":\"1\"},"
+                        "\"spec\":{\"approved\":false,\"role\":\"\"}}"));
+        hubtest_reconcile(bmac_decide, &f.o.base, NULL, &run);
+        ASSERT_NOT_NULL(agent_patch(&run));
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_BMH_HARDWARE_DETAILS));
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
 TEST(root_device_hints)
 {
         _cleanup_(json_object_putp) json_object *a = agent(NULL);

@@ -381,7 +381,7 @@ static bool has_condition(json_object *o, const void *arg)
         const Cond *c = arg;
         json_object *l = json_get_path(o, "status.conditions");
 
-        for (size_t i = 0; json_object_is_type(l, json_type_array) && i < json_object_array_length(l); i++) {
+        for (size_t i = 0; json_object_is_type(l, json_type_array) && i < hub_json_array_length(l); i++) {
                 json_object *e = json_object_array_get_idx(l, i);
 
                 if (streq_ptr(json_get_string(e, "type"), c->type) &&
@@ -465,7 +465,7 @@ static void register_host(const char *infra_env_id, const char *host_id, const c
                 test_fail(__FILE__, __LINE__, "cannot register host %s: %s", host_id, strna(err));
         ASSERT_OK(assisted_get_next_steps(c, infra_env_id, host_id, &status, &steps, &err));
         list = json_get(steps, "instructions");
-        for (size_t i = 0; json_object_is_type(list, json_type_array) && i < json_object_array_length(list);
+        for (size_t i = 0; json_object_is_type(list, json_type_array) && i < hub_json_array_length(list);
              i++)
                 if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "step_type"), "inventory"))
                         step_id = strdup(json_get_string(json_object_array_get_idx(list, i), "step_id"));
@@ -577,7 +577,7 @@ TEST(restart_registers_nothing_twice)
         /* nothing rewritten, nothing registered again */
         ASSERT_STREQ(kube_object_resource_version(before), kube_object_resource_version(after));
         ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
-        for (size_t i = 0; i < json_object_array_length(list); i++)
+        for (size_t i = 0; i < hub_json_array_length(list); i++)
                 if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "id"), id))
                         same++;
         ASSERT_EQ(same, 1);
@@ -617,7 +617,7 @@ static bool static_config_count(json_object *service, const void *arg)
                 return *(const size_t *)arg == 0;
         if (json_parse(s, strlen(s), BUF_MAX_HTTP_BODY, &l, NULL) < 0)
                 return false;
-        return json_object_array_length(l) == *(const size_t *)arg;
+        return hub_json_array_length(l) == *(const size_t *)arg;
 }
 
 static json_object *wait_service_infraenv(const char *id, Pred pred, const void *arg)
@@ -727,7 +727,16 @@ TEST(nmstate_configs_become_the_static_network_config)
 static bool agent_with_inventory(json_object *o, const void *arg)
 {
         (void)arg;
-        return o && json_object_array_length(json_get_path(o, "status.inventory.interfaces")) > 0;
+        return o && hub_json_array_length(json_get_path(o, "status.inventory.interfaces")) > 0;
+}
+
+/* A dry-run agent reports only lo (type "device"), which the service drops
+ * as a virtual interface (enable_virtual_interfaces is false), as the real
+ * one does: its inventory has a hostname but no interfaces. */
+static bool agent_with_hostname(json_object *o, const void *arg)
+{
+        (void)arg;
+        return o && !isempty(str_at(o, "status.inventory.hostname"));
 }
 
 TEST(agents_created_for_registered_hosts)
@@ -773,6 +782,15 @@ TEST(agents_created_for_registered_hosts)
 static bool bmh_has_image(json_object *o, const void *arg)
 {
         return streq_ptr(str_at(o, "spec.image.url"), arg);
+}
+
+static bool agent_approved(json_object *o, const void *arg)
+{
+        bool approved = false;
+
+        (void)arg;
+        (void)json_get_bool(json_get(o, "spec"), "approved", &approved);
+        return approved;
 }
 
 static bool agent_approved_by_bmac(json_object *o, const void *arg)
@@ -918,6 +936,162 @@ TEST(service_faults_end_in_backend_errors_and_recover)
         hub_stop_ok(&h);
 }
 
+/* ---- RBAC: packaging/hub/rbac.yaml grants every request cradle-hub made ---- */
+
+static bool rule_grants(json_object *rule, const char *group, const char *resource, const char *verb)
+{
+        json_object *groups = json_get(rule, "apiGroups"), *resources = json_get(rule, "resources"),
+                    *verbs = json_get(rule, "verbs");
+        bool g = false, r = false, v = false;
+
+        for (size_t i = 0; i < hub_json_array_length(groups); i++)
+                g = g || streq_ptr(json_object_get_string(json_object_array_get_idx(groups, i)), group);
+        for (size_t i = 0; i < hub_json_array_length(resources); i++)
+                r = r ||
+                    streq_ptr(json_object_get_string(json_object_array_get_idx(resources, i)), resource);
+        for (size_t i = 0; i < hub_json_array_length(verbs); i++)
+                v = v || streq_ptr(json_object_get_string(json_object_array_get_idx(verbs, i)), verb);
+        return g && r && v;
+}
+
+TEST(zz_rbac_grants_every_request)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *docs = NULL, *log = NULL;
+        _cleanup_free_ char *yaml = test_src_path("packaging/hub/rbac.yaml"), *out = NULL, *id = NULL,
+                            *lease_ns = NULL;
+        _cleanup_strv_free_ char **missing = NULL;
+        const char *ns;
+        char host[UUID_STRING_MAX];
+        unsigned checked = 0;
+        json_object *items;
+        Hub h;
+
+        kube_test_need_server("its request log");
+        ns = kube_test_namespace("hub-rbac");
+        /* a scenario that makes every kind of request: an unlabelled pull
+         * secret, an InfraEnv, a host, its BMH with a malformed annotation
+         * (an Event), a PreprovisioningImage, the BMH deleted with its Agent,
+         * leader election */
+        uuid_random(host);
+        create_pull_secret(c, ns, false);
+        create_infraenv(c, ns, "rbac", NULL);
+        kcreate(c, HUB_KIND_BMH, ns,
+                "{\"apiVersion\":\"metal3.io/"
+                "v1alpha1\",\"kind\":\"BareMetalHost\",\"metadata\":{\"name\":\"w0\","
+                "\"labels\":{\"infraenvs.agent-install.openshift.io\":\"rbac\"},\"annotations\":{"
+                "\"bmac.agent-install.openshift.io/installer-args\":\"not json\","
+                "\"bmac.agent-install.openshift.io/remove-agent-and-node-on-delete\":\"true\"}},"
+                "\"spec\":{\"online\":false,\"bootMACAddress\":\"02:00:00:00:09:01\"}}");
+        kpatch(c, HUB_KIND_BMH, ns, "w0", true,
+               "{\"status\":{\"operationalStatus\":\"OK\",\"poweredOn\":false,\"errorCount\":0,"
+               "\"errorMessage\":\"\","
+               "\"hardwareProfile\":\"\",\"provisioning\":{\"ID\":\"x\",\"state\":\"ready\"}}}");
+        kcreate(c, HUB_KIND_PPI, ns,
+                "{\"apiVersion\":\"metal3.io/"
+                "v1alpha1\",\"kind\":\"PreprovisioningImage\",\"metadata\":{\"name\":\"w0\","
+                "\"labels\":{\"infraenvs.agent-install.openshift.io\":\"rbac\"}},\"spec\":{"
+                "\"acceptFormats\":[\"iso\"]}}");
+        lease_ns = strdup(ns);
+        hub_start(&h, ns,
+                  (char *[]){ (char *)"--leader-elect", (char *)"--leader-election-namespace", lease_ns,
+                              NULL });
+        id = ready_infraenv(c, ns, "rbac", &h);
+        register_host(id, host, "02:00:00:00:09:01", "198.51.100.99", "rbac-0");
+        /* BMAC approves it (and names the malformed annotation in an Event) */
+        json_object_put(wait_for(c, HUB_KIND_AGENT, ns, host, agent_approved, NULL, 120, &h));
+        ASSERT_OK(kube_delete(c, &hub_kind_info(HUB_KIND_BMH)->resource, ns, "w0", NULL, NULL, NULL));
+        json_object_put(wait_for(c, HUB_KIND_AGENT, ns, host, absent, NULL, 120, &h));
+        hub_stop_ok(&h);
+
+        ASSERT_EQ(test_run((char *[]){ (char *)"/usr/bin/python3", (char *)"-c",
+                                       (char *)"import json, sys, yaml; "
+                                               "print(json.dumps([d for d in "
+                                               "yaml.safe_load_all(open(sys.argv[1])) if d]))",
+                                       yaml, NULL },
+                           &out),
+                  0);
+        docs = kube_test_json(out);
+        ASSERT_EQ(kube_test_ctl("GET", "/requests", NULL, &log), 200);
+        items = json_get(log, "requests");
+        for (size_t i = 0; i < hub_json_array_length(items); i++) {
+                json_object *e = json_object_array_get_idx(items, i);
+                const char *ua = json_get_string(e, "userAgent"), *res = json_get_string(e, "resource"),
+                           *sub = json_get_string(e, "subresource"), *verb = json_get_string(e, "verb"),
+                           *group = strempty(json_get_string(e, "group"));
+                _cleanup_free_ char *full = NULL;
+                bool granted = false;
+
+                if (!startswith(strempty(ua), "cradle-hub/") || isempty(res))
+                        continue; /* not the hub, or discovery (granted to everyone) */
+                full = isempty(sub) ? strdup(res) : strdup_printf("%s/%s", res, sub);
+                for (size_t d = 0; d < hub_json_array_length(docs) && !granted; d++) {
+                        json_object *rules = json_get(json_object_array_get_idx(docs, d), "rules");
+
+                        for (size_t k = 0; k < hub_json_array_length(rules) && !granted; k++)
+                                granted =
+                                        rule_grants(json_object_array_get_idx(rules, k), group, full, verb);
+                }
+                checked++;
+                if (!granted) {
+                        _cleanup_free_ char *what = strdup_printf("%s %s/%s", verb, group, full);
+
+                        if (!strv_contains(missing, what))
+                                ASSERT_OK(strv_extend(&missing, what));
+                }
+        }
+        ASSERT_GE(checked, 20);
+        /* and the other way round, for the log: grants this run did not use */
+        for (size_t d = 0; d < hub_json_array_length(docs); d++) {
+                json_object *rules = json_get(json_object_array_get_idx(docs, d), "rules");
+
+                for (size_t k = 0; k < hub_json_array_length(rules); k++) {
+                        json_object *rule = json_object_array_get_idx(rules, k);
+                        json_object *res = json_get(rule, "resources"), *verbs = json_get(rule, "verbs");
+                        const char *group = json_object_get_string(
+                                json_object_array_get_idx(json_get(rule, "apiGroups"), 0));
+
+                        for (size_t a = 0; a < hub_json_array_length(res); a++)
+                                for (size_t b = 0; b < hub_json_array_length(verbs); b++) {
+                                        const char *rs = json_object_get_string(
+                                                           json_object_array_get_idx(res, a)),
+                                                   *vb = json_object_get_string(
+                                                           json_object_array_get_idx(verbs, b));
+                                        bool used = false;
+
+                                        for (size_t i = 0; i < hub_json_array_length(items) && !used; i++) {
+                                                json_object *e = json_object_array_get_idx(items, i);
+                                                const char *sub = json_get_string(e, "subresource");
+                                                _cleanup_free_ char *full =
+                                                        isempty(sub)
+                                                                ? strdup(strempty(
+                                                                          json_get_string(e, "resource")))
+                                                                : strdup_printf(
+                                                                          "%s/%s",
+                                                                          json_get_string(e, "resource"),
+                                                                          sub);
+
+                                                used = startswith(strempty(json_get_string(e, "userAgent")),
+                                                                  "cradle-hub/") &&
+                                                       streq_ptr(json_get_string(e, "verb"), vb) &&
+                                                       streq_ptr(full, rs) &&
+                                                       streq(strempty(json_get_string(e, "group")),
+                                                             strempty(group));
+                                        }
+                                        if (!used)
+                                                fprintf(stderr,
+                                                        "rbac: granted, not used in this run: %s %s/%s\n",
+                                                        vb, strempty(group), rs);
+                                }
+                }
+        }
+        if (missing) {
+                _cleanup_free_ char *text = strv_join(missing, ", ");
+
+                test_fail(__FILE__, __LINE__, "packaging/hub/rbac.yaml does not grant: %s", text);
+        }
+}
+
 /* ---- cradle agents in dry run (inside tests/helpers/in-netns.sh) ---- */
 
 static pid_t start_agent(const char *infra_env_id, const char *host_id, const char *mac, const char *ip,
@@ -975,9 +1149,9 @@ TEST(dry_run_agents_register)
         a2 = start_agent(id, h2, "02:00:00:00:03:02", "198.51.100.92", "lab-2", log);
         {
                 _cleanup_(json_object_putp) json_object *g1 = wait_for(c, HUB_KIND_AGENT, ns, h1,
-                                                                       agent_with_inventory, NULL, 180, &h),
+                                                                       agent_with_hostname, NULL, 180, &h),
                                                         *g2 = wait_for(c, HUB_KIND_AGENT, ns, h2,
-                                                                       agent_with_inventory, NULL, 180, &h);
+                                                                       agent_with_hostname, NULL, 180, &h);
 
                 ASSERT_STREQ(str_at(g1, "status.inventory.hostname"), "lab-1");
                 ASSERT_STREQ(str_at(g2, "status.inventory.hostname"), "lab-2");
