@@ -376,9 +376,12 @@ static json_object *hosts_of(const Flow *f)
         return o->cluster_read && o->cluster.error >= 0 ? json_get(o->cluster.body, "hosts") : NULL;
 }
 
-/* The ACI's writes: status first, locked on what was observed (the
- * conditions are a list), then spec and metadata (clusterMetadata: a map,
- * unlocked: the status write moved the resourceVersion). */
+/* The ACI's writes, in upstream's order: spec and metadata
+ * (clusterMetadata, so that whoever sees Completed also sees the
+ * password Secret's reference), then the status. Both locked on what was
+ * observed when there is a status (its conditions are a list; the
+ * executor counts the spec write as observed); spec and metadata alone
+ * only when their patch replaces a list. */
 static int plan_aci(HubPlan *plan, json_object *observed, json_object *desired)
 {
         _cleanup_(json_object_putp) json_object *a = NULL, *b = NULL, *patch = NULL, *spatch = NULL;
@@ -388,16 +391,6 @@ static int plan_aci(HubPlan *plan, json_object *observed, json_object *desired)
         r = hub_json_merge_diff(json_get(observed, "status"), json_get(desired, "status"), &spatch);
         if (r < 0)
                 return r;
-        if (spatch) {
-                _cleanup_(json_object_putp) json_object *wrap = json_new_object();
-
-                if (!wrap || json_add(wrap, "status", TAKE_PTR(spatch)) < 0)
-                        return -ENOMEM;
-                r = hub_plan_patch(plan, HUB_KIND_AGENTCLUSTERINSTALL, kube_object_namespace(observed),
-                                   kube_object_name(observed), false, true, rv, TAKE_PTR(wrap));
-                if (r < 0)
-                        return r;
-        }
         a = hub_json_copy(observed);
         b = hub_json_copy(desired);
         if (!a || !b)
@@ -405,11 +398,26 @@ static int plan_aci(HubPlan *plan, json_object *observed, json_object *desired)
         json_object_object_del(a, "status");
         json_object_object_del(b, "status");
         r = hub_json_merge_diff(a, b, &patch);
-        if (r < 0 || !patch)
+        if (r < 0)
                 return r;
-        return hub_plan_patch(plan, HUB_KIND_AGENTCLUSTERINSTALL, kube_object_namespace(observed),
-                              kube_object_name(observed), false, false,
-                              hub_json_patch_has_array(patch) && !spatch ? rv : NULL, TAKE_PTR(patch));
+        if (patch) {
+                bool locked = spatch || hub_json_patch_has_array(patch);
+
+                r = hub_plan_patch(plan, HUB_KIND_AGENTCLUSTERINSTALL, kube_object_namespace(observed),
+                                   kube_object_name(observed), false, false, locked ? rv : NULL,
+                                   TAKE_PTR(patch));
+                if (r < 0)
+                        return r;
+        }
+        if (spatch) {
+                _cleanup_(json_object_putp) json_object *wrap = json_new_object();
+
+                if (!wrap || json_add(wrap, "status", TAKE_PTR(spatch)) < 0)
+                        return -ENOMEM;
+                r = hub_plan_patch(plan, HUB_KIND_AGENTCLUSTERINSTALL, kube_object_namespace(observed),
+                                   kube_object_name(observed), false, true, rv, TAKE_PTR(wrap));
+        }
+        return r;
 }
 
 /* The end of every reconcile that got as far as the ACI: its status

@@ -125,8 +125,30 @@ static int kube_failed(HubExecResult *ret, const HubWrite *w, int error, const K
         return 1;
 }
 
+/* A plan's own earlier write to an object it locks a later write on: the
+ * lock holds "nobody else changed it since it was observed", so the
+ * resourceVersion that earlier write produced stands for the observed
+ * one (the ClusterDeployment controller writes the ACI's spec, then its
+ * status). */
+typedef struct Chain {
+        HubKind target;
+        const char *ns, *name; /* borrowed from the plan */
+        char *observed, *written;
+} Chain;
+
+static void chain_done(Chain *c)
+{
+        free(c->observed);
+        free(c->written);
+}
+
+static bool chain_same(const Chain *c, HubKind target, const HubWrite *w)
+{
+        return c->written && c->target == target && streq_ptr(c->ns, w->ns) && streq_ptr(c->name, w->name);
+}
+
 static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubObserved *obs,
-                     HubExecResult *ret)
+                     Chain *chain, HubExecResult *ret)
 {
         _cleanup_kube_status_ KubeStatus st = {};
         _cleanup_(json_object_putp) json_object *answer = NULL, *patch = NULL;
@@ -150,6 +172,8 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
                         return -ENOMEM;
                 if (w->self && obs->object && hub_json_patch_has_array(patch))
                         rv = kube_object_resource_version(obs->object);
+                else if (rv && chain_same(chain, target, w) && streq(rv, chain->observed))
+                        rv = chain->written;
                 if (rv) {
                         json_object *md = hub_json_ensure_object(patch, "metadata");
 
@@ -174,6 +198,19 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
         }
         if (r < 0)
                 return kube_failed(ret, w, r, &st);
+        if (!w->self && w->kind != HUB_WRITE_DELETE && w->resource_version && answer &&
+            kube_object_resource_version(answer)) {
+                char *written = strdup(kube_object_resource_version(answer)),
+                     *observed = strdup(chain_same(chain, target, w) &&
+                                                        streq(w->resource_version, chain->observed)
+                                                ? chain->observed
+                                                : w->resource_version);
+
+                chain_done(chain);
+                *chain = (Chain){ target, w->ns, w->name, observed, written };
+                if (!observed || !written)
+                        return -ENOMEM;
+        }
         ret->writes++;
         count_write(ctx, t->name, w->kind, target);
         log_debug("%s: %s %s %s/%s", t->name, hub_write_kind_to_string(w->kind),
@@ -295,6 +332,7 @@ static void exec_event(HubContext *ctx, const HubControllerType *t, const HubWri
 int hub_exec(HubContext *ctx, const HubControllerType *t, const HubPlan *plan, HubObserved *obs,
              HubExecResult *ret)
 {
+        _cleanup_(chain_done) Chain chain = {};
         int r;
 
         for (size_t i = 0; i < plan->n; i++) {
@@ -314,7 +352,7 @@ int hub_exec(HubContext *ctx, const HubControllerType *t, const HubPlan *plan, H
                         r = exec_spoke(ctx, t, w, ret);
                         break;
                 default:
-                        r = exec_kube(ctx, t, w, obs, ret);
+                        r = exec_kube(ctx, t, w, obs, &chain, ret);
                         break;
                 }
                 if (r != 0)

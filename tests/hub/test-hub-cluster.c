@@ -1195,6 +1195,23 @@ TEST(installed_the_secrets_then_day2)
                                 patched = true;
                 ASSERT_TRUE(patched);
         }
+        /* upstream's order: clusterMetadata, then the status saying
+         * Completed, both locked on what was observed */
+        {
+                ssize_t spec = -1, status = -1;
+
+                for (size_t i = 0; i < run.writes.n; i++)
+                        if (run.writes.writes[i].target == HUB_KIND_AGENTCLUSTERINSTALL) {
+                                const HubWrite *w = &run.writes.writes[i];
+
+                                ASSERT_STREQ(w->resource_version, kube_object_resource_version(f.o.aci));
+                                if (w->kind == HUB_WRITE_PATCH_STATUS)
+                                        status = (ssize_t)i;
+                                else
+                                        spec = (ssize_t)i;
+                        }
+                ASSERT_TRUE(spec >= 0 && status > spec);
+        }
         apply_aci(&f, &run);
         ASSERT_STREQ(hubtest_str(f.o.aci, "spec.clusterMetadata.adminPasswordSecretRef.name"),
                      "single-node-admin-password");
