@@ -169,6 +169,27 @@ static int observe_agents(HubContext *ctx, ClusterObserved *o)
         return 0;
 }
 
+/* installed: spec.installed, or the ACI says Completed */
+static bool is_installed(const ClusterObserved *o)
+{
+        json_object *c = hub_conditions_find(o->aci, HUB_COND_COMPLETED);
+        bool installed = false;
+
+        (void)json_get_bool(json_get(o->base.object, "spec"), "installed", &installed);
+        return installed || streq_ptr(json_get_string(c, "reason"), HUB_REASON_INSTALLATION_COMPLETED);
+}
+
+/* a day-1 cluster installing, finalizing or installed whose ACI does not
+ * say Completed yet: its credentials Secrets matter */
+static bool needs_credentials(const ClusterObserved *o)
+{
+        const char *status = json_get_string(o->cluster.body, "status");
+
+        return o->cluster_read && o->cluster.error >= 0 && o->aci && !is_installed(o) &&
+               streq_ptr(json_get_string(o->cluster.body, "kind"), "Cluster") &&
+               STR_IN_SET(strempty(status), "installing", "finalizing", "installed");
+}
+
 static int observe_service(HubContext *ctx, ClusterObserved *o)
 {
         _cleanup_free_ char *self = NULL;
@@ -286,6 +307,11 @@ static int cd_observe(HubContext *ctx, HubObserved *base)
                         return r;
                 o->n_config_maps++;
         }
+        r = observe_service(ctx, o);
+        if (r < 0 || !needs_credentials(o))
+                return r;
+        /* the credentials Secrets (not cached: read one by one) only from
+         * the installation on, until it is installed in the ACI's terms */
         kc = kubeconfig_secret_name(cd);
         pw = password_secret_name(cd);
         if (!kc || !pw)
@@ -293,9 +319,7 @@ static int cd_observe(HubContext *ctx, HubObserved *base)
         r = hub_observe_ref(ctx, HUB_KIND_SECRET, base->ns, kc, &o->kubeconfig_secret);
         if (r >= 0)
                 r = hub_observe_ref(ctx, HUB_KIND_SECRET, base->ns, pw, &o->password_secret);
-        if (r < 0)
-                return r;
-        return observe_service(ctx, o);
+        return r;
 }
 
 /* ---- decide: helpers ---- */
@@ -636,15 +660,6 @@ static int ensure_finalizers(const ClusterObserved *o, HubPlan *plan)
         if (r >= 0)
                 r = hub_plan_patch_object_locked(plan, HUB_KIND_AGENTCLUSTERINSTALL, o->aci, aci, false);
         return r < 0 ? r : 1;
-}
-
-static bool is_installed(const ClusterObserved *o)
-{
-        json_object *c = hub_conditions_find(o->aci, HUB_COND_COMPLETED);
-        bool installed = false;
-
-        (void)json_get_bool(json_get(o->base.object, "spec"), "installed", &installed);
-        return installed || streq_ptr(json_get_string(c, "reason"), HUB_REASON_INSTALLATION_COMPLETED);
 }
 
 /* holdInstallation, or hive's reconcile-pause annotation */

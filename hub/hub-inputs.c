@@ -33,7 +33,18 @@ int hub_observe_ref(HubContext *ctx, HubKind kind, const char *ns, const char *n
         r = hub_cache_get(ctx->cache, kind, ns, name, &ret->object);
         if (r != -ENOENT)
                 return r;
-        /* not labelled yet: read it directly (upstream's APIReader) */
+        if (kind != HUB_KIND_SECRET) {
+                /* every object of the other kinds is cached: not there is not found */
+                const KubeResource *res = hub_kind_resource(kind);
+
+                ret->error = -ENOENT;
+                ret->message = isempty(res->group)
+                                       ? strdup_printf("%s \"%s\" not found", res->resource, strempty(name))
+                                       : strdup_printf("%s.%s \"%s\" not found", res->resource, res->group,
+                                                       strempty(name));
+                return ret->message ? 0 : -ENOMEM;
+        }
+        /* a Secret not labelled yet: read it directly (upstream's APIReader) */
         r = kube_get(ctx->kube, hub_kind_resource(kind), ns, name, &ret->object, &st);
         if (r < 0) {
                 ret->object = NULL;
