@@ -17,6 +17,7 @@
 #include "cluster.h"
 #include "jsonutil.h"
 #include "strutil.h"
+#include "uuid.h"
 
 static const char *const release_archs[] = {
         "x86_64", "aarch64", "arm64", "ppc64le", "s390x", "multi", NULL
@@ -402,6 +403,22 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
         return 0;
 }
 
+/* The imported cluster's OpenShift ID: upstream passes the ACI's
+ * clusterMetadata.clusterID, if any, to its internal import, which checks
+ * nothing; over REST the field is a required UUID. So the ACI's, else the
+ * ClusterDeployment's (hive's copy, which the import documentation fills
+ * with ""), else the nil UUID: unknown. */
+static const char *import_cluster_id(json_object *cd, json_object *aci)
+{
+        const char *ids[] = { json_get_string(json_get_path(aci, "spec.clusterMetadata"), "clusterID"),
+                              json_get_string(json_get_path(cd, "spec.clusterMetadata"), "clusterID") };
+
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++)
+                if (ids[i] && uuid_is_valid(ids[i]))
+                        return ids[i];
+        return "00000000-0000-0000-0000-000000000000";
+}
+
 int cd_import_params(json_object *cd, json_object *aci, const char *version, json_object **ret)
 {
         json_object *cds = json_get(cd, "spec");
@@ -412,9 +429,7 @@ int cd_import_params(json_object *cd, json_object *aci, const char *version, jso
         if (!p || !dns || json_add_string(p, "name", strempty(json_get_string(cds, "clusterName"))) < 0 ||
             json_add_string(p, "api_vip_dnsname", dns) < 0 ||
             json_add_string_nonempty(p, "openshift_version", version) < 0 ||
-            json_add_string_nonempty(
-                    p, "openshift_cluster_id",
-                    json_get_string(json_get_path(aci, "spec.clusterMetadata"), "clusterID")) < 0)
+            json_add_string(p, "openshift_cluster_id", import_cluster_id(cd, aci)) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(p);
         return 0;

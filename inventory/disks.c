@@ -203,8 +203,10 @@ static const char *ghw_drive_type(const Disk *d, Controller *ret_controller)
                 }
         /* a simulated host's disk (--lab-disks) is the plain disk it stands
          * for, whatever its kernel name */
-        if (d->lab && streq(type, "Unknown"))
+        if (d->lab && streq(type, "Unknown")) {
                 type = "HDD";
+                *ret_controller = CONTROLLER_KNOWN;
+        }
         if (!d->rotational)
                 type = "SSD";
         return type;

@@ -139,8 +139,9 @@ class Lab(object):
         """A background process (its own process group), output in <name>.log."""
         full = (["ip", "netns", "exec", ns] if ns else []) + list(argv)
         log = open(self.path(name + ".log"), "ab")
-        p = subprocess.Popen(full, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                             start_new_session=True)
+        with log:
+            p = subprocess.Popen(full, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                 start_new_session=True)
         p.lab_name = name
         self.procs.append(p)
         return p
@@ -478,17 +479,18 @@ def start_agent(lab, host, service_url, infra_env_id, cluster_hosts_file):
         host["marker"]], ns=host["ns"], env=env)
 
 
-def make_hosts(lab, sw, count, first_ip=11):
-    """count host namespaces with a veth into sw's bridge and a disk each"""
+def make_hosts(lab, sw, count, first=1):
+    """count host namespaces (h<first>...) with a veth into sw's bridge and
+    a disk each; host hN has the address 198.51.100.(10+N)"""
     hosts = []
-    for i in range(1, count + 1):
+    for i in range(first, first + count):
         ns = lab.netns("h%d" % i)
         peer = "%s-h%d" % (lab.tag[:6], i)
         lab.ip(ns, "link", "add", "eth0", "type", "veth", "peer", "name", peer, "netns", sw)
         lab.ip(sw, "link", "set", peer, "master", "br0")
         lab.ip(sw, "link", "set", peer, "up")
         lab.ip(ns, "link", "set", "eth0", "up")
-        ip = "198.51.100.%d" % (first_ip + i - 1)
+        ip = "198.51.100.%d" % (10 + i)
         lab.ip(ns, "addr", "add", ip + "/24", "dev", "eth0")
         hosts.append({"name": "h%d" % i, "ns": ns, "ip": ip, "mac": lab.mac(ns, "eth0"),
                       "id": str(uuid.uuid4()), "disk": lab.loop_disk("h%d-disk" % i),
@@ -564,3 +566,375 @@ class ControllerStandIn(threading.Thread):
                 self.stopped.wait(self.interval)
         except Exception as e:  # noqa: BLE001 - reported by whoever waits on it
             self.error = e
+
+
+# ---- the documentation's day-1 flow ------------------------------------------------------------------
+
+RELEASE = "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64"
+CD_NAME = "single-node"          # the documentation's names (docs/hive-integration/crds)
+ACI_NAME = "test-agent-cluster-install"
+IE_NAME = "myinfraenv"
+ANNOTATION_CLUSTER_ID = "cradle.agent-install.openshift.io/cluster-id"
+ANNOTATION_INFRA_ENV_ID = "cradle.agent-install.openshift.io/infra-env-id"
+
+
+def docs(name):
+    import yaml
+    with open(os.path.join(DOCS, name)) as f:
+        return yaml.safe_load(f)
+
+
+def nmstate_config(ns, host):
+    """The documentation's NMStateConfig for one lab host: its MAC, its
+    static address, the switch as DNS server and gateway."""
+    tmpl = docs("nmstate.yaml")
+    return {"apiVersion": tmpl["apiVersion"], "kind": tmpl["kind"],
+            "metadata": {"name": "%s-%s" % (tmpl["metadata"]["name"], host["name"]), "namespace": ns,
+                         "labels": dict(tmpl["metadata"]["labels"])},
+            "spec": {"config": {
+                "interfaces": [{"name": "eth0", "type": "ethernet", "state": "up", "mac-address": host["mac"],
+                                "ipv4": {"enabled": True, "address": [{"ip": host["ip"], "prefix-length": 24}],
+                                         "dhcp": False}}],
+                "dns-resolver": {"config": {"server": ["198.51.100.1"]}},
+                "routes": {"config": [{"destination": "0.0.0.0/0", "next-hop-address": "198.51.100.1",
+                                       "next-hop-interface": "eth0", "table-id": 254}]}},
+                "interfaces": [{"name": "eth0", "macAddress": host["mac"]}]}}
+
+
+def docs_resources(ns, hosts, release=RELEASE, image_set=None):
+    """The documentation's example resources, made to fit the lab: their
+    names pointing at each other (the examples' do not: the ACI names
+    ClusterDeployment test-cluster, the ClusterDeployment is single-node),
+    a release the reference service serves, the lab's VIPs, no proxy (the
+    example's would route the hosts through 11.11.11.33), one
+    NMStateConfig per host. image_set: the ClusterImageSet's name (default
+    the ACI's imageSetRef; a test sharing a cluster-scoped name)."""
+    out = [docs("pullsecret.yaml")]
+    cis = docs("clusterImageSet.yaml")
+    cd = docs("clusterDeployment.yaml")
+    aci = docs("agentClusterInstall.yaml")
+    ie = docs("infraEnv.yaml")
+    if image_set:
+        aci["spec"]["imageSetRef"]["name"] = image_set
+    cis["metadata"]["name"] = aci["spec"]["imageSetRef"]["name"]
+    cis["spec"]["releaseImage"] = release
+    aci["spec"]["clusterDeploymentRef"]["name"] = cd["metadata"]["name"]
+    cd["spec"]["clusterInstallRef"]["name"] = aci["metadata"]["name"]
+    aci["spec"].update({"apiVIP": "198.51.100.100", "apiVIPs": ["198.51.100.100"], "ingressVIP": "198.51.100.101",
+                        "ingressVIPs": ["198.51.100.101"]})
+    ie["spec"].pop("proxy", None)
+    ie["spec"]["clusterRef"] = {"name": cd["metadata"]["name"], "namespace": ns}
+    out += [cis, cd, aci, ie]
+    for o in out:
+        if o["kind"] != "ClusterImageSet":
+            o["metadata"]["namespace"] = ns
+    return out + [nmstate_config(ns, h) for h in hosts]
+
+
+class Install(object):
+    """The day-1 flow of tools/rehearse, in steps a test can interleave
+    with faults: up() makes the lab, the servers and cradle-hub; apply()
+    the documentation's resources; boot() the hosts' agents once the
+    InfraEnv's image exists; step() approves new Agents, starts the
+    controller stand-in once the cluster installs and reports what
+    changed; run() steps until the AgentClusterInstall is Completed with
+    both Secrets, or says why not (LabError)."""
+
+    def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=()):
+        self.lab, self.ns, self.release, self.image_set = lab, ns, release, image_set
+        self.say = say or (lambda s: None)
+        self.n_hosts = hosts
+        self.hub_args = list(hub_args)
+        self.hosts = []
+        self.approved = set()
+        self.standin = None
+        self.cluster_id = None
+        self.rows = {}
+        self.hub = self.kube = self.svc = self.kubeconfig = self.sw = None
+        self.agents = {}
+
+    # bring-up
+    def up(self, timeout=120):
+        self.sw = make_switch(self.lab)
+        self.hosts = make_hosts(self.lab, self.sw, self.n_hosts)
+        for h in self.hosts:
+            h["hostname"] = "spoke-master-%s" % h["name"][1:]
+        self.say("lab: switch 198.51.100.1/24, hosts %s, disks %s (120 GiB, sparse)" % (
+            ", ".join("%s %s" % (h["hostname"], h["ip"]) for h in self.hosts),
+            ", ".join(h["disk"] for h in self.hosts)))
+        self.lab.enter(self.sw)
+        self.kubeconfig, _ = start_kubeapi(self.lab)
+        self.kube = Kube(self.kubeconfig)
+        self.lab.on_close.append(self.kube.close)
+        self.say("test kube-apiserver ready (assisted-service, hive and metal3 CRDs)")
+        self.svc = start_refservice(self.lab, "198.51.100.1", {
+            # the agents' own image is the installer image: cradle's installer runs in-process
+            "installer_image": AGENT_IMAGE,
+            # the lab's NICs are veth pairs, which the service drops unless told
+            "enable_virtual_interfaces": True,
+            "next_instruction_seconds": 2, "backoff_instruction_seconds": 2})
+        self.say("reference assisted-service (REST mode) at %s" % self.svc.url)
+        self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, extra=self.hub_args).start(timeout=timeout)
+        self.say("cradle-hub ready (namespace %s)" % self.ns)
+        return self
+
+    def apply(self):
+        self.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
+        for o in docs_resources(self.ns, self.hosts, self.release, self.image_set):
+            self.kube.apply(o)
+            self.say("applied %s/%s" % (o["kind"], o["metadata"]["name"]))
+
+    @property
+    def aci_name(self):
+        return ACI_NAME
+
+    def aci(self):
+        return self.kube.get("AgentClusterInstall", self.ns, ACI_NAME)
+
+    def infra_env_id(self):
+        ie = self.kube.get("InfraEnv", self.ns, IE_NAME)
+        c = condition(ie, "ImageCreated")
+        if c and c["status"] == "True":
+            return ie["metadata"]["annotations"][ANNOTATION_INFRA_ENV_ID]
+        sync = condition(self.aci(), "SpecSynced")
+        if sync and sync["status"] == "False" and sync["reason"] == "InputError":
+            raise LabError("the AgentClusterInstall was refused: " + sync["message"])
+        return None
+
+    def hosts_file(self):
+        p = self.lab.path("cluster-hosts.json")
+        with open(p, "w") as f:
+            json.dump([{"hostname": h["hostname"], "ip": h["ip"], "rebootMarkerPath": h["marker"]}
+                       for h in self.hosts], f)
+        return p
+
+    def boot(self, hosts=None, timeout=120):
+        """The hosts' agents, in dry run, as if booted from the InfraEnv's image."""
+        ie_id = wait("the InfraEnv's image", lambda: self.report() is not None and self.infra_env_id(), timeout)
+        hf = self.hosts_file()
+        for h in hosts or self.hosts:
+            self.agents[h["id"]] = start_agent(self.lab, h, self.svc.url, ie_id, hf)
+        return ie_id
+
+    def add_hosts(self, count, prefix="spoke-worker-"):
+        """More hosts on the switch (a day-2 worker, say); not booted yet."""
+        new = make_hosts(self.lab, self.sw, count, first=len(self.hosts) + 1)
+        for h in new:
+            h["hostname"] = prefix + h["name"][1:]
+        self.hosts += new
+        return new
+
+    # watching
+    def names(self):
+        return {h["id"]: h["hostname"] for h in self.hosts}
+
+    def report(self):
+        """The rows `kubectl get agents,agentclusterinstalls` would show;
+        says each one that changed."""
+        rows = {}
+        names = self.names()
+        c = condition(self.kube.get("InfraEnv", self.ns, IE_NAME), "ImageCreated")
+        if c:
+            rows["infraenv/" + IE_NAME] = "ImageCreated=%s %s" % (c["status"], c["reason"])
+        for a in self.kube.list("Agent", self.ns):
+            st, sp = a.get("status") or {}, a.get("spec") or {}
+            name = names.get(a["metadata"]["name"], a["metadata"]["name"][:8])
+            rows["agent/%s" % name] = "cluster=%s approved=%s role=%s state=%s stage=%s" % (
+                (sp.get("clusterDeploymentName") or {}).get("name", "-"), str(sp.get("approved", False)).lower(),
+                st.get("role", "-"), (st.get("debugInfo") or {}).get("state", "-"),
+                (st.get("progress") or {}).get("currentStage", "-"))
+        for aci in self.kube.list("AgentClusterInstall", self.ns):
+            st = aci.get("status") or {}
+            conds = " ".join("%s=%s(%s)" % (c["type"], c["status"], c["reason"]) for c in st.get("conditions") or []
+                             if c["type"] in ("SpecSynced", "RequirementsMet", "Completed", "Failed"))
+            pct = (st.get("progress") or {}).get("totalPercentage")
+            rows["agentclusterinstall/%s" % aci["metadata"]["name"]] = "state=%s%s %s" % (
+                (st.get("debugInfo") or {}).get("state", "-"), " %d%%" % pct if pct else "", conds)
+        for k in sorted(rows):
+            if self.rows.get(k) != rows[k]:
+                self.say("%-42s %s" % (k, rows[k]))
+        changed = rows != self.rows
+        self.rows = rows
+        return changed
+
+    def approve(self):
+        """Approves the lab's Agents, as a user would."""
+        names = self.names()
+        for a in self.kube.list("Agent", self.ns):
+            name = a["metadata"]["name"]
+            if not (a.get("spec") or {}).get("approved") and name not in self.approved and name in names:
+                self.kube.patch("Agent", self.ns, name, {"spec": {"approved": True}})
+                self.approved.add(name)
+                self.say("approved agent/%s (kubectl patch agent %s --type merge -p "
+                         "'{\"spec\":{\"approved\":true}}')" % (names[name], name[:8]))
+
+    def step(self, approve=True, controller=True):
+        """One look: returns "completed", "failed: <why>", "changed" or None
+        (nothing changed). controller: start the controller stand-in once
+        the cluster installs."""
+        changed = self.report()
+        if approve:
+            self.approve()
+        cd = self.kube.get("ClusterDeployment", self.ns, CD_NAME)
+        self.cluster_id = self.cluster_id or (((cd or {}).get("metadata") or {}).get("annotations") or {}).get(
+            ANNOTATION_CLUSTER_ID)
+        aci = self.aci()
+        state = ((aci or {}).get("status") or {}).get("debugInfo", {}).get("state")
+        if controller and self.cluster_id and self.standin is None and state in ("installing", "finalizing"):
+            self.standin = ControllerStandIn(self.svc, self.cluster_id, self.hosts, say=self.say)
+            self.standin.start()
+            self.lab.on_close.append(self.standin.stop)
+            self.say("controller stand-in started: the DRY-RUN STAND-IN for the assisted-installer-controller "
+                     "(no new cluster exists in a dry run; it makes the controller's REST calls)")
+        done = condition(aci, "Completed")
+        if done and done["status"] == "True" and all(self.kube.get("Secret", self.ns, n) for n in self.secrets()):
+            return "completed"
+        failed = condition(aci, "Failed")
+        if failed and failed["status"] == "True":
+            return "failed: %s\n%s" % (failed["message"], self.where())
+        if self.standin and self.standin.error:
+            return "failed: the controller stand-in stopped: %s" % self.standin.error
+        return "changed" if changed else None
+
+    def secrets(self):
+        return (CD_NAME + "-admin-kubeconfig", CD_NAME + "-admin-password")
+
+    def state(self):
+        """The AgentClusterInstall's debugInfo.state, as last seen."""
+        return ((self.aci() or {}).get("status") or {}).get("debugInfo", {}).get("state")
+
+    def run(self, timeout, stall=300, until=None, controller=True):
+        """step() until Completed (or until(self) is true); LabError with
+        where things stand when it fails, stalls or runs out of time."""
+        deadline = time.monotonic() + timeout
+        last = time.monotonic()
+        while True:
+            got = self.step(controller=controller)
+            if got == "completed" or (until and until(self)):
+                return got
+            if got and got.startswith("failed"):
+                raise LabError("the installation " + got)
+            if got == "changed":
+                last = time.monotonic()
+            now = time.monotonic()
+            if now > deadline or now - last > stall:
+                why = "nothing changed for %d s" % stall if now <= deadline else "the time limit passed"
+                raise LabError("%s; last seen:\n  %s\n%s" % (why, "\n  ".join(
+                    "%s %s" % kv for kv in sorted(self.rows.items())), self.where()))
+            time.sleep(1)
+
+    def where(self):
+        """Where each host stands in the service, and why (the bootstrap's
+        dry-run flow needs the installer of issue 16)."""
+        import refclient
+        if not self.cluster_id:
+            return "  the cluster was never registered (see the AgentClusterInstall's SpecSynced)"
+        st, c = refclient.HubClient(self.svc).call("GET", "/v2/clusters/%s" % self.cluster_id)
+        if st != 200:
+            return "  the service answered %s for the cluster" % st
+        names = self.names()
+        lines = ["  cluster %s: %s" % (c.get("status"), c.get("status_info"))]
+        for h in c.get("hosts") or []:
+            stage = (h.get("progress") or {}).get("current_stage", "")
+            lines.append("  host %s%s: %s at %r (%s)" % (names.get(h["id"], h["id"]),
+                                                          " (bootstrap)" if h.get("bootstrap") else "",
+                                                          h.get("status"), stage, h.get("status_info")))
+            if bootstrap_unsupported(h):
+                lines.append("    " + BOOTSTRAP_MISSING)
+        return "\n".join(lines)
+
+
+BOOTSTRAP_MISSING = ("the bootstrap host's dry-run flow is the installer's bootstrap flow (issue 16); "
+                     "this build does not have it")
+
+
+def bootstrap_unsupported(host):
+    return bool(host.get("bootstrap")) and "is not supported by this cradle installer" in (
+        host.get("status_info") or "")
+
+
+# ---- the spoke cluster of a day-2 host ----------------------------------------------------------------
+
+def start_spoke(lab):
+    """A second test kube-apiserver playing the installed cluster (the
+    spoke) that cradle-hub reaches through the admin kubeconfig Secret."""
+    import kubeapi_harness
+    srv = kubeapi_harness.Server([], state_dir=lab.path("spoke")).start(timeout=180)
+    lab.on_close.append(srv.stop)
+    return srv
+
+
+class SpokeKubelet(object):
+    """The new node's kubelet on the spoke, as a day-2 host joins (what the
+    kubelet and kube-apiserver do upstream once the host has rebooted into
+    its installed system): the client CSR as the node bootstrapper, then
+    the Node (Ready, the host's addresses), then the serving CSR as the
+    node. cradle-hub must approve both CSRs (notes §5.6) and label the
+    Node; nothing here approves anything."""
+
+    BOOTSTRAPPER = "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
+
+    def __init__(self, spoke, host):
+        import kcerts
+        self.spoke, self.host = spoke, host
+        self.dir = tempfile.mkdtemp(prefix="kubelet-", dir=os.path.dirname(spoke.state))
+        ca = kcerts.CA(spoke.path("ca.crt"), spoke.path("ca.key"))
+        # the bootstrapper is a service account: a token (its name is too
+        # long for a certificate's CN); the node a client certificate
+        self.bootstrap_token = uuid.uuid4().hex
+        spoke.ctl("POST", "/tokens", {"token": self.bootstrap_token, "user": self.BOOTSTRAPPER, "groups": [
+            "system:serviceaccounts", "system:serviceaccounts:openshift-machine-config-operator"]})
+        self.node_id = ca.issue(self.dir, "node", "system:node:" + host["hostname"], ("system:nodes",))
+
+    def _csr(self, name, signer, usages, sans, cert=None, token=None):
+        key = os.path.join(self.dir, name + ".key")
+        argv = ["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-subj", "/O=system:nodes/CN=system:node:" + self.host["hostname"]]
+        if sans:
+            argv += ["-addext", "subjectAltName=" + ",".join(sans)]
+        pem = subprocess.run(argv, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+        body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+                "metadata": {"generateName": "csr-"},
+                "spec": {"request": base64.b64encode(pem).decode(), "signerName": signer, "usages": usages}}
+        r = self.spoke.request("POST", "/apis/certificates.k8s.io/v1/certificatesigningrequests", body,
+                               user_cert=cert, token=token)
+        if r.status != 201:
+            raise LabError("the spoke refused the %s CSR: %s %s" % (name, r.status, r.raw[:500]))
+        return r.json["metadata"]["name"]
+
+    def client_csr(self):
+        return self._csr("client", "kubernetes.io/kube-apiserver-client-kubelet",
+                         ["digital signature", "client auth"], None, token=self.bootstrap_token)
+
+    def serving_csr(self):
+        return self._csr("serving", "kubernetes.io/kubelet-serving",
+                         ["digital signature", "key encipherment", "server auth"],
+                         ["DNS:" + self.host["hostname"], "IP:" + self.host["ip"]], cert=self.node_id)
+
+    def node(self):
+        """The Node, Ready, with the host's addresses."""
+        name = self.host["hostname"]
+        r = self.spoke.request("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
+                                                         "metadata": {"name": name}})
+        if r.status != 201:
+            raise LabError("cannot create the Node %s: %s %s" % (name, r.status, r.raw[:500]))
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        r = self.spoke.request("PATCH", "/api/v1/nodes/%s/status" % name, {"status": {
+            "addresses": [{"type": "InternalIP", "address": self.host["ip"]}, {"type": "Hostname", "address": name}],
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                            "message": "kubelet is posting ready status", "lastHeartbeatTime": now,
+                            "lastTransitionTime": now}]}}, ctype="application/merge-patch+json")
+        if r.status != 200:
+            raise LabError("cannot make the Node %s Ready: %s %s" % (name, r.status, r.raw[:500]))
+
+    def get(self, path):
+        r = self.spoke.request("GET", path)
+        if r.status == 404:
+            return None
+        if r.status != 200:
+            raise LabError("spoke GET %s: %s %s" % (path, r.status, r.raw[:500]))
+        return r.json
+
+    def approved(self, csr):
+        o = self.get("/apis/certificates.k8s.io/v1/certificatesigningrequests/" + csr) or {}
+        return any(c.get("type") == "Approved" for c in (o.get("status") or {}).get("conditions") or [])

@@ -323,15 +323,14 @@ TEST(single_node_and_user_managed_networking)
         fixture_done(&f);
 }
 
-TEST(imports_an_installed_cluster)
+/* the installed ClusterDeployment imported: the openshift_cluster_id sent */
+static void import_with(const char *cd_spec, const char *aci_spec, const char *want_id)
 {
         Fixture f;
         HubTestRun run;
         json_object *body;
 
-        fixture(&f, cd(NULL, ",\"installed\":true"),
-                aci(NULL, ",\"clusterMetadata\":{\"clusterID\":\"9a1f0c3b-8a2d-4b6e-9c7f-1a2b3c4d5e6f\","
-                          "\"infraID\":\"x\",\"adminKubeconfigSecretRef\":{\"name\":\"k\"}}"));
+        fixture(&f, cd(NULL, cd_spec), aci(NULL, aci_spec));
         hubtest_reconcile(cd_decide, &f.o.base,
                           (HubTestAnswer[]){ { "import-cluster", 201,
                                                "{\"id\":\"" CID "\",\"kind\":\"AddHostsCluster\","
@@ -343,10 +342,23 @@ TEST(imports_an_installed_cluster)
         ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path, "/v2/clusters/import");
         ASSERT_STREQ(json_get_string(body, "name"), "test-cluster");
         ASSERT_STREQ(json_get_string(body, "api_vip_dnsname"), "api.test-cluster.hive.example.com");
-        ASSERT_STREQ(json_get_string(body, "openshift_cluster_id"), "9a1f0c3b-8a2d-4b6e-9c7f-1a2b3c4d5e6f");
+        ASSERT_STREQ(json_get_string(body, "openshift_cluster_id"), want_id);
         ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
         hubtest_run_done(&run);
         fixture_done(&f);
+}
+
+TEST(imports_an_installed_cluster)
+{
+        import_with(",\"installed\":true",
+                    ",\"clusterMetadata\":{\"clusterID\":\"9a1f0c3b-8a2d-4b6e-9c7f-1a2b3c4d5e6f\","
+                    "\"infraID\":\"x\",\"adminKubeconfigSecretRef\":{\"name\":\"k\"}}",
+                    "9a1f0c3b-8a2d-4b6e-9c7f-1a2b3c4d5e6f");
+        /* as the import documentation has it: clusterMetadata on the
+         * ClusterDeployment only, its clusterID empty (REST needs a UUID) */
+        import_with(",\"installed\":true,\"clusterMetadata\":{\"clusterID\":\"\",\"infraID\":\"\","
+                    "\"adminKubeconfigSecretRef\":{\"name\":\"k\"}}",
+                    NULL, "00000000-0000-0000-0000-000000000000");
 }
 
 TEST(a_marker_without_id_searches_first)
