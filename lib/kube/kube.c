@@ -1033,6 +1033,8 @@ int kube_pod_logs(KubeClient *c, const char *ns, const char *name, const KubePod
                 if (query_add(&q, "container", o->container) < 0 ||
                     (o->tail_lines > 0 && query_add_u64(&q, "tailLines", (uint64_t)o->tail_lines) < 0) ||
                     (o->limit_bytes > 0 && query_add_u64(&q, "limitBytes", (uint64_t)o->limit_bytes) < 0) ||
+                    (o->since_seconds > 0 &&
+                     query_add_u64(&q, "sinceSeconds", (uint64_t)o->since_seconds) < 0) ||
                     (o->previous && query_add(&q, "previous", "true") < 0))
                         return -ENOMEM;
         }
