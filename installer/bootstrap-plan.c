@@ -58,6 +58,33 @@ size_t start_bootstrap_plan(bool single_node, BootstrapAction out[static _BOOTST
         return n;
 }
 
+bool hostname_valid(const char *name)
+{
+        size_t label = 0, len = strlen(strempty(name));
+
+        if (len == 0 || len > 253)
+                return false;
+        for (size_t i = 0; i <= len; i++) {
+                char c = name[i];
+                if (c == '.' || c == 0) {
+                        /* a label: 1-63, alphanumeric at both ends */
+                        if (label == 0 || label > 63 || name[i - 1] == '-' || name[i - label] == '-')
+                                return false;
+                        label = 0;
+                        continue;
+                }
+                if (!(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9') && c != '-')
+                        return false;
+                label++;
+        }
+        return true;
+}
+
+bool hostname_needs_replacing(const char *name)
+{
+        return !hostname_valid(name) || streq(name, "localhost");
+}
+
 const char *const bootstrap_units[] = { "bootkube.service", "approve-csr.service", "progress.service",
                                         NULL };
 

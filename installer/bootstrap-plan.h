@@ -71,6 +71,13 @@ const char *bootstrap_action_to_string(BootstrapAction a);
  * and the NetworkManager restart. Returns how many. */
 size_t start_bootstrap_plan(bool single_node, BootstrapAction out[static _BOOTSTRAP_ACTION_MAX]);
 
+/* assisted-service's validations.ValidateHostname: an RFC 1123 subdomain
+ * (lower-case letters, digits, '-' and '.', labels of 1-63 characters that
+ * start and end alphanumeric, 253 at most). The bootstrap also replaces
+ * "localhost" (notes §4.1 step 7). */
+bool hostname_valid(const char *name);
+bool hostname_needs_replacing(const char *name);
+
 /* The units startBootstrap starts, in order. */
 extern const char *const bootstrap_units[];
 

@@ -57,6 +57,33 @@ TEST(start_bootstrap_order)
         ASSERT_NULL(bootstrap_units[3]);
 }
 
+TEST(hostnames)
+{
+        static const struct {
+                const char *name;
+                bool replace;
+        } cases[] = {
+                { "master-0", false },
+                { "master-0.lab.example.com", false },
+                { "a", false },
+                { "localhost", true },
+                { "", true },
+                { "Master-0", true },
+                { "master_0", true },
+                { "-master", true },
+                { "master-", true },
+                { "master..lab", true },
+                { "master.", true },
+                { "a123456789012345678901234567890123456789012345678901234567890123", true },
+                { "a12345678901234567890123456789012345678901234567890123456789012", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                if (hostname_needs_replacing(cases[i].name) != cases[i].replace)
+                        test_fail(__FILE__, __LINE__, "hostname \"%s\": expected %s", cases[i].name,
+                                  cases[i].replace ? "replace" : "keep");
+}
+
 TEST(waits_per_etcd_bootstrap)
 {
         static const struct {
