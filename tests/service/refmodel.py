@@ -297,7 +297,8 @@ class Cluster(object):
             "network_type": d.get("network_type", "OVNKubernetes"),
             "ocp_release_image": d.get("ocp_release_image", ""),
             "openshift_version": d.get("openshift_version", ""),
-            "platform": {"is_external": False, "type": "none" if d.get("user_managed_networking") else "baremetal"},
+            "platform": {"is_external": False, "type": d.get("platform_type") or
+                         ("none" if d.get("user_managed_networking") else "baremetal")},
             "progress": {},
             "pull_secret_set": True,
             "ready_host_count": len(known),
@@ -1434,7 +1435,7 @@ class Model(object):
         return d
 
 
-CLUSTER_KEYS = set(DEFAULT_CLUSTER) | {"id", "status", "status_info", "files", "installer_args",
+CLUSTER_KEYS = set(DEFAULT_CLUSTER) | {"id", "status", "status_info", "files", "installer_args", "platform_type",
                                        "high_availability_mode"}
 INFRA_ENV_KEYS = set(DEFAULT_INFRA_ENV) | {"id", "cluster_id"}
 HOST_KEYS = {"id", "infra_env_id", "cluster_id", "discovery_agent_version", "inventory", "status", "status_info",
