@@ -220,6 +220,10 @@ static int apply_mcd(Installer *in, char **reterr)
         if (!argv)
                 return -ENOMEM;
         log_info("Extracting ignition to disk using %s mcoImage", in->cfg->mco_image);
+        {
+                _cleanup_free_ char *line = shell_join(argv);
+                log_info("Running %s", strna(line));
+        }
         for (unsigned i = 0; i < MCD_ATTEMPTS; i++) {
                 free(err);
                 err = NULL;
