@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,23 +57,6 @@ static const char *env_lookup(char *const *envp, const char *name)
 }
 
 /* Runs in the child: only async-signal-safe calls from here on. */
-/* Marks every descriptor from lowfd on close-on-exec (async-signal-safe:
- * runs between fork and exec). */
-static void cloexec_from(int lowfd)
-{
-        long max;
-
-#ifdef SYS_close_range
-        if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-                return;
-#endif
-        max = sysconf(_SC_OPEN_MAX);
-        if (max < 0 || max > 65536)
-                max = 65536;
-        for (int fd = lowfd; fd < max; fd++)
-                (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-}
-
 _noreturn_ static void child_exec(const SpawnOptions *o, char **envp, const char *path_env, int in_fd,
                                   int out_fd, int err_fd, int report_fd, char *pathbuf, size_t pathbuf_size)
 {
@@ -108,9 +89,6 @@ _noreturn_ static void child_exec(const SpawnOptions *o, char **envp, const char
                 e = errno;
                 goto fail;
         }
-        /* nothing but stdio reaches the program: libraries (curl's sockets,
-         * other threads' files) do not all open with O_CLOEXEC */
-        cloexec_from(STDERR_FILENO + 1);
 
         if (strchr(file, '/')) {
                 execve(file, o->argv, envp);

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -183,24 +182,6 @@ TEST(stop_request_terminates_children)
         ASSERT_TRUE(r.stopped);
         ASSERT_FALSE(r.timed_out);
         ASSERT_EQ(r.signal, SIGTERM);
-}
-
-TEST(only_stdio_is_inherited)
-{
-        char *argv[] = { "ls", "-1", "/proc/self/fd", NULL };
-        _cleanup_spawn_result_ SpawnResult r = {};
-        _cleanup_strv_free_ char **fds = NULL;
-        /* a descriptor opened without O_CLOEXEC, as libraries do */
-        int fd = open("/dev/null", O_RDONLY);
-
-        ASSERT_GE(fd, 3);
-        ASSERT_OK(spawn_simple(argv, 0, &r));
-        close(fd);
-        ASSERT_EQ(r.exit_status, 0);
-        ASSERT_OK(strv_split(r.out, "\n", &fds));
-        /* 0, 1, 2 and the directory ls reads */
-        ASSERT_EQ(strv_length(fds), 4u);
-        ASSERT_TRUE(strv_contains(fds, "0") && strv_contains(fds, "1") && strv_contains(fds, "2"));
 }
 
 TEST(output_tail)
