@@ -388,7 +388,8 @@ class Host(object):
         role = self.role
         if self.bootstrap or role == "bootstrap":
             return SNO_STAGES if sno else BOOTSTRAP_STAGES
-        if role == "master":
+        if role in ("master", "arbiter"):
+            # an arbiter joins the control plane as a master does
             return MASTER_STAGES
         if role == "worker":
             return WORKER_STAGES
