@@ -761,7 +761,7 @@ static void *configuring_thread(void *userdata)
                 if (!cond_sleep_unless_stopped(&c->cond, &c->lock, &c->stopping,
                                                in->cfg->slow_poll_interval))
                         break;
-                log_info("searching for hosts that pulled ignition already");
+                log_debug("searching for hosts that pulled ignition already");
                 if (!have_inv) {
                         _cleanup_(json_object_putp) json_object *cluster = NULL;
                         int r = service_get_cluster_hosts(&c->svc, &cluster, &err);

@@ -238,6 +238,24 @@ class Cluster:
                          "addresses": [{"type": "InternalIP", "address": ip}, {"type": "Hostname", "address": name}]}
         self.ok("PUT", "/api/v1/nodes/%s/status" % name, cur)
 
+    def dry_run_create(self, obj):
+        """POST obj with dryRun=All to its collection; None when the server
+        does not serve the kind (the test server serves only some)."""
+        group, _, version = obj["apiVersion"].rpartition("/")
+        base = "/api/%s" % version if not group else "/apis/%s/%s" % (group, version)
+        r = self.request("GET", base)
+        if r.status != 200:
+            return None
+        res = next((x for x in r.json.get("resources", []) if x["kind"] == obj["kind"] and "/" not in x["name"]),
+                   None)
+        if not res:
+            return None
+        ns = obj["metadata"].get("namespace")
+        if ns:
+            self.ensure_namespace(ns)
+        path = base + ("/namespaces/%s" % ns if res["namespaced"] else "") + "/" + res["name"]
+        return self.request("POST", path + "?dryRun=All", obj)
+
     def get_node(self, name):
         return self.ok("GET", "/api/v1/nodes/" + name).json
 

@@ -50,7 +50,7 @@ except ImportError:
 import kubelab  # noqa: E402
 
 HB = "a1a1a1a1-0000-4000-8000-0000000000b0"  # the bootstrap
-WAIT = 240
+WAIT = int(os.environ.get("BOOTSTRAP_TEST_WAIT", "240"))
 
 BOOTSTRAP_STAGES = [("Waiting for control plane", "Waiting for bootstrap node preparation"),
                     ("Waiting for control plane", "Waiting for masters to join bootstrap control plane"),
@@ -236,7 +236,8 @@ class BootstrapBase(L.ServiceCase):
                 raise AssertionError("the installer exited (%s) before logging %r:\n%s" % (
                     proc.returncode, text, self.inst.output()[-6000:]))
             time.sleep(0.05)
-        raise AssertionError("no %r in the installer's output in %ss" % (text, timeout))
+        raise AssertionError("no %r in the installer's output in %ss:\n%s" % (text, timeout,
+                                                                             self.inst.output()[-4000:]))
 
     def finish(self, proc, timeout=WAIT):
         try:
@@ -420,6 +421,20 @@ class TestBootstrap(BootstrapBase):
                      "All master nodes have consistent MachineConfig annotations (desired=%s)" % self.mc,
                      "Assisted controller is ready", "Setting bootstrap node new role to master"):
             self.assertIn(text, out)
+        # each manifest is an object the API server takes (dryRun=All: nothing
+        # is created); the test server serves only some of the kinds
+        for n in sorted(os.listdir(mdir)):
+            with open(os.path.join(mdir, n)) as f:
+                o = yaml.safe_load(f)
+            r = self.kube.dry_run_create(o)
+            if r is None:
+                print("note: the test kube-apiserver does not serve %s; %s checked by structure only "
+                      "(test-controller-manifests)" % (o["kind"], n))
+                continue
+            # AlreadyExists comes after validation (the namespace is there)
+            self.assertIn(r.status, (201, 409), (n, r))
+            if r.status == 409:
+                self.assertEqual(r.json["reason"], "AlreadyExists", (n, r))
         # logs uploaded as the bootstrap's
         self.assertEqual(self.svc.logs()[0]["host_id"], HB)
         # etcd: untouched from 4.7 on
@@ -586,6 +601,117 @@ class TestBootstrap(BootstrapBase):
         self.assertEqual(runs[0][:2], ["hostnamectl", "set-hostname"])
         self.assertTrue(runs[0][2].startswith("random-hostname-"), runs[0])
         self.assertEqual(len(runs[0][2]), len("random-hostname-") + 36)
+
+
+class TestBootstrapWaits(BootstrapBase):
+    """The waits around the control plane: the node-image overlay, the
+    uninitialized taint, arbiters, the agent-based installer's workers."""
+
+    def node_image_units(self):
+        return [{"name": "node-image-pull.service", "contents": "[Unit]\n[Service]\nType=oneshot\n"},
+                {"name": "node-image-overlay.service", "contents": "[Unit]\n[Service]\nType=oneshot\n"}]
+
+    def test_node_image_overlay_when_oc_is_missing(self):
+        self.common_start()
+        self.set_bootstrap_ign(bootstrap_ign(self.kube.kubeconfig_text(), extra_units=self.node_image_units()))
+        os.unlink(os.path.join(self.root, "usr/bin/oc"))
+        self.units["node-image-pull.service"] = {"state": "activating", "then": "active", "after": 0.3}
+        self.units["node-image-overlay.service"] = {"state": "active", "touch": {"/usr/bin/oc": ""}}
+        dev = self.lab.loop()
+        proc = self.start(dev)
+        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
+                        proc=proc)
+        self.drive_to_controller(proc)
+        self.assertEqual(self.finish(proc), 0, self.inst.output()[-5000:])
+        calls = self.systemctl_calls()
+        start = calls.index(["start", "--no-block", "node-image-pull.service", "node-image-overlay.service"])
+        self.assertLess(start, calls.index(["start", "bootkube.service"]))
+        shows = [c for c in calls if c[:3] == ["show", "-P", "ActiveState"]]
+        self.assertEqual(shows[-1], ["show", "-P", "ActiveState", "node-image-overlay.service"])
+        self.assertIn("node-image-pull.service status: activating", self.inst.output())
+
+    def test_node_image_failing_fails(self):
+        self.common_start()
+        self.set_bootstrap_ign(bootstrap_ign(self.kube.kubeconfig_text(), extra_units=self.node_image_units()))
+        os.unlink(os.path.join(self.root, "usr/bin/oc"))
+        self.units["node-image-pull.service"] = {"state": "failed"}
+        dev = self.lab.loop()
+        self.assertEqual(self.finish(self.start(dev)), 1)
+        self.assertEqual(self.stages()[-1], ("Failed", "service node-image-pull.service failed"))
+        self.assertIn(["status", "node-image-pull.service"], self.systemctl_calls())
+        self.assertNotIn(["start", "bootkube.service"], self.systemctl_calls())
+
+    def test_uninitialized_taint_goes_on_nutanix(self):
+        self.svc.control("POST", "/clusters/%s" % L.CL, {"platform_type": "nutanix"})
+        self.common_start()
+        dev = self.lab.loop()
+        proc = self.start(dev)
+        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
+                        proc=proc)
+        taint = {"key": "node.cloudprovider.kubernetes.io/uninitialized", "value": "true", "effect": "NoSchedule"}
+        keep = {"key": "node-role.kubernetes.io/master", "effect": "NoSchedule"}
+        n1 = self.names[L.H1]
+        self.kube.node(n1, "198.51.100.11", mc=self.mc, taints=[keep, taint])
+        end = time.time() + WAIT
+        while time.time() < end:
+            if taint["key"] not in [t["key"] for t in self.kube.get_node(n1)["spec"].get("taints", [])]:
+                break
+            time.sleep(0.05)
+        self.assertEqual(self.kube.get_node(n1)["spec"]["taints"], [keep])
+        self.wait_output("Removed the taint node.cloudprovider.kubernetes.io/uninitialized from node " + n1, proc)
+        self.kube.node_status(n1, "198.51.100.11", True)
+        self.kube.node(self.names[L.H2], "198.51.100.12", mc=self.mc, ready=True)
+        self.wait_stage("Waiting for bootkube", "", proc=proc)
+        self.bootkube_done()
+        self.wait_stage("Waiting for bootkube", "waiting for ETCD bootstrap to be complete", proc=proc)
+        self.set_unit_state("progress.service", "inactive")
+        self.wait_stage("Waiting for controller", proc=proc)
+        self.kube.controller_ready_event()
+        self.assertEqual(self.finish(proc), 0, self.inst.output()[-5000:])
+
+    def test_two_masters_and_an_arbiter(self):
+        """replicas 2 and an arbiter: one master besides this one, then the
+        arbiter (its node label node-role.kubernetes.io/arbiter)."""
+        self.common_start()
+        self.kube.install_config(2, arbiters=1)
+        self.svc.set_host(L.H2, role="arbiter")
+        dev = self.lab.loop()
+        proc = self.start(dev)
+        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
+                        proc=proc)
+        self.kube.node(self.names[L.H1], "198.51.100.11", mc=self.mc, ready=True)
+        self.wait_stage("Joined", host=L.H1, proc=proc)
+        self.wait_output("waiting for arbiter nodes: 0 of 1 arbiter nodes Ready", proc)
+        self.assertNotIn("Waiting for bootkube", [s for s, _ in self.stages()])
+        self.kube.node(self.names[L.H2], "198.51.100.12", role="arbiter", ready=True)
+        self.wait_stage("Joined", host=L.H2, proc=proc)
+        self.wait_stage("Waiting for bootkube", "", proc=proc)
+        self.bootkube_done()
+        self.wait_stage("Waiting for bootkube", "waiting for ETCD bootstrap to be complete", proc=proc)
+        self.set_unit_state("progress.service", "inactive")
+        self.wait_stage("Waiting for controller", proc=proc)
+        self.kube.controller_ready_event()
+        self.assertEqual(self.finish(proc), 0, self.inst.output()[-5000:])
+
+    def test_agent_based_installer_waits_for_the_workers(self):
+        self.common_start()
+        # the worker has not fetched its Ignition config yet
+        with open(os.path.join(self.root, "var/log/containers", "machine-config-server-abc_openshift-machine-config-"
+                               "operator_machine-config-server-0123.log"), "w") as f:
+            f.write(mcs_log_line("198.51.100.11") + mcs_log_line("198.51.100.12"))
+        self.kube.invoker("agent-installer")
+        self.svc.set_host(L.H3, stage="Installing")
+        dev = self.lab.loop()
+        proc = self.start(dev, extra=[])
+        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
+                        proc=proc)
+        self.drive_to_controller(proc)
+        self.wait_output("still waiting for worker %s (current stage: Installing) to start the joining process"
+                         % L.H3, proc)
+        self.assertNotIn("Rebooting", [s for s, _ in self.stages()])
+        self.svc.set_host(L.H3, stage="Rebooting")
+        self.assertEqual(self.finish(proc), 0, self.inst.output()[-5000:])
+        self.assertIn(("Rebooting", ""), self.stages())
 
 
 class TestBootstrapBefore47(BootstrapBase):
