@@ -15,6 +15,7 @@
 #include "hostexec.h"
 #include "inventory/inventory.h"
 #include "log.h"
+#include "notify.h"
 #include "podman-runner.h"
 #include "register.h"
 #include "runner.h"
@@ -106,9 +107,14 @@ int agent_main(int argc, char **argv)
                 if (r < 0)
                         return 1;
 
-                if (c.step_runner == STEP_RUNNER_PODMAN)
+                if (c.step_runner == STEP_RUNNER_PODMAN) {
+                        /* the container polls; this process waits for it */
+                        AgentKeepalive *k = agent_watchdog_keepalive_begin();
+                        agent_notify_ready("registered host %s, steps run in the next-step-runner container",
+                                           host_id);
                         status = podman_runner_run(&c, &cmd, host);
-                else
+                        agent_watchdog_keepalive_end(k);
+                } else
                         status = runner_run(&c, cmd.infra_env_id, cmd.host_id, host);
                 if (status == -ECANCELED || stop_requested())
                         break;
@@ -119,11 +125,14 @@ int agent_main(int argc, char **argv)
                                                             : CRASHED_RUNNER_WAIT;
                         log_warning("the next step runner ended with %d, registering again in %.0fs", status,
                                     (double)wait / USEC_PER_SEC);
-                        if (sleep_usec(wait) < 0)
+                        agent_notify_status("the next step runner ended with %d, registering again in %.0fs",
+                                            status, (double)wait / USEC_PER_SEC);
+                        if (agent_sleep(wait) < 0)
                                 break;
                 }
         }
         log_info("stopping");
+        agent_notify_stopping();
         return 0;
 }
 

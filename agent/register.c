@@ -9,6 +9,7 @@
 #include "cleanup.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "notify.h"
 #include "register.h"
 #include "strutil.h"
 #include "uuid.h"
@@ -89,8 +90,8 @@ static void on_retry(void *userdata, const char *method, const char *url, unsign
 static int block(const AgentConfig *c)
 {
         if (c->block_seconds > 0)
-                return sleep_usec((usec_t)(c->block_seconds * USEC_PER_SEC));
-        while (sleep_usec(USEC_INFINITY / 2) >= 0)
+                return agent_sleep((usec_t)(c->block_seconds * USEC_PER_SEC));
+        while (agent_sleep(USEC_INFINITY / 2) >= 0)
                 ;
         return -ECANCELED;
 }
@@ -125,6 +126,7 @@ int agent_register(const AgentConfig *c, const char *host_id, NextStepRunnerComm
                         return log_error_errno(r, "cannot create the service client: %s", strna(err));
 
                 log_info("Registering host %s with infra-env %s", host_id, c->infra_env_id);
+                agent_notify_status("registering host %s with infra-env %s", host_id, c->infra_env_id);
                 r = assisted_register_host(client, c->infra_env_id, host_id, c->agent_version, &status,
                                            &host, &err);
                 if (r >= 0) {
@@ -137,11 +139,11 @@ int agent_register(const AgentConfig *c, const char *host_id, NextStepRunnerComm
                         }
                         if (r == -ENODATA) {
                                 log_warning("Incompatible server version, going to retry in 1h0m0s");
-                                r = sleep_usec(INCOMPATIBLE_SERVER_WAIT);
+                                r = agent_sleep(INCOMPATIBLE_SERVER_WAIT);
                         } else {
                                 log_warning("Error registering host: malformed registration response: %s",
                                             strna(perr));
-                                r = sleep_usec((usec_t)c->interval * USEC_PER_SEC);
+                                r = agent_sleep((usec_t)c->interval * USEC_PER_SEC);
                         }
                         if (r < 0)
                                 return -ECANCELED;
@@ -168,11 +170,12 @@ int agent_register(const AgentConfig *c, const char *host_id, NextStepRunnerComm
                         break;
                 default:
                         log_warning_errno(r, "Error registering host: %s", strna(err));
-                        if (sleep_usec((usec_t)c->interval * USEC_PER_SEC) < 0)
+                        if (agent_sleep((usec_t)c->interval * USEC_PER_SEC) < 0)
                                 return -ECANCELED;
                         continue;
                 }
                 /* terminal answers: do not hammer the service */
+                agent_notify_status("registration refused (HTTP %ld), not retrying", status);
                 if (block(c) < 0)
                         return -ECANCELED;
         }

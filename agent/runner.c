@@ -12,6 +12,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "media.h"
+#include "notify.h"
 #include "runner.h"
 #include "steps.h"
 #include "uuid.h"
@@ -336,6 +337,7 @@ static int sleep_watching(Runner *r, usec_t d)
         for (;;) {
                 usec_t now = now_usec(CLOCK_MONOTONIC);
                 int q;
+                agent_watchdog_ping();
                 if (runner_should_end(r))
                         return 1;
                 if (now >= until)
@@ -350,8 +352,8 @@ static int freeze(const Runner *r)
 {
         /* The Go next_step_runner blocks forever here; we block until told
          * to stop, which is what systemd's stop does to the Go agent too. */
-        (void)r;
-        while (sleep_usec(USEC_INFINITY / 2) >= 0)
+        agent_notify_status("infra-env %s was not found, frozen until stopped", r->infra_env_id);
+        while (agent_sleep(USEC_INFINITY / 2) >= 0)
                 ;
         return -ECANCELED;
 }
@@ -410,6 +412,7 @@ static int poll_loop(Runner *r)
                         continue;
                 }
                 exp_backoff_reset(&backoff);
+                agent_notify_ready("registered host %s, polling instructions", r->host_id);
 
                 if (steps) {
                         if (json_get_int64(steps, "next_instruction_seconds", &next_seconds) < 0 ||

@@ -156,8 +156,10 @@ static int parse_header(const char *s, bool *ret_base64, const char **ret_comma,
 int ign_data_url_decode(const char *url, void **ret, size_t *ret_len, char **reterr)
 {
         _cleanup_free_ uint8_t *out = NULL;
-        const char *comma, *data, *s;
-        bool base64;
+        /* both set by parse_header(); initialised for gcc -Os, which
+         * cannot tell and warns */
+        const char *comma = url, *data, *s;
+        bool base64 = false;
         size_t n, len = 0;
         int r;
 

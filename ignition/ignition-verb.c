@@ -377,25 +377,22 @@ finish:
         return ret;
 }
 
-static const struct {
-        const char *name;
-        int (*run)(int argc, char **argv);
-        const char *summary;
-} verbs[] = {
+const IgnitionVerb ignition_verbs[] = {
         { "validate", verb_validate, "check a config; findings as PATH: MESSAGE" },
         { "merge", verb_merge, "apply an override config onto a base config and print the result" },
         { "pointer", verb_pointer, "print a pointer config merging a URL, with CA and headers" },
         { "apply", verb_apply, "write a config's files, links, directories and units under a root" },
         { "extract", verb_extract, "print the decoded contents of one file of a config" },
         { "translate", verb_translate, "print a config in another 3.x spec version" },
+        {},
 };
 
 static void usage(FILE *f)
 {
         fprintf(f, "Usage: cradle ignition VERB [OPTIONS] ARGS...\n\n"
                    "Ignition v3 configs (spec 3.0.0 to 3.5.0).\n\nVerbs:\n");
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+        for (const IgnitionVerb *v = ignition_verbs; v->name; v++)
+                fprintf(f, "  %-10s %s\n", v->name, v->summary);
         fprintf(f, "\nRun 'cradle ignition VERB --help' for a verb's options.\n"
                    "Exit status: 0 ok, 1 invalid config or failure, 2 usage.\n");
 }
@@ -412,9 +409,9 @@ int ignition_main(int argc, char **argv)
                 usage(stdout);
                 return 0;
         }
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (streq(argv[1], verbs[i].name))
-                        return verbs[i].run(argc - 1, argv + 1);
+        for (const IgnitionVerb *v = ignition_verbs; v->name; v++)
+                if (streq(argv[1], v->name))
+                        return v->run(argc - 1, argv + 1);
         fprintf(stderr, "cradle ignition: unknown verb '%s'\n", argv[1]);
         usage(stderr);
         return EXIT_USAGE;

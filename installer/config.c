@@ -32,6 +32,7 @@ void installer_config_done(InstallerConfig *c)
                 &c->https_proxy,
                 &c->no_proxy,
                 &c->service_ips,
+                &c->high_availability_mode,
                 &c->must_gather_image,
                 &c->coreos_image,
                 &c->installer_args_json,
@@ -106,6 +107,29 @@ static int seconds_to_usec(double s, usec_t *ret)
         return 0;
 }
 
+/* --high-availability-mode, as the installers before --control-plane-count
+ * took it: None is one control-plane node; Full (or nothing) keeps the count */
+static int installer_apply_high_availability_mode(InstallerConfig *c)
+{
+        const char *m = c->high_availability_mode;
+
+        if (isempty(m))
+                return 0;
+        if (streq(m, "None") && (c->control_plane_count == 0 || c->control_plane_count == 1)) {
+                c->control_plane_count = 1;
+                return 0;
+        }
+        if (streq(m, "Full") && c->control_plane_count != 1)
+                return 0;
+        if (streq(m, "None") || streq(m, "Full"))
+                fprintf(stderr,
+                        "installer: --high-availability-mode %s contradicts --control-plane-count %d\n", m,
+                        c->control_plane_count);
+        else
+                fprintf(stderr, "installer: invalid --high-availability-mode '%s' (Full or None)\n", m);
+        return -EINVAL;
+}
+
 int installer_config_parse(int argc, char **argv, InstallerConfig *ret)
 {
         _cleanup_free_ char *host_exec = NULL, *bootstrap_apply = NULL;
@@ -148,6 +172,10 @@ int installer_config_parse(int argc, char **argv, InstallerConfig *ret)
                 { "service-ips", GOFLAG_STRING, &c.service_ips, NULL, "All IPs of assisted service node" },
                 { "control-plane-count", GOFLAG_INT, &c.control_plane_count, "0",
                   "The number of control plane nodes in the cluster" },
+                { "high-availability-mode", GOFLAG_STRING, &c.high_availability_mode, NULL,
+                  "high-availability expectations, \"Full\" which represents the behavior in a "
+                  "\"normal\" cluster. Use 'None' for single-node deployment (the installers before "
+                  "--control-plane-count)" },
                 { "check-cluster-version", GOFLAG_BOOL, &c.check_cluster_version, "false",
                   "Do not monitor CVO" },
                 { "must-gather-image", GOFLAG_STRING, &c.must_gather_image, NULL,
@@ -297,8 +325,14 @@ int installer_config_parse(int argc, char **argv, InstallerConfig *ret)
                 if (r < 0)
                         goto fail;
         }
-        if (streq_ptr(c.role, "worker"))
+        r = installer_apply_high_availability_mode(&c);
+        if (r < 0)
+                goto fail;
+        if (streq_ptr(c.role, "worker")) {
                 c.control_plane_count = 0;
+                free(c.high_availability_mode);
+                c.high_availability_mode = NULL;
+        }
         if (c.dry_run && isempty(c.host_id) && !isempty(c.force_id)) {
                 r = free_and_strdup(&c.host_id, c.force_id);
                 if (r < 0)
@@ -336,7 +370,8 @@ char *installer_config_describe(const InstallerConfig *c)
                 "role=%s cluster-id=%s infra-env-id=%s host-id=%s boot-device=%s url=%s "
                 "openshift-version=%s mco-image=%s controller-image=%s agent-image=%s insecure=%s "
                 "cacert=%s http-proxy=%s https-proxy=%s no-proxy=%s service-ips=%s "
-                "control-plane-count=%d check-cluster-version=%s must-gather-image=%s format-disk=[%s] "
+                "control-plane-count=%d high-availability-mode=%s check-cluster-version=%s "
+                "must-gather-image=%s format-disk=[%s] "
                 "skip-installation-disk-cleanup=%s enable-skip-mco-reboot=%s notify-num-reboots=%s "
                 "coreos-image=%s installer-args=[%s] dry-run=%s pull-secret-token=%s",
                 strempty(c->role), strempty(c->cluster_id), strempty(c->infra_env_id), strempty(c->host_id),
@@ -344,8 +379,9 @@ char *installer_config_describe(const InstallerConfig *c)
                 strempty(c->mco_image), strempty(c->controller_image), strempty(c->agent_image),
                 c->insecure ? "true" : "false", strempty(c->cacert), strempty(c->http_proxy),
                 strempty(c->https_proxy), strempty(c->no_proxy), strempty(c->service_ips),
-                c->control_plane_count, c->check_cluster_version ? "true" : "false",
-                strempty(c->must_gather_image), fd, c->skip_installation_disk_cleanup ? "true" : "false",
+                c->control_plane_count, strempty(c->high_availability_mode),
+                c->check_cluster_version ? "true" : "false", strempty(c->must_gather_image), fd,
+                c->skip_installation_disk_cleanup ? "true" : "false",
                 c->enable_skip_mco_reboot ? "true" : "false", c->notify_num_reboots ? "true" : "false",
                 strempty(c->coreos_image), ia, c->dry_run ? "true" : "false", c->token ? "<SECRET>" : "");
 }

@@ -13,7 +13,12 @@
  *    message, where the Go installer printed the usage and exited 0;
  *  - a positional argument is a usage error: with Go's flag package a
  *    stray word (e.g. "--insecure true") silently ends flag parsing and
- *    drops every flag after it.
+ *    drops every flag after it;
+ *  - both generations of the control-plane flag are accepted: the current
+ *    --control-plane-count, and --high-availability-mode (Full/None) of the
+ *    installers before 2025-03, which the agents of those services send:
+ *    None means one control-plane node, Full leaves the count as given.
+ *    Another value, or a count that contradicts the mode, is a usage error.
  */
 
 #include <stdbool.h>
@@ -42,6 +47,7 @@ typedef struct InstallerConfig {
         char *no_proxy;
         char *service_ips;
         int control_plane_count; /* forced to 0 for workers */
+        char *high_availability_mode; /* the installers before 2025: "None" => control_plane_count 1 */
         bool check_cluster_version;
         char *must_gather_image;
         char **format_disks;

@@ -34,6 +34,7 @@ typedef struct Installer {
         const char *percent_stage;
         unsigned last_percent;
         int (*parse_percent)(const char *line, unsigned *ret);
+        bool reported_starting; /* every flow's first stage, also one that fails before it */
 
         /* the host's files: cradle reads and writes them under host_root;
          * commands run on the host get host paths, unless host_root is a

@@ -201,6 +201,7 @@ static int step_format_disks(Installer *in, char **reterr)
 static int step_report_starting(Installer *in, char **reterr)
 {
         (void)reterr;
+        in->reported_starting = true;
         log_info("Installing node with role: %s", in->cfg->role);
         (void)service_progress(&in->svc, host_stage_to_string(HOST_STAGE_STARTING_INSTALLATION),
                                in->cfg->role);
@@ -348,6 +349,15 @@ static int step_write_image(Installer *in, char **reterr)
         /* coreos-installer refuses a busy disk too, but we say why first and
          * never run it against a disk something else uses */
         r = disk_check_not_busy(in->device, &busy);
+        if (r < 0 && in->cfg->dry_run) {
+                /* a dry run writes nothing (dry-installer stands for
+                 * coreos-installer) and upstream's never looks at the disk:
+                 * the simulated hosts' disk is this machine's, busy or not */
+                _cleanup_free_ char *why = strv_join(busy, "; ");
+                log_info("dry run: %s is %s, going on: %s", in->device,
+                         r == -EBUSY ? "in use" : "not checked", r == -EBUSY ? strna(why) : strerror(-r));
+                r = 0;
+        }
         if (r == -EBUSY) {
                 _cleanup_free_ char *why = strv_join(busy, "; ");
                 STRV_FOREACH (b, busy)
@@ -880,6 +890,10 @@ int installer_run(const InstallerConfig *c, HostExec *host)
         return 0;
 
 failed:
+        /* as upstream, whose every flow reports it first: a flow refused
+         * before its first step still starts with it */
+        if (!in.reported_starting)
+                (void)step_report_starting(&in, NULL);
         log_error("Installation failed: %s", strna(err));
         bootstrap_cleanup(&in);
         (void)service_progress(&in.svc, host_stage_to_string(HOST_STAGE_FAILED), strempty(err));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,20 +75,24 @@ int write_all(int fd, const void *data, size_t len)
         return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+/* The two halves of an atomic write: a temporary file beside path, then
+ * its mode, fsync and the rename over path (or its removal on failure). */
+static int atomic_begin(const char *path, char **ret_tmp)
 {
-        _cleanup_free_ char *tmp = NULL;
-        _cleanup_close_ int fd = -1;
-        int r;
+        _cleanup_free_ char *tmp = strdup_printf("%s.cradle-XXXXXX", path);
+        int fd;
 
-        tmp = strdup_printf("%s.cradle-XXXXXX", path);
         if (!tmp)
                 return -ENOMEM;
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return negative_errno();
+        *ret_tmp = TAKE_PTR(tmp);
+        return fd;
+}
 
-        r = write_all(fd, data, len);
+static int atomic_commit(int fd, const char *tmp, const char *path, mode_t mode, int r)
+{
         if (r >= 0 && fchmod(fd, mode) < 0)
                 r = negative_errno();
         if (r >= 0 && fsync(fd) < 0)
@@ -97,6 +102,63 @@ int write_file_atomic(const char *path, const void *data, size_t len, mode_t mod
         if (r < 0)
                 (void)unlink(tmp);
         return r;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = atomic_begin(path, &tmp);
+
+        if (fd < 0)
+                return fd;
+        return atomic_commit(fd, tmp, path, mode, write_all(fd, data, len));
+}
+
+static int copy_fd(int src_fd, int dst_fd)
+{
+        char chunk[65536];
+        bool in_kernel = true;
+
+        for (;;) {
+                ssize_t n;
+                int r;
+
+                if (in_kernel) {
+                        n = copy_file_range(src_fd, NULL, dst_fd, NULL, SSIZE_MAX, 0);
+                        if (n > 0)
+                                continue;
+                        if (n == 0)
+                                return 0;
+                        if (errno == EINTR)
+                                continue;
+                        if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+                                return negative_errno();
+                        /* no in-kernel copy between these two (older kernels
+                         * across file systems, some overlay and FUSE set-ups):
+                         * read and write from where it stopped */
+                        in_kernel = false;
+                }
+                n = read(src_fd, chunk, sizeof(chunk));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        return 0;
+                r = write_all(dst_fd, chunk, (size_t)n);
+                if (r < 0)
+                        return r;
+        }
+}
+
+int copy_file_atomic(int src_fd, const char *path, mode_t mode)
+{
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = atomic_begin(path, &tmp);
+
+        if (fd < 0)
+                return fd;
+        return atomic_commit(fd, tmp, path, mode, copy_fd(src_fd, fd));
 }
 
 int write_string_file(const char *path, const char *s)

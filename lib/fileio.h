@@ -23,6 +23,10 @@ int write_all(int fd, const void *data, size_t len);
 
 /* Writes data to path atomically with the given mode; parent must exist. */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* Copies the rest of the file open at src_fd to path the same way. What was
+ * at path stays intact until the rename: a running executable there is
+ * replaced, never rewritten in place (no ETXTBSY). */
+int copy_file_atomic(int src_fd, const char *path, mode_t mode);
 /* Writes a string to an existing file (sysfs/procfs attributes). */
 int write_string_file(const char *path, const char *s);
 

@@ -109,7 +109,7 @@ static int flags_set_defaults(const char *prog, const GoFlag flags[])
         return 0;
 }
 
-static const char *type_word(const GoFlag *f)
+const char *goflags_type_word(const GoFlag *f)
 {
         switch (f->type) {
         case GOFLAG_STRING:
@@ -127,15 +127,36 @@ static const char *type_word(const GoFlag *f)
         return NULL;
 }
 
+bool goflags_has_default(const GoFlag *g)
+{
+        /* Go's isZeroValue(): zero defaults are not shown */
+        return g->def && !isempty(g->def) && !(g->type == GOFLAG_BOOL && streq(g->def, "false")) &&
+               !(g->type != GOFLAG_STRING && streq(g->def, "0"));
+}
+
 static int cmp_flag_ptr(const void *a, const void *b)
 {
         return strcmp((*(const GoFlag *const *)a)->name, (*(const GoFlag *const *)b)->name);
+}
+
+static GoFlagsUsageHook usage_hook;
+static void *usage_hook_userdata;
+
+void goflags_set_usage_hook(GoFlagsUsageHook hook, void *userdata)
+{
+        usage_hook = hook;
+        usage_hook_userdata = userdata;
 }
 
 void goflags_usage(FILE *f, const char *prog, const char *synopsis, const GoFlag flags[])
 {
         const GoFlag *sorted[256];
         size_t n = 0;
+
+        if (usage_hook) {
+                usage_hook(usage_hook_userdata, prog, synopsis, flags);
+                return;
+        }
 
         fprintf(f, "Usage of %s:\n", prog);
         if (synopsis)
@@ -146,13 +167,10 @@ void goflags_usage(FILE *f, const char *prog, const char *synopsis, const GoFlag
         qsort(sorted, n, sizeof(sorted[0]), cmp_flag_ptr);
         for (size_t i = 0; i < n; i++) {
                 const GoFlag *g = sorted[i];
-                const char *tw = type_word(g);
-                bool has_default = g->def && !isempty(g->def) &&
-                                   !(g->type == GOFLAG_BOOL && streq(g->def, "false")) &&
-                                   !(g->type != GOFLAG_STRING && streq(g->def, "0"));
+                const char *tw = goflags_type_word(g);
 
                 fprintf(f, "  -%s%s%s\n    \t%s", g->name, tw ? " " : "", tw ? tw : "", strempty(g->usage));
-                if (has_default)
+                if (goflags_has_default(g))
                         fprintf(f, g->type == GOFLAG_STRING ? " (default \"%s\")" : " (default %s)", g->def);
                 if (g->env)
                         fprintf(f, " [$%s%s%s]", g->env, g->env2 ? ", $" : "", g->env2 ? g->env2 : "");

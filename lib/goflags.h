@@ -47,5 +47,19 @@ int goflags_parse(const char *prog, const char *synopsis, const GoFlag flags[], 
 /* "Usage of PROG:" followed by the flags sorted by name, as Go prints it. */
 void goflags_usage(FILE *f, const char *prog, const char *synopsis, const GoFlag flags[]);
 
+/* What the usage shows of a flag: the type word after its name ("string",
+ * "int", "uint", "float"; NULL for booleans), and whether its default is
+ * printed (Go leaves zero values out). */
+const char *goflags_type_word(const GoFlag *f);
+bool goflags_has_default(const GoFlag *f);
+
+/* Replaces what goflags_usage() prints, for every table, while set (NULL
+ * restores the text): the man page generator (packaging/man/) receives the
+ * tables themselves through each verb's own --help path, so the pages
+ * cannot drift from the usage. */
+typedef void (*GoFlagsUsageHook)(void *userdata, const char *prog, const char *synopsis,
+                                 const GoFlag flags[]);
+void goflags_set_usage_hook(GoFlagsUsageHook hook, void *userdata);
+
 /* Frees the string and list values the parser allocated. */
 void goflags_free(const GoFlag flags[]);

@@ -189,14 +189,31 @@ static int enter_namespaces(void *userdata)
 
 int host_exec_run(HostExec *h, const SpawnOptions *o, SpawnResult *ret)
 {
+        _cleanup_free_ int *keep = NULL;
         SpawnOptions copy = *o;
+        size_t n = 0;
 
         if (o->pre_exec)
                 return -EINVAL;
+        keep = calloc(o->n_keep_fds + ELEMENTSOF(namespaces) + 1, sizeof(int));
+        if (!keep)
+                return -ENOMEM;
+        for (size_t i = 0; i < o->n_keep_fds; i++)
+                keep[n++] = o->keep_fds[i];
         if (h->enter) {
+                /* the child closes every other descriptor before the hook:
+                 * it keeps the namespaces it enters (O_CLOEXEC, so they end
+                 * at the exec, as nsenter's do), nothing of ours */
+                for (size_t i = 0; i < ELEMENTSOF(namespaces); i++)
+                        if (h->fds[i] >= 0)
+                                keep[n++] = h->fds[i];
+                if (h->pid_fd >= 0)
+                        keep[n++] = h->pid_fd;
                 copy.pre_exec = enter_namespaces;
                 copy.pre_exec_userdata = h;
         }
+        copy.keep_fds = keep;
+        copy.n_keep_fds = n;
         return spawn_run(&copy, ret);
 }
 

@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "fdutil.h"
 #include "fileio.h"
 #include "http.h"
 #include "jsonutil.h"
@@ -621,6 +622,14 @@ static bool status_retryable(const HttpRetryPolicy *p, long status)
 }
 
 /* One attempt; returns 0 with the status in *ret_status, or -errno. */
+/* libcurl opens its sockets without SOCK_CLOEXEC: flag them (fdutil.h) */
+static int on_socket(void *userdata, curl_socket_t fd, curlsocktype purpose)
+{
+        (void)userdata;
+        (void)purpose;
+        return fd_cloexec(fd) < 0 ? CURL_SOCKOPT_ERROR : CURL_SOCKOPT_OK;
+}
+
 static int perform_once(HttpClient *c, const HttpRequest *req, const char *url, const char *method,
                         Transfer *t, long *ret_status, char *errbuf)
 {
@@ -648,6 +657,7 @@ static int perform_once(HttpClient *c, const HttpRequest *req, const char *url, 
         /* as Go's transport: ask for gzip only when we can decode it */
         if (curl_has_libz)
                 curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "gzip");
+        curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, on_socket);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 30L);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 30L);

@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
+#include "fdutil.h"
 #include "spawn.h"
 #include "strutil.h"
 
@@ -23,8 +24,22 @@ void spawn_result_done(SpawnResult *r)
         *r = (SpawnResult){};
 }
 
-/* The child's environment: env (or ours) with env_extra replacing entries
- * of the same name. The strings are borrowed. */
+/* What the service manager gives this process alone (sd_notify(3),
+ * sd_listen_fds(3)): a child that inherited them would speak for us (podman
+ * even hands $NOTIFY_SOCKET on to its containers). */
+static bool env_is_ours_alone(const char *e)
+{
+        static const char *const names[] = { "NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID=",
+                                             "LISTEN_FDS=",    "LISTEN_PID=",    "LISTEN_FDNAMES=" };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (startswith(e, names[i]))
+                        return true;
+        return false;
+}
+
+/* The child's environment: env (or ours, less what is ours alone) with
+ * env_extra replacing entries of the same name. The strings are borrowed. */
 static char **build_env(const SpawnOptions *o)
 {
         char *const *base = o->env ? o->env : environ;
@@ -35,7 +50,7 @@ static char **build_env(const SpawnOptions *o)
                 return NULL;
         for (size_t i = 0; i < nb; i++) {
                 size_t kl = strcspn(base[i], "=");
-                bool replaced = false;
+                bool replaced = !o->env && env_is_ours_alone(base[i]);
                 for (size_t j = 0; j < ne && !replaced; j++)
                         replaced = strneq(o->env_extra[j], base[i], kl) && o->env_extra[j][kl] == '=';
                 if (!replaced)
@@ -58,7 +73,8 @@ static const char *env_lookup(char *const *envp, const char *name)
 
 /* Runs in the child: only async-signal-safe calls from here on. */
 _noreturn_ static void child_exec(const SpawnOptions *o, char **envp, const char *path_env, int in_fd,
-                                  int out_fd, int err_fd, int report_fd, char *pathbuf, size_t pathbuf_size)
+                                  int out_fd, int err_fd, int report_fd, const int *keep, size_t n_keep,
+                                  char *pathbuf, size_t pathbuf_size)
 {
         const char *file = o->path ? o->path : o->argv[0];
         int e = 0;
@@ -77,6 +93,14 @@ _noreturn_ static void child_exec(const SpawnOptions *o, char **envp, const char
             dup2(err_fd, STDERR_FILENO) < 0) {
                 e = errno;
                 goto fail;
+        }
+        /* keep[] is report_fd and o->keep_fds */
+        {
+                int r = close_all_fds(keep, n_keep);
+                if (r < 0) {
+                        e = -r;
+                        goto fail;
+                }
         }
         if (o->pre_exec) {
                 int r = o->pre_exec(o->pre_exec_userdata);
@@ -174,6 +198,7 @@ int spawn_run(const SpawnOptions *o, SpawnResult *ret)
 {
         _cleanup_free_ char **envp = NULL;
         _cleanup_free_ char *pathbuf = NULL;
+        _cleanup_free_ int *keep = NULL;
         _cleanup_close_ int out_r = -1, out_w = -1, err_r = -1, err_w = -1, in_r = -1, in_w = -1, rep_r = -1,
                             rep_w = -1;
         _cleanup_buf_ Buf out = BUF_INIT(o->output_max ? o->output_max : BUF_MAX_PROCESS_OUTPUT);
@@ -190,8 +215,11 @@ int spawn_run(const SpawnOptions *o, SpawnResult *ret)
 
         envp = build_env(o);
         pathbuf = malloc(PATH_MAX * 2);
-        if (!envp || !pathbuf)
+        keep = calloc(o->n_keep_fds + 1, sizeof(int));
+        if (!envp || !pathbuf || !keep)
                 return -ENOMEM;
+        if (o->n_keep_fds > 0)
+                memcpy(keep + 1, o->keep_fds, o->n_keep_fds * sizeof(int));
 
         if (pipe2(p, O_CLOEXEC) < 0)
                 return negative_errno();
@@ -218,13 +246,14 @@ int spawn_run(const SpawnOptions *o, SpawnResult *ret)
         if (pipe2(p, O_CLOEXEC) < 0)
                 return negative_errno();
         rep_r = p[0], rep_w = p[1];
+        keep[0] = rep_w;
 
         pid = fork();
         if (pid < 0)
                 return negative_errno();
         if (pid == 0)
-                child_exec(o, envp, env_lookup(envp, "PATH"), in_r, out_w, err_w, rep_w, pathbuf,
-                           PATH_MAX * 2);
+                child_exec(o, envp, env_lookup(envp, "PATH"), in_r, out_w, err_w, rep_w, keep,
+                           o->n_keep_fds + 1, pathbuf, PATH_MAX * 2);
 
         /* parent */
         out_w = safe_close(out_w);

@@ -11,6 +11,10 @@
  * SIGTERM), running children are terminated the way a timeout terminates
  * them, so that a service stop never waits for a long command.
  *
+ * The child gets standard input, output and error and the descriptors in
+ * keep_fds, nothing else: every other descriptor is closed in the child
+ * before the hook runs (fdutil.h), whether or not it is O_CLOEXEC.
+ *
  * A hook runs in the child between fork and exec (async-signal-safe code
  * only): the installer uses it to enter PID 1's namespaces with setns(2).
  * PATH is searched in the child, after the hook, so a binary is found where
@@ -42,6 +46,8 @@ typedef struct SpawnOptions {
         void *userdata;
         SpawnPreExec pre_exec; /* returns 0 or -errno; a failure aborts the exec */
         void *pre_exec_userdata;
+        const int *keep_fds; /* left open for the hook, or handed to the program (then not O_CLOEXEC) */
+        size_t n_keep_fds;
 } SpawnOptions;
 
 typedef struct SpawnResult {

@@ -23,3 +23,8 @@ typedef struct Verb {
 extern const Verb cradle_verbs[];
 
 const Verb *verb_find(const char *name);
+
+/* What main() does: runs the verb named by argv[0]'s last path component
+ * (a link named after the applet) or, when that starts with "cradle", by
+ * argv[1]. Returns the exit status. */
+int multicall_main(int argc, char **argv);

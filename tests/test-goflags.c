@@ -140,4 +140,33 @@ TEST(usage_lists_sorted_flags_with_defaults)
         free(text);
 }
 
+static void count_usage(void *userdata, const char *prog, const char *synopsis, const GoFlag t[])
+{
+        (*(int *)userdata)++;
+        ASSERT_STREQ(prog, "agent");
+        ASSERT_NULL(synopsis);
+        ASSERT_TRUE(t == flags);
+}
+
+TEST(usage_hook_receives_the_table)
+{
+        char *h[] = { "agent", "--help", NULL };
+        int calls = 0;
+
+        goflags_set_usage_hook(count_usage, &calls);
+        ASSERT_EQ(parse(h, NULL), 0);
+        goflags_set_usage_hook(NULL, NULL);
+        ASSERT_EQ(calls, 1);
+        goflags_free(flags);
+        /* what the usage shows of each flag, as the man pages show it */
+        ASSERT_STREQ(goflags_type_word(&flags[0]), "string");
+        ASSERT_NULL(goflags_type_word(&flags[2]));
+        ASSERT_STREQ(goflags_type_word(&flags[3]), "int");
+        ASSERT_STREQ(goflags_type_word(&flags[6]), "string");
+        ASSERT_FALSE(goflags_has_default(&flags[0])); /* no default */
+        ASSERT_FALSE(goflags_has_default(&flags[2])); /* false */
+        ASSERT_TRUE(goflags_has_default(&flags[3])); /* 60 */
+        ASSERT_TRUE(goflags_has_default(&flags[4])); /* true */
+}
+
 DEFINE_TEST_MAIN

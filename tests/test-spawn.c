@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -18,6 +19,50 @@ TEST(exit_status_and_output)
         ASSERT_STREQ(r.out, "out\n");
         ASSERT_STREQ(r.err, "err\n");
         ASSERT_FALSE(r.timed_out);
+}
+
+/* "ls /proc/self/fd/" in a child that has only 0-2: ls reads the
+ * directory through the lowest free number, 3, and lists that too */
+TEST(child_gets_only_stdio)
+{
+        char *argv[] = { "ls", "/proc/self/fd/", NULL };
+        _cleanup_spawn_result_ SpawnResult r = {};
+        int fds[TEST_INHERITABLE_FDS];
+        size_t n = test_open_inheritable_fds(fds);
+
+        ASSERT_OK(spawn_simple(argv, 10 * USEC_PER_SEC, &r));
+        ASSERT_EQ(r.exit_status, 0);
+        ASSERT_STREQ(r.out, "0\n1\n2\n3\n");
+        test_close_fds(fds, n);
+}
+
+TEST(child_keeps_what_it_is_handed)
+{
+        char *argv[] = { "sh", "-c", "ls /proc/self/fd/; echo handed >&9", NULL };
+        _cleanup_spawn_result_ SpawnResult r = {};
+        int fds[TEST_INHERITABLE_FDS], p[2], handed;
+        size_t n = test_open_inheritable_fds(fds);
+        char buf[16] = {};
+
+        ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+        /* handed to the program: at the number it expects, without O_CLOEXEC */
+        handed = dup2(p[1], 9);
+        ASSERT_EQ(handed, 9);
+        ASSERT_EQ(fcntl(handed, F_SETFD, 0), 0); /* dup2() onto itself keeps O_CLOEXEC */
+        {
+                SpawnOptions o = { .argv = argv, .keep_fds = &handed, .n_keep_fds = 1 };
+                ASSERT_OK(spawn_run(&o, &r));
+        }
+        close(handed);
+        if (p[1] != handed)
+                close(p[1]);
+        ASSERT_STREQ(r.err, "");
+        ASSERT_EQ(r.exit_status, 0);
+        ASSERT_STREQ(r.out, "0\n1\n2\n3\n9\n");
+        ASSERT_EQ(read(p[0], buf, sizeof(buf) - 1), 7);
+        ASSERT_STREQ(buf, "handed\n");
+        close(p[0]);
+        test_close_fds(fds, n);
 }
 
 TEST(missing_program_is_enoent)
@@ -42,6 +87,32 @@ TEST(stdin_env_and_cwd)
         ASSERT_OK(spawn_run(&o, &r));
         ASSERT_EQ(r.exit_status, 0);
         ASSERT_STREQ(r.out, "input|42|/nowhere|/\n");
+}
+
+TEST(service_manager_variables_stay_with_us)
+{
+        char *argv[] = { "sh", "-c",
+                         "printf '%s|%s|%s|%s' \"${NOTIFY_SOCKET-unset}\" \"${WATCHDOG_USEC-unset}\" "
+                         "\"${LISTEN_FDS-unset}\" \"$CRADLE_KEPT\"",
+                         NULL };
+        char *env[] = { "NOTIFY_SOCKET=/given", "CRADLE_KEPT=yes", NULL };
+        SpawnOptions inherit = { .argv = argv }, given = { .argv = argv, .env = env };
+        _cleanup_spawn_result_ SpawnResult r = {}, g = {};
+
+        /* inherited: what addresses this process alone is left out */
+        ASSERT_OK(setenv("NOTIFY_SOCKET", "@cradle-test-notify", 1));
+        ASSERT_OK(setenv("WATCHDOG_USEC", "1000000", 1));
+        ASSERT_OK(setenv("LISTEN_FDS", "1", 1));
+        ASSERT_OK(setenv("CRADLE_KEPT", "yes", 1));
+        ASSERT_OK(spawn_run(&inherit, &r));
+        ASSERT_STREQ(r.out, "unset|unset|unset|yes");
+        /* an environment the caller gives is passed as it is */
+        ASSERT_OK(spawn_run(&given, &g));
+        ASSERT_STREQ(g.out, "/given|unset|unset|yes");
+        unsetenv("NOTIFY_SOCKET");
+        unsetenv("WATCHDOG_USEC");
+        unsetenv("LISTEN_FDS");
+        unsetenv("CRADLE_KEPT");
 }
 
 TEST(large_stdin_does_not_deadlock)

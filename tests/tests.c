@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -176,6 +180,38 @@ done:
         for (size_t i = 0; i < ELEMENTSOF(servers); i++)
                 if (servers[i] == pid)
                         servers[i] = 0;
+}
+
+size_t test_open_inheritable_fds(int ret[TEST_INHERITABLE_FDS])
+{
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof(a);
+        int l, sp[2];
+
+        l = socket(AF_INET, SOCK_STREAM, 0);
+        ASSERT_GE(l, 0);
+        ASSERT_EQ(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+        ASSERT_EQ(listen(l, 1), 0);
+        ASSERT_EQ(getsockname(l, (struct sockaddr *)&a, &len), 0);
+        ret[0] = socket(AF_INET, SOCK_STREAM, 0);
+        ASSERT_GE(ret[0], 0);
+        ASSERT_EQ(connect(ret[0], (struct sockaddr *)&a, sizeof(a)), 0);
+        ret[1] = accept(l, NULL, NULL);
+        ASSERT_GE(ret[1], 0);
+        close(l);
+        ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+        ret[2] = sp[0];
+        ret[3] = sp[1];
+        ret[4] = fcntl(ret[0], F_DUPFD, 300);
+        ASSERT_GE(ret[4], 300);
+        return TEST_INHERITABLE_FDS;
+}
+
+void test_close_fds(const int *fds, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        close(fds[i]);
 }
 
 int test_run(char *const *argv, char **ret_out)

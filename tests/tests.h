@@ -47,6 +47,13 @@ bool test_is_root(void);
  * The server is stopped at exit if test_server_stop() was not called. */
 int test_server_start(char *const *argv, const char *port_file, int *ret_pid, unsigned *ret_port);
 void test_server_stop(int pid);
+/* Opens the descriptors a careless library leaves to children (none of
+ * them O_CLOEXEC): a live TCP connection on 127.0.0.1 (both ends), a socket
+ * pair (libcurl's wake-up pair), and a dup of one at number 300. Writes them
+ * to ret and returns how many (TEST_INHERITABLE_FDS). */
+#define TEST_INHERITABLE_FDS 5
+size_t test_open_inheritable_fds(int ret[TEST_INHERITABLE_FDS]);
+void test_close_fds(const int *fds, size_t n);
 /* Runs a command to completion; returns its exit status (<0 when it could
  * not run). Output goes to the test's stderr unless ret_out is given. */
 int test_run(char *const *argv, char **ret_out);

@@ -77,11 +77,17 @@ char **install_installer_argv(const InstallRequest *r, const AgentConfig *c, boo
         q |= strv_extend_pair(&l, "--url", strempty(c->url));
         q |= strv_extend_pair(&l, "--controller-image", strempty(r->controller_image));
         q |= strv_extend_pair(&l, "--agent-image", strempty(c->agent_version));
+        /* each generation of the request in the form the Go agent of the
+         * same release passed it on (a service and its installer image move
+         * together): control_plane_count (2025 on) or high_availability_mode
+         * (before), whichever the request carries */
         if (r->control_plane_count != 0) {
                 char n[32];
                 snprintf(n, sizeof(n), "%lld", (long long)r->control_plane_count);
                 q |= strv_extend_pair(&l, "--control-plane-count", n);
         }
+        if (r->high_availability_mode)
+                q |= strv_extend_pair(&l, "--high-availability-mode", r->high_availability_mode);
         if (!isempty(r->mco_image))
                 q |= strv_extend_pair(&l, "--mco-image", r->mco_image);
         if (!isempty(r->must_gather_image))

@@ -51,6 +51,7 @@ void install_request_done(InstallRequest *r)
         free(r->controller_image);
         free(r->coreos_image);
         strv_free(r->disks_to_format);
+        free(r->high_availability_mode);
         free(r->host_id);
         free(r->infra_env_id);
         free(r->installer_args);
@@ -113,6 +114,8 @@ static const Field fields[] = {
         FIELD("coreos_image", F_STRING, coreos_image, "string"),
         FIELD("disks_to_format", F_STRV, disks_to_format, "[]string"),
         FIELD("enable_skip_mco_reboot", F_BOOL, enable_skip_mco_reboot, "bool"),
+        /* the 2023 model's; gone from the 2026 swagger, which has control_plane_count */
+        FIELD("high_availability_mode", F_STRING, high_availability_mode, "string"),
         FIELD("host_id", F_STRING, host_id, "strfmt.UUID"),
         FIELD("infra_env_id", F_STRING, infra_env_id, "strfmt.UUID"),
         FIELD("installer_args", F_STRING, installer_args, "string"),
@@ -221,6 +224,9 @@ static int validate_model(const InstallRequest *r, char **reterr)
                 (void)add_error(&errs, "boot_device in body is required");
         validate_uuid(&errs, "cluster_id", r->cluster_id);
         validate_image(&errs, "controller_image", r->controller_image, true);
+        if (!isempty(r->high_availability_mode) && !streq(r->high_availability_mode, "Full") &&
+            !streq(r->high_availability_mode, "None"))
+                (void)add_error(&errs, "high_availability_mode in body should be one of [Full None]");
         validate_uuid(&errs, "host_id", r->host_id);
         validate_uuid(&errs, "infra_env_id", r->infra_env_id);
         validate_image(&errs, "installer_image", r->installer_image, true);

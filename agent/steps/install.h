@@ -35,6 +35,7 @@ typedef struct InstallRequest {
         char *coreos_image;
         char **disks_to_format;
         bool enable_skip_mco_reboot;
+        char *high_availability_mode; /* the 2023 service's (Full/None) instead of control_plane_count */
         char *host_id;
         char *infra_env_id;
         char *installer_args; /* a JSON array, as a string */

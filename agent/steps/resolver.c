@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <ares.h>
 
@@ -49,7 +52,64 @@ static int ares_to_errno(int status)
         }
 }
 
-static int channel_new(ares_channel *ret)
+/* The channel's sockets are ours (ares_set_socket_functions): opened
+ * close-on-exec and non-blocking, and the reads counted, because c-ares
+ * ends a query with ARES_ECONNREFUSED both when every server's port was
+ * closed and when every server answered REFUSED or SERVFAIL, which Go
+ * tells apart ("connection refused", "server misbehaving"). */
+typedef struct SockStats {
+        unsigned answers; /* datagrams or stream data read */
+        unsigned refused; /* reads that failed with ECONNREFUSED */
+} SockStats;
+
+static ares_socket_t sock_open(int domain, int type, int protocol, void *userdata)
+{
+        int fd = socket(domain, type | SOCK_CLOEXEC | SOCK_NONBLOCK, protocol);
+
+        (void)userdata;
+        return fd < 0 ? ARES_SOCKET_BAD : fd;
+}
+
+static int sock_close(ares_socket_t fd, void *userdata)
+{
+        (void)userdata;
+        return close(fd);
+}
+
+static int sock_connect(ares_socket_t fd, const struct sockaddr *a, ares_socklen_t len, void *userdata)
+{
+        (void)userdata;
+        return connect(fd, a, len);
+}
+
+static ares_ssize_t sock_recvfrom(ares_socket_t fd, void *buf, size_t len, int flags, struct sockaddr *from,
+                                  ares_socklen_t *from_len, void *userdata)
+{
+        SockStats *st = userdata;
+        ssize_t n = recvfrom(fd, buf, len, flags, from, from_len);
+
+        if (n > 0)
+                st->answers++;
+        else if (n < 0 && errno == ECONNREFUSED)
+                st->refused++;
+        return n;
+}
+
+static ares_ssize_t sock_sendv(ares_socket_t fd, const struct iovec *v, int n, void *userdata)
+{
+        (void)userdata;
+        return writev(fd, v, n);
+}
+
+static const struct ares_socket_functions sock_functions = {
+        .asocket = sock_open,
+        .aclose = sock_close,
+        .aconnect = sock_connect,
+        .arecvfrom = sock_recvfrom,
+        .asendv = sock_sendv,
+};
+
+static int channel_new(ares_channel *ret, SockStats *stats)
 {
         int s;
 
@@ -59,12 +119,14 @@ static int channel_new(ares_channel *ret)
         s = ares_init(ret);
         if (s != ARES_SUCCESS)
                 return ares_to_errno(s);
+        ares_set_socket_functions(*ret, &sock_functions, stats);
         return 0;
 }
 
 /* Runs the channel until *done or the deadline; at the deadline every
- * pending query is cancelled (its callback runs with ARES_ECANCELLED). */
-static void channel_run(ares_channel ch, usec_t deadline, const bool *done)
+ * pending query is cancelled (its callback runs with ARES_ECANCELLED).
+ * Returns 0, -ETIMEDOUT (the deadline) or -ECANCELED (a stop request). */
+static int channel_run(ares_channel ch, usec_t deadline, const bool *done)
 {
         while (!*done) {
                 ares_socket_t socks[ARES_GETSOCK_MAXNUM];
@@ -78,7 +140,7 @@ static void channel_run(ares_channel ch, usec_t deadline, const bool *done)
 
                 if (t >= deadline || stop_requested()) {
                         ares_cancel(ch);
-                        return;
+                        return t >= deadline ? -ETIMEDOUT : -ECANCELED;
                 }
                 for (int i = 0; i < ARES_GETSOCK_MAXNUM; i++) {
                         short ev = 0;
@@ -94,8 +156,9 @@ static void channel_run(ares_channel ch, usec_t deadline, const bool *done)
                 ms = (int)MIN((usec_t)ms, (deadline - t) / 1000 + 1);
                 r = poll(pfd, n, ms);
                 if (r < 0 && errno != EINTR) {
+                        r = -errno;
                         ares_cancel(ch);
-                        return;
+                        return r;
                 }
                 if (r <= 0) {
                         ares_process_fd(ch, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
@@ -109,6 +172,70 @@ static void channel_run(ares_channel ch, usec_t deadline, const bool *done)
                                                         : ARES_SOCKET_BAD,
                                                 pfd[i].revents & POLLOUT ? pfd[i].fd : ARES_SOCKET_BAD);
         }
+        return 0;
+}
+
+const char *resolve_go_error(int status)
+{
+        /* Go's net package (dnsclient_unix.go, net.go) */
+        switch (status) {
+        case ARES_ENOTFOUND:
+        case ARES_ENODATA:
+        case ARES_ENONAME:
+                return "no such host";
+        case ARES_ETIMEOUT:
+                return "i/o timeout";
+        case ARES_ESERVFAIL: /* errServerTemporarilyMisbehaving */
+        case ARES_EREFUSED: /* errServerMisbehaving, as every other rcode */
+        case ARES_ENOTIMP:
+        case ARES_EFORMERR:
+                return "server misbehaving";
+        case ARES_ECONNREFUSED: /* the socket's error, after an ICMP port unreachable */
+                return "read: connection refused";
+        case ARES_EBADRESP:
+                return "cannot unmarshal DNS message";
+        case ARES_ECANCELLED:
+        case ARES_EDESTRUCTION:
+                return "operation was canceled";
+        default:
+                return NULL;
+        }
+}
+
+char *resolve_error_message(const char *name, const char *server, int status)
+{
+        const char *text = resolve_go_error(status);
+        _cleanup_free_ char *own = NULL;
+
+        if (!text)
+                text = own = strdup_printf("%s", ares_strerror(status));
+        if (!text)
+                return NULL;
+        /* net.DNSError.Error(); a refused read is the *OpError's text */
+        if (status == ARES_ECONNREFUSED && !isempty(server))
+                return strdup_printf("lookup %s on %s: read udp %s: %s", name, server, server, text);
+        if (!isempty(server))
+                return strdup_printf("lookup %s on %s: %s", name, server, text);
+        return strdup_printf("lookup %s: %s", name, text);
+}
+
+/* "IP:port" of the channel's last server ([IPv6]:port), the one Go's
+ * error names after trying them all in order; NULL when there is none */
+static char *channel_last_server(ares_channel ch)
+{
+        struct ares_addr_port_node *servers = NULL, *last = NULL;
+        char ip[INET6_ADDRSTRLEN];
+        char *ret = NULL;
+
+        if (ares_get_servers_ports(ch, &servers) != ARES_SUCCESS)
+                return NULL;
+        for (struct ares_addr_port_node *s = servers; s; s = s->next)
+                last = s;
+        if (last && inet_ntop(last->family, &last->addr, ip, sizeof(ip)))
+                ret = strdup_printf(last->family == AF_INET6 ? "[%s]:%d" : "%s:%d", ip,
+                                    last->udp_port ? last->udp_port : 53);
+        ares_free_data(servers);
+        return ret;
 }
 
 void resolve_result_done(ResolveResult *r)
@@ -181,22 +308,34 @@ int resolve_host(const char *name, usec_t timeout, ResolveResult *ret, char **re
 {
         struct ares_addrinfo_hints hints = { .ai_family = AF_UNSPEC };
         ares_channel ch = NULL;
+        SockStats stats = {};
         AddrQuery aq = {};
         ResolveResult res = {};
         usec_t deadline = now_usec(CLOCK_MONOTONIC) + timeout;
         int r;
 
-        r = channel_new(&ch);
+        r = channel_new(&ch, &stats);
         if (r < 0) {
                 *reterr = strdup("cannot initialize the resolver (c-ares)");
                 return r;
         }
         ares_getaddrinfo(ch, name, NULL, &hints, addrinfo_cb, &aq);
-        channel_run(ch, deadline, &aq.done);
+        r = channel_run(ch, deadline, &aq.done);
+        /* our deadline cancelled it: Go's resolver times out there */
+        if (r == -ETIMEDOUT && (!aq.done || aq.status == ARES_ECANCELLED)) {
+                aq.done = true;
+                aq.status = ARES_ETIMEOUT;
+        }
+        /* the servers answered, with REFUSED or SERVFAIL: not a closed port */
+        if (aq.done && aq.status == ARES_ECONNREFUSED && stats.answers > 0)
+                aq.status = ARES_EREFUSED;
         if (!aq.done || aq.error < 0 || (aq.status != ARES_SUCCESS && ares_to_errno(aq.status) != -ENOENT)) {
-                r = aq.error < 0 ? aq.error : !aq.done ? -ETIMEDOUT : ares_to_errno(aq.status);
-                *reterr = strdup_printf("lookup %s: %s", name,
-                                        aq.done && aq.error == 0 ? ares_strerror(aq.status) : strerror(-r));
+                _cleanup_free_ char *server = channel_last_server(ch);
+                r = aq.error < 0 ? aq.error : !aq.done ? -ECANCELED : ares_to_errno(aq.status);
+                if (aq.done && aq.error == 0)
+                        *reterr = resolve_error_message(name, server, aq.status);
+                else
+                        *reterr = strdup_printf("lookup %s: %s", name, strerror(-r));
                 strv_free(aq.ipv4);
                 strv_free(aq.ipv6);
                 ares_destroy(ch);
@@ -299,10 +438,11 @@ int resolve_reverse(const char *address, usec_t timeout, char ***ret_names)
         struct in6_addr a6;
         struct in_addr a4;
         ares_channel ch = NULL;
+        SockStats stats = {};
         HostQuery q = {};
         int r;
 
-        r = channel_new(&ch);
+        r = channel_new(&ch, &stats);
         if (r < 0)
                 return r;
         if (inet_pton(AF_INET, address, &a4) == 1)
@@ -313,7 +453,7 @@ int resolve_reverse(const char *address, usec_t timeout, char ***ret_names)
                 ares_destroy(ch);
                 return -EINVAL;
         }
-        channel_run(ch, now_usec(CLOCK_MONOTONIC) + timeout, &q.done);
+        (void)channel_run(ch, now_usec(CLOCK_MONOTONIC) + timeout, &q.done);
         ares_destroy(ch);
         if (!q.done || q.status != ARES_SUCCESS || !q.names) {
                 strv_free(q.names);

@@ -40,6 +40,15 @@ void resolve_result_done(ResolveResult *r);
  * errno with a message (server failure, timeout, refused). */
 int resolve_host(const char *name, usec_t timeout, ResolveResult *ret, char **reterr);
 
+/* The error text of Go's resolver for a c-ares status ("no such host",
+ * "i/o timeout", "server misbehaving" for SERVFAIL, REFUSED and the other
+ * rcodes, "read: connection refused" when the server's port is closed,
+ * ...); NULL for a status Go has no words for. */
+const char *resolve_go_error(int ares_status);
+/* net.DNSError's text: "lookup NAME on SERVER: TEXT" ("lookup NAME: TEXT"
+ * without a server); allocated. */
+char *resolve_error_message(const char *name, const char *server, int ares_status);
+
 /* Names for an IPv4/IPv6 address in text form; -ENOENT when none. */
 int resolve_reverse(const char *address, usec_t timeout, char ***ret_names);
 

@@ -96,8 +96,11 @@ class AgentTestCase(unittest.TestCase):
         if not CRADLE:
             self.skipTest("CRADLE_BINARY not set")
         self.tmp = tempfile.mkdtemp(prefix="cradle-agent-")
+        self.addCleanup(subprocess.call, ["rm", "-rf", self.tmp])
         scenario = self.scenario or {"settings": {"next_instruction_seconds": 1, "min_disk_size_gb": 1,
                                                   "min_cpu_cores": 1, "min_ram_mib": 256}}
+        # with CRADLE_TEST_SERVICE_URL (a real service) this skips: every
+        # test here starts from a scenario and reads the recorded requests
         self.svc = RefService(scenario=scenario, token=self.token, workdir=self.tmp)
         self.svc.start()
         self.agents = []
@@ -108,7 +111,6 @@ class AgentTestCase(unittest.TestCase):
                 a.proc.kill()
                 a.proc.wait()
         self.svc.stop()
-        subprocess.call(["rm", "-rf", self.tmp])
 
     def agent(self, *args, **kw):
         a = Agent(self.tmp, self.svc.url, args, **kw)

@@ -57,6 +57,7 @@ TEST(observed_request)
         ASSERT_STREQ(r.boot_device, "/dev/disk/by-path/pci-0000:04:00.0");
         ASSERT_TRUE(r.enable_skip_mco_reboot);
         ASSERT_EQ(r.control_plane_count, 0);
+        ASSERT_STREQ(r.high_availability_mode, "Full");
         ASSERT_NULL(r.service_ips);
 
         cmd = install_podman_command(&r, &c, false);
@@ -72,6 +73,7 @@ TEST(observed_request)
                 "--boot-device /dev/disk/by-path/pci-0000:04:00.0 --url http://198.51.100.1:6000 "
                 "--controller-image quay.io/edge-infrastructure/assisted-installer-controller:latest "
                 "--agent-image quay.io/edge-infrastructure/assisted-installer-agent:latest "
+                "--high-availability-mode Full "
                 "--mco-image quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:"
                 "35855191065d777e85d53f903628d99ec5c829ee07c075d884a8b7d23c5790fd "
                 "--must-gather-image quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:"
@@ -79,6 +81,58 @@ TEST(observed_request)
                 "--openshift-version 4.13.18 --insecure "
                 "--installer-args '[\"--append-karg\",\"ip=enp1s0:dhcp\"]' --enable-skip-mco-reboot");
         install_request_done(&r);
+}
+
+/* The two generations of the request, each passed on in its own release's
+ * form, in both modes (the in-process installer gets the same argv) */
+TEST(control_plane_generations)
+{
+        static const struct {
+                const char *from, *to, *want, *not ;
+        } cases[] = {
+                /* 2023 (observed): high_availability_mode, right after --agent-image as that
+                 * release's Go agent put it */
+                { "\"high_availability_mode\":\"Full\"", "\"high_availability_mode\":\"None\"",
+                  "--agent-image quay.io/edge-infrastructure/assisted-installer-agent:latest "
+                  "--high-availability-mode None --mco-image ",
+                  "--control-plane-count" },
+                /* head: control_plane_count */
+                { "\"high_availability_mode\":\"Full\"", "\"control_plane_count\":1",
+                  "--agent-image quay.io/edge-infrastructure/assisted-installer-agent:latest "
+                  "--control-plane-count 1 --mco-image ",
+                  "--high-availability-mode" },
+                /* neither: nothing passed, the installer's default */
+                { "\"high_availability_mode\":\"Full\",", "",
+                  "--agent-image quay.io/edge-infrastructure/assisted-installer-agent:latest --mco-image ",
+                  "-mode" },
+        };
+        AgentConfig c = agent_config();
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *req = str_replace_all(observed_host1, cases[i].from, cases[i].to),
+                                    *err = NULL, *cmd = NULL, *line = NULL;
+                _cleanup_strv_free_ char **argv = NULL;
+                InstallRequest r = {};
+
+                ASSERT_OK(install_request_parse(req, &r, &err));
+                cmd = install_podman_command(&r, &c, false);
+                argv = install_installer_argv(&r, &c, false);
+                line = shell_join(argv);
+                ASSERT_CONTAINS(cmd, cases[i].want);
+                ASSERT_NOT_CONTAINS(cmd, cases[i].not );
+                ASSERT_CONTAINS(line, cases[i].want);
+                ASSERT_NOT_CONTAINS(line, cases[i].not );
+                install_request_done(&r);
+        }
+        {
+                _cleanup_free_ char *req = str_replace_all(observed_host1, "\"Full\"", "\"Half\""),
+                                    *err = NULL;
+                InstallRequest r = {};
+                ASSERT_ERROR(install_request_parse(req, &r, &err), EINVAL);
+                ASSERT_STREQ(err, "validation failure list:\n"
+                                  "high_availability_mode in body should be one of [Full None]");
+                install_request_done(&r);
+        }
 }
 
 TEST(every_field)

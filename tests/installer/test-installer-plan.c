@@ -789,11 +789,54 @@ TEST(config_dry_run_env)
         unsetenv("DRY_FAKE_REBOOT_MARKER_PATH");
 }
 
+/* The installers before 2025-03 took --high-availability-mode, which the
+ * agents of the 2023 service send: None is one control-plane node */
+TEST(config_high_availability_mode)
+{
+        static const struct {
+                const char *role, *mode, *count;
+                int ret, want_count;
+                const char *want_mode;
+        } cases[] = {
+                { "bootstrap", "None", NULL, 1, 1, "None" },
+                { "master", "Full", NULL, 1, 0, "Full" },
+                { "bootstrap", "Full", "3", 1, 3, "Full" },
+                { "bootstrap", "None", "1", 1, 1, "None" },
+                { "worker", "Full", NULL, 1, 0, NULL }, /* workers keep neither, as upstream */
+                { "master", "", NULL, 1, 0, "" },
+                { "bootstrap", "None", "3", -EINVAL, 0, NULL },
+                { "bootstrap", "Full", "1", -EINVAL, 0, NULL },
+                { "master", "none", NULL, -EINVAL, 0, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                InstallerConfig c = {};
+                char *argv[] = {
+                        (char *)"installer",    (char *)"--role",
+                        (char *)cases[i].role,  (char *)"--high-availability-mode",
+                        (char *)cases[i].mode,  cases[i].count ? (char *)"--control-plane-count" : NULL,
+                        (char *)cases[i].count, NULL
+                };
+                ASSERT_EQ(parse(&c, argv), cases[i].ret);
+                if (cases[i].ret < 0)
+                        continue;
+                ASSERT_EQ(c.control_plane_count, cases[i].want_count);
+                if (cases[i].want_mode)
+                        ASSERT_STREQ(c.high_availability_mode, cases[i].want_mode);
+                else
+                        ASSERT_NULL(c.high_availability_mode);
+                ASSERT_EQ(install_flow_for(c.role, c.control_plane_count),
+                          streq(cases[i].mode, "None") ? INSTALL_FLOW_SINGLE_NODE
+                          : streq(c.role, "bootstrap") ? INSTALL_FLOW_BOOTSTRAP
+                                                       : INSTALL_FLOW_NODE);
+                installer_config_done(&c);
+        }
+}
+
 TEST(config_usage_errors)
 {
         static const char *const bad[][4] = {
                 { "--installer-args", "not json", NULL }, { "--installer-args", "[\"a\", 2]", NULL },
-                { "--installer-args", "\"a\"", NULL },    { "--high-availability-mode", "Full", NULL },
+                { "--installer-args", "\"a\"", NULL },    { "--high-availability-mode", "full", NULL },
                 { "--insecure", "true", NULL },           { "--retry-delay", "-1", NULL },
                 { "--host-exec", "sideways", NULL },
         };

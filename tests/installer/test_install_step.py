@@ -25,7 +25,6 @@ libraries ldd lists, which the test says.
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -35,6 +34,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lab as L  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from proctools import LoggedProcess  # noqa: E402
 
 L.require_basics()
 
@@ -68,39 +69,18 @@ def wait_for(pred, timeout=300, what="condition", alive=None):
     raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
 
 
-class AgentRun(object):
+class AgentRun(LoggedProcess):
     def __init__(self, lab, svc, extra_args, env, wrapper=()):
         self.lab = lab
         link = lab.path("agent")
         if not os.path.exists(link):
             os.symlink(L.CRADLE, link)
-        self.log = open(lab.path("agent.log"), "w+")
-        lab.files.append(self.log)
         argv = list(wrapper) + [link, "--url", svc.url, "--infra-env-id", L.IE, "--agent-version", AGENT_IMAGE,
                                 "--insecure=true", "--dry-run", "--force-id", L.H1, "--force-hostname", "master-1",
                                 "--forced-ipv4", "198.51.100.11"] + FAST + list(extra_args)
         # its own process group: stop() reaches a wrapper's children too
-        self.proc = subprocess.Popen(argv, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
-
-    def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        """SIGTERM to the whole group, then SIGKILL. An agent left polling
-        would answer the next test's steps for the same host ID."""
-        for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, None)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                self.proc.wait(wait)
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        LoggedProcess.__init__(self, argv, env, lab.path("agent.log"))
+        lab.files.append(self.log)
 
 
 def installer_env(lab, **extra):
@@ -135,8 +115,60 @@ def installer_env(lab, **extra):
     return e
 
 
+FD_PROBE = os.path.join(L.SRC, "tests", "installer", "fd-probe")
+
+
+def probe_dir(lab, *names):
+    """A directory, to put first on PATH, where fd-probe stands for names."""
+    d = lab.path("probe-bin")
+    os.makedirs(d, exist_ok=True)
+    for n in names:
+        os.symlink(FD_PROBE, os.path.join(d, n))
+    return d
+
+
+def probe_records(lab):
+    path = lab.path("fd-probe.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def live_service_sockets(rec, proc_fds, port):
+    """The socket inodes among proc_fds that are ESTABLISHED TCP connections
+    to port, from the probe's view of /proc/net/tcp{,6} at that moment."""
+    inodes = {t[1:-1] for t in (v[len("socket:"):] for v in proc_fds.values()) if t.startswith("[")}
+    live = set()
+    for row in rec["tcp"]:
+        # sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+        if row[3] == "01" and int(row[2].rsplit(":", 1)[1], 16) == port and row[9] in inodes:
+            live.add(row[9])
+    return live
+
+
 class Base(L.ServiceCase):
     installer_image = None
+
+    def assert_children_got_only_what_they_were_given(self, agent, rec, via):
+        """rec: the probe's record from a program the agent started (through
+        `via`); the agent then held a live service connection, and neither
+        the program nor any process between it and the agent holds any of the
+        agent's descriptors."""
+        chain = rec["ancestors"]
+        pids = [a["pid"] for a in chain]
+        self.assertIn(agent.proc.pid, pids, "the probe does not descend from the agent: %s" % chain)
+        agent_fds = chain[pids.index(agent.proc.pid)]["fds"]
+        port = int(self.svc.url.rsplit(":", 1)[1])
+        live = live_service_sockets(rec, agent_fds, port)
+        self.assertTrue(live, "the agent held no live service connection while %s ran: %s" % (via, agent_fds))
+        self.assertEqual(sorted(rec["fds"]), ["0", "1", "2"], "%s: the program got %s" % (via, rec["fds"]))
+        # sockets and pipes name their inode; anon_inode:[eventfd] and the like do not
+        theirs = {v for v in agent_fds.values() if v.startswith(("socket:", "pipe:"))}
+        for a in chain[:pids.index(agent.proc.pid)]:
+            # their standard streams are the pipes the agent reads: given
+            leaked = theirs & {v for k, v in a["fds"].items() if k not in ("0", "1", "2")}
+            self.assertEqual(leaked, set(), "%s (%s) holds the agent's %s" % (a["comm"], a["pid"], leaked))
 
     @classmethod
     def service_scenario(cls):
@@ -171,9 +203,14 @@ class Base(L.ServiceCase):
 
 class TestInProcess(Base):
     def test_dry_run_install_in_process(self):
+        """The 2023 request (high_availability_mode Full) through cradle's own
+        installer; the installer is started through lib/spawn, its
+        dry-installer through its host-exec: fd-probe in front of the
+        dry-installer stand-in records what each of them holds."""
         dev = self.lab.loop()
         marker = self.lab.path("rebooted")
-        env = installer_env(self.lab)
+        env = installer_env(self.lab, FD_PROBE_LOG=self.lab.path("fd-probe.jsonl"))
+        env["PATH"] = probe_dir(self.lab, "dry-installer") + ":" + env["PATH"]
         agent = AgentRun(self.lab, self.svc, ["--fake-reboot-marker-path", marker, "--install-mode=inprocess"], env)
         try:
             self.install_when_registered(agent, dev)
@@ -201,6 +238,16 @@ class TestInProcess(Base):
         self.assertIn("install step: inprocess mode", out)
         self.assertIn("starting cradle's installer: installer --role master", out)
         self.assertIn("--dry-run --force-id %s --fake-reboot-marker-path %s" % (L.H1, marker), out)
+        # the 2023 request's high_availability_mode, passed on as that release's agent did
+        self.assertEqual(req["high_availability_mode"], "Full")
+        self.assertNotIn("control_plane_count", req)
+        self.assertIn("--agent-image %s --high-availability-mode Full --mco-image " % AGENT_IMAGE, out)
+        with open(self.lab.path("var-log", "assisted-installer-%s.log" % L.H1)) as f:
+            self.assertIn("control-plane-count=0 high-availability-mode=Full ", f.read())
+        # the installer (lib/spawn) and its dry-installer (host-exec) got nothing of the agent's
+        recs = [r for r in probe_records(self.lab) if r["argv"][0] == "dry-installer"]
+        self.assertEqual(len(recs), 1, recs)
+        self.assert_children_got_only_what_they_were_given(agent, recs[0], "the installer's dry-installer")
         self.assertNotIn("podman", [r[0] for r in L.Installer(self.lab, self.svc).standin_runs()])
         # dry-installer wrote the image to the loop device
         self.assertEqual(L.gpt_names(dev), {1: "BIOS-BOOT", 2: "EFI-SYSTEM", 3: "boot", 4: "root"})
@@ -224,6 +271,68 @@ class TestInProcess(Base):
         self.assertEqual(reply["error"], "disk sda should start of with /dev/")
         self.assertEqual(L.progress_of(self.svc, L.H1), [])
         self.assertEqual(L.sha256_file(dev), before)
+
+
+class TestInstallRequestGenerations(Base):
+    """Both generations of the install request (the 2023 service's
+    high_availability_mode, the head model's control_plane_count) through
+    both install modes, each passed on in its own release's form; podman
+    mode with fd-probe as podman, which also shows what a host command of
+    the agent holds while the agent holds a live service connection."""
+
+    def run_podman_mode(self, style):
+        self.svc.control("POST", "/settings", {"install_cmd_style": style})
+        dev = self.lab.loop()
+        env = installer_env(self.lab, FD_PROBE_LOG=self.lab.path("fd-probe.jsonl"))
+        env["PATH"] = probe_dir(self.lab, "podman") + ":" + env["PATH"]
+        agent = AgentRun(self.lab, self.svc, ["--install-mode=podman"], env)
+        try:
+            self.install_when_registered(agent, dev)
+            reply = wait_for(lambda: self.install_reply(), what="the install step's reply", alive=agent.proc)
+        finally:
+            agent.stop()
+        self.assertNotIn("exit_code", reply, "%s\n%s" % (reply, agent.output()[-3000:]))
+        runs = {r["argv"][1]: r for r in probe_records(self.lab)}
+        self.assertEqual(sorted(runs), ["images", "run"], runs.keys())
+        return agent, self.install_step(), runs
+
+    def test_2023_request_in_podman_mode(self):
+        agent, req, runs = self.run_podman_mode("2023")
+        self.assertEqual(req["high_availability_mode"], "Full")
+        argv = runs["run"]["argv"]
+        i = argv.index("--agent-image")
+        self.assertEqual(argv[i:i + 4], ["--agent-image", AGENT_IMAGE, "--high-availability-mode", "Full"])
+        self.assertNotIn("--control-plane-count", argv)
+        # podman images runs through host-exec, podman run through host-exec's sh -c
+        for sub in ("images", "run"):
+            self.assert_children_got_only_what_they_were_given(agent, runs[sub], "podman " + sub)
+
+    def test_head_request_in_podman_mode(self):
+        agent, req, runs = self.run_podman_mode("head")
+        self.assertEqual(req["control_plane_count"], 3)
+        argv = runs["run"]["argv"]
+        i = argv.index("--agent-image")
+        self.assertEqual(argv[i:i + 4], ["--agent-image", AGENT_IMAGE, "--control-plane-count", "3"])
+        self.assertNotIn("--high-availability-mode", argv)
+
+    def test_head_request_in_process(self):
+        """The 2023 request in-process is test_dry_run_install_in_process."""
+        self.svc.control("POST", "/settings", {"install_cmd_style": "head"})
+        dev = self.lab.loop()
+        env = installer_env(self.lab)
+        log = self.lab.path("var-log", "assisted-installer-%s.log" % L.H1)
+        agent = AgentRun(self.lab, self.svc, ["--fake-reboot-marker-path", self.lab.path("rebooted"),
+                                              "--install-mode=inprocess"], env)
+        try:
+            self.install_when_registered(agent, dev)
+            wait_for(lambda: os.path.exists(log) and "Configuration is:" in open(log).read(), what="the installer",
+                     alive=agent.proc)
+        finally:
+            agent.stop()
+        self.assertEqual(self.install_step()["control_plane_count"], 3)
+        self.assertIn("--agent-image %s --control-plane-count 3 --mco-image " % AGENT_IMAGE, agent.output())
+        with open(log) as f:
+            self.assertIn("control-plane-count=3 high-availability-mode= ", f.read())
 
 
 class JournalListener(threading.Thread):
@@ -295,10 +404,12 @@ class PodmanLab(object):
 
     @staticmethod
     def static_binary():
-        """CRADLE_STATIC_BINARY when it is set and names a static executable."""
+        """CRADLE_STATIC_BINARY when it is set and names a static executable,
+        else CRADLE_BINARY when it is one (a -Dstatic=true build)."""
         path = os.environ.get("CRADLE_STATIC_BINARY", "")
         if not path:
-            return None
+            out = subprocess.run(["readelf", "-lW", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout
+            return L.CRADLE if "program interpreter" not in out else None
         if not os.access(path, os.X_OK):
             raise AssertionError("CRADLE_STATIC_BINARY=%s is not an executable" % path)
         ldd = subprocess.run(["ldd", path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
@@ -307,18 +418,21 @@ class PodmanLab(object):
         return path
 
     def build_image(self):
-        root = self.lab.path("image", "rootfs")
         static = self.static_binary()
-        for d in ("opt", "var/log"):
-            os.makedirs(os.path.join(root, d), exist_ok=True)
-        L.Podman.add_binary(root, static or L.CRADLE, "/usr/bin/cradle")
-        os.symlink("cradle", os.path.join(root, "usr/bin/installer"))
         self.static = static is not None
         if static:
-            print("note: the image holds the static cradle %s" % static)
-        else:
-            print("note: CRADLE_STATIC_BINARY is not set: the image holds the test's dynamic cradle and its "
-                  "libraries")
+            # the image that ships (packaging/containers/): one image for
+            # both roles, its entrypoint takes the installer's flags
+            print("note: the image is packaging/containers/'s, holding the static cradle %s" % static)
+            L.run([os.path.join(L.SRC, "packaging", "containers", "build-image.sh"), static, LOCAL_IMAGE],
+                  env=self.env)
+            return
+        root = self.lab.path("image", "rootfs")
+        for d in ("opt", "var/log"):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        L.Podman.add_binary(root, L.CRADLE, "/usr/bin/cradle")
+        os.symlink("cradle", os.path.join(root, "usr/bin/installer"))
+        print("note: the binary is not static: the image holds the test's dynamic cradle and its libraries")
         self.podman.build(LOCAL_IMAGE, self.lab.path("image"), "/usr/bin/installer")
 
     def cleanup(self):

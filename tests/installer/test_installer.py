@@ -379,6 +379,20 @@ class TestReboot(Base):
         self.assertNotIn(["systemctl", "stop", "agent.service"], self.inst.standin_runs("systemctl"))
 
 
+    def test_refused_flow_still_starts(self):
+        """Every flow reports "Starting installation" (info = role) first,
+        as upstream's do, also one this installer refuses before its first
+        step; then "Failed" with the reason."""
+        dev = self.lab.loop()
+        before = L.sha256_file(dev)
+        rc = self.inst.run(dev, role="auto-assign")
+        self.assertEqual(rc, 1, self.inst.output())
+        self.assertEqual(self.stages(), [("Starting installation", "auto-assign"),
+                                         ("Failed", "unknown role 'auto-assign'")])
+        self.assertEqual(self.inst.standin_runs("coreos-installer"), [])
+        self.assertEqual(L.sha256_file(dev), before)
+
+
 class TestDisks(Base):
     def test_format_disk(self):
         dev = self.lab.loop()
@@ -422,6 +436,30 @@ class TestDisks(Base):
         self.assertIn("failed to prepare install device %s, err " % dev, out)
         self.assertEqual(self.inst.standin_runs("coreos-installer"), [])
         self.assertEqual(L.sha256_file(dev), before, "nothing was written to the busy disk")
+
+    def test_dry_run_goes_on_with_a_mounted_target(self):
+        """A dry run writes nothing (upstream's never looks at the disk): a
+        target in use is logged and the installation goes on; the real run
+        refuses it (test_mounted_target_is_refused). dry-installer is a
+        stand-in that only logs its argv here, like upstream's."""
+        dev = self.lab.loop()
+        L.run(["mkfs.ext4", "-q", "-L", "busy", dev])
+        where = self.lab.mount(dev, opts="ro")
+        before = L.sha256_file(dev)
+        bindir = self.lab.path("dry-bin")
+        os.makedirs(bindir)
+        os.symlink(os.path.join(L.STAND_INS, "host-tool"), os.path.join(bindir, "dry-installer"))
+        env = self.inst.env()
+        env["PATH"] = bindir + ":" + env["PATH"]
+        marker = self.lab.path("rebooted")
+        rc = self.inst.run(dev, env=env, extra=["--dry-run", "--fake-reboot-marker-path", marker])
+        out = self.inst.output()
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.stages(), TYPICAL_MASTER + [("Rebooting", "")])
+        self.assertIn("dry run: %s is in use, going on: %s mounted on %s" % (dev, dev, where), out)
+        self.assertEqual([r[0] for r in self.inst.standin_runs() if r[0].endswith("installer")], ["dry-installer"])
+        self.assertTrue(os.path.exists(marker))
+        self.assertEqual(L.sha256_file(dev), before)
 
     def test_swap_target_is_refused(self):
         dev = self.lab.loop()
@@ -645,11 +683,15 @@ class TestCommandLine(unittest.TestCase):
                       '"quay.io/ocpmetal/assisted-installer-controller:latest")', p.stdout)
         self.assertIn("-format-disk string", p.stdout)
         self.assertIn("[$DRY_ENABLE", p.stdout)
+        # the installers before --control-plane-count took this one (agents of the 2023 service send it)
+        self.assertIn("-high-availability-mode string", p.stdout)
 
     def test_usage_errors_exit_2(self):
         for args, message in ((["--nope"], "flag provided but not defined: -nope"),
-                              (["--high-availability-mode", "Full"],
-                               "flag provided but not defined: -high-availability-mode"),
+                              (["--high-availability-mode", "Half"],
+                               "invalid --high-availability-mode 'Half' (Full or None)"),
+                              (["--high-availability-mode", "None", "--control-plane-count", "3"],
+                               "--high-availability-mode None contradicts --control-plane-count 3"),
                               (["--control-plane-count", "three"], "invalid value \"three\" for flag -control-plane-count"),
                               (["--insecure", "true"], "unexpected argument 'true'"),
                               (["--installer-args", "[\"--append-karg\""], "invalid --installer-args"),

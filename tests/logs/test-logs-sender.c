@@ -210,12 +210,29 @@ TEST(format_short)
         ASSERT_STREQ(c, "Nov 23 02:13:20 h x[1]: \n");
 }
 
-/* A journal file with entries of several tags and units, written by
- * systemd-journal-remote from the export format. */
+/* A journal directory NAME with ENTRIES (export format), written by
+ * systemd-journal-remote: the same file format, flags and compression as
+ * the host's journald writes. */
+static char *write_journal(const char *name, const char *entries)
+{
+        _cleanup_free_ char *dir = tmp_path(name), *export = NULL, *out = NULL, *file = NULL;
+
+        if (access("/lib/systemd/systemd-journal-remote", X_OK) < 0)
+                test_skip("systemd-journal-remote is not installed (tools/deps --test)");
+        export = strdup_printf("%s.export", dir);
+        ASSERT_OK(mkdir_p(dir, 0755));
+        ASSERT_OK(write_file_atomic(export, entries, strlen(entries), 0644));
+        file = strdup_printf("--output=%s/remote.journal", dir);
+        {
+                char *argv[] = { (char *)"/lib/systemd/systemd-journal-remote", file, export, NULL };
+                ASSERT_EQ(test_run(argv, &out), 0);
+        }
+        return TAKE_PTR(dir);
+}
+
+/* A journal file with entries of several tags and units. */
 static char *make_journal(void)
 {
-        _cleanup_free_ char *dir = tmp_path("journal"), *export = tmp_path("export.txt"), *out = NULL,
-                            *file = NULL;
         const char *entries =
                 "__REALTIME_TIMESTAMP=1795400000000000\n__MONOTONIC_TIMESTAMP=1000000\n"
                 "_BOOT_ID=0123456789abcdef0123456789abcdef\n_HOSTNAME=master-1\nSYSLOG_IDENTIFIER="
@@ -236,16 +253,7 @@ static char *make_journal(void)
                 "installer\n"
                 "_PID=42\nTAG=installer\nMESSAGE=Rebooting\n\n";
 
-        if (access("/lib/systemd/systemd-journal-remote", X_OK) < 0)
-                test_skip("systemd-journal-remote is not installed (tools/deps --test)");
-        ASSERT_OK(mkdir_p(dir, 0755));
-        ASSERT_OK(write_file_atomic(export, entries, strlen(entries), 0644));
-        file = strdup_printf("--output=%s/remote.journal", dir);
-        {
-                char *argv[] = { (char *)"/lib/systemd/systemd-journal-remote", file, export, NULL };
-                ASSERT_EQ(test_run(argv, &out), 0);
-        }
-        return TAKE_PTR(dir);
+        return write_journal("journal", entries);
 }
 
 static char *ours(const JournalQuery *q)
@@ -325,6 +333,46 @@ TEST(journal_like_journalctl)
         /* a missing directory falls back to the local journal (never fails) */
         h = ours(&(JournalQuery){ .directory = "/nonexistent", .select = JOURNAL_SELECT_TAG, .value = "x" });
         ASSERT_NOT_NULL(h);
+}
+
+/* journald compresses large fields (zstd on RHEL 9, lz4 on RHEL 8) and
+ * marks every file it creates with its algorithm as an incompatible flag: a
+ * reader built without it refuses the whole file (the static build once did,
+ * and read nothing). A field long enough to be compressed must read back. */
+TEST(journal_compressed_entries)
+{
+        _cleanup_free_ char *message = NULL, *entries = NULL, *dir = NULL, *file = NULL, *raw = NULL,
+                            *a = NULL, *b = NULL;
+        size_t n = 0;
+
+        if (!have("journalctl"))
+                test_skip("journalctl is not installed");
+        setenv("TZ", "UTC", 1);
+        tzset();
+        message = malloc(4001);
+        ASSERT_NOT_NULL(message);
+        for (size_t i = 0; i < 4000; i++)
+                message[i] = "compressible journal field "[i % 27];
+        message[4000] = '\0';
+        entries = strdup_printf("__REALTIME_TIMESTAMP=1795400000000000\n__MONOTONIC_TIMESTAMP=1000000\n"
+                                "_BOOT_ID=0123456789abcdef0123456789abcdef\n_HOSTNAME=master-1\n"
+                                "SYSLOG_IDENTIFIER=installer\n_PID=42\nTAG=installer\nMESSAGE=%s\n\n",
+                                message);
+        dir = write_journal("journal-compressed", entries);
+
+        /* the field is stored compressed, or this test tests nothing */
+        file = strdup_printf("%s/remote.journal", dir);
+        ASSERT_OK(read_full_file(file, 64 << 20, &raw, &n));
+        ASSERT_NULL(memmem(raw, n, message, 200));
+
+        a = ours(&(JournalQuery){ .directory = dir, .select = JOURNAL_SELECT_TAG, .value = "installer" });
+        {
+                char *argv[] = { (char *)"journalctl",    (char *)"-D", dir, (char *)"--all", (char *)"-q",
+                                 (char *)"TAG=installer", NULL };
+                b = theirs(argv);
+        }
+        ASSERT_STREQ(a, b);
+        ASSERT_CONTAINS(a, message);
 }
 
 DEFINE_TEST_MAIN

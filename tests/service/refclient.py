@@ -12,15 +12,29 @@ As a library (Python tests):
 
     RefService.attach("http://127.0.0.1:PORT") talks to one that is already running.
 
+Against a real assisted-service: when CRADLE_TEST_SERVICE_URL is set (and
+CRADLE_TEST_SERVICE_TOKEN when that service wants auth), start() starts
+nothing and uses that URL and token; svc.real is True. Whatever needs the
+fake's control API (a scenario, control(), install(), set_host(), hosts(),
+requests(), faults, logs(), reset(), ...) raises unittest.SkipTest naming
+what needed it; svc.need_control("why") does the same for a test that
+relies on the fake's behaviour without calling it. Tests use svc.url and
+svc.token (never their own token constant), so they run unchanged on both.
+
 As a command (shell tests):
 
     refclient.py start --port 0 --port-file F [--scenario S] [other refservice options]   (foreground)
     refclient.py --url http://127.0.0.1:PORT ctl GET /hosts
     refclient.py --port-file F ctl POST /clusters/<id>/install '{"prepare": false}'
     refclient.py --port-file F api POST /v2/infra-envs/<ie>/hosts '{"host_id": "..."}'
+    refclient.py --port-file F user POST /v2/clusters '{"name": ...}'   (userAuth: Authorization: Bearer)
     refclient.py --port-file F wait-status <host_id> installed [timeout_s]
+    refclient.py --port-file F url          (the service's URL: the real one when CRADLE_TEST_SERVICE_URL is set)
 
 Exit status of ctl/api: 0 if HTTP status < 400, 1 otherwise; the body is printed.
+With CRADLE_TEST_SERVICE_URL set: `start` starts nothing (exit 0; exit 77
+with --scenario), `api` goes to that service with CRADLE_TEST_SERVICE_TOKEN,
+and `ctl`/`wait-status` exit 77 (skip), saying why.
 Standard library only.
 """
 
@@ -31,12 +45,29 @@ import ssl
 import subprocess
 import sys
 import time
+import unittest
 import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BASE = "/api/assisted-install"
 SERVICE = os.path.join(HERE, "refservice.py")
+URL_ENV = "CRADLE_TEST_SERVICE_URL"
+TOKEN_ENV = "CRADLE_TEST_SERVICE_TOKEN"
+SKIP_EXIT = 77
+
+
+def real_service():
+    """(url, token) of the real assisted-service to test against
+    (CRADLE_TEST_SERVICE_URL, CRADLE_TEST_SERVICE_TOKEN), or None."""
+    url = os.environ.get(URL_ENV, "").strip()
+    if not url:
+        return None
+    return url.rstrip("/"), os.environ.get(TOKEN_ENV) or None
+
+
+def control_skip_reason(what):
+    return "needs the reference service's control API (%s); %s is set" % (what, URL_ENV)
 
 
 class HTTPResult(object):
@@ -88,6 +119,7 @@ class RefService(object):
         self.cafile = tls[2] if tls else None
         self.record_path = None
         self.returncode = None
+        self.real = False
 
     @classmethod
     def attach(cls, url, token=None, cafile=None):
@@ -98,6 +130,13 @@ class RefService(object):
 
     # -- process ----------------------------------------------------------
     def start(self, timeout=20):
+        real = real_service()
+        if real:
+            if self.scenario is not None:
+                raise unittest.SkipTest(control_skip_reason("a scenario"))
+            self.url, self.token = real
+            self.real = True
+            return self
         import tempfile
         if self.workdir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="refservice-")
@@ -143,6 +182,8 @@ class RefService(object):
             return ""
 
     def stop(self, timeout=10):
+        if self.real:
+            return None
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -181,7 +222,13 @@ class RefService(object):
         except ValueError:
             return r.status, r.body
 
+    def need_control(self, what):
+        """SkipTest on a real service: the test relies on the fake for what."""
+        if self.real:
+            raise unittest.SkipTest(control_skip_reason(what))
+
     def control(self, method, path, body=None):
+        self.need_control("%s %s" % (method, path))
         r = self.raw(method, "/__control" + path, body)
         if r.status >= 400:
             raise RuntimeError("control %s %s: %d %s" % (method, path, r.status, r.body[:500]))
@@ -253,6 +300,212 @@ class RefService(object):
         return self.control("GET", "/logs")
 
 
+class HubClient(object):
+    """The user-facing REST API cradle-hub calls (userAuth: the token as
+    `Authorization: Bearer`), over a RefService (started, attached, or the
+    real service of CRADLE_TEST_SERVICE_URL).  Calls return (status, body):
+    body is the decoded JSON, or bytes when the answer is not JSON.  The
+    last answer's headers are in self.headers.  set_host()/set_cluster()
+    need the fake's control API (they skip on a real service)."""
+
+    OBSERVED_PULL_SECRET = ('{"auths":{"quay.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                            '"registry.redhat.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                            '"cloud.openshift.com":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"}}}')
+    SSH_KEY = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq1Yg6s2pT6fYzKx9k4JQm3m8c0zQ0v8V0f3bq9n8jF "
+               "dev@example.com")
+
+    def __init__(self, svc):
+        self.svc = svc
+        self.headers = {}
+
+    @property
+    def real(self):
+        return bool(getattr(self.svc, "real", False))
+
+    def call(self, method, path, body=None, headers=None, accept="application/json"):
+        """path below /api/assisted-install (or an absolute URL path when it
+        does not start with /v2/)."""
+        hdrs = {}
+        if accept:
+            hdrs["Accept"] = accept
+        if self.svc.token:
+            hdrs["Authorization"] = "Bearer " + self.svc.token
+        hdrs.update(headers or {})
+        full = BASE + path if path.startswith("/v2/") else path
+        r = self.svc.raw(method, full, body, hdrs)
+        self.headers = r.headers
+        ct = r.headers.get("Content-Type", "")
+        if r.body and (ct.startswith("application/json") or r.status >= 400):
+            try:
+                return r.status, r.json()
+            except ValueError:
+                pass
+        return r.status, r.body
+
+    @staticmethod
+    def unique(prefix):
+        import uuid
+        return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
+
+    # -- clusters -------------------------------------------------------------
+    def register_cluster(self, **params):
+        body = {"name": self.unique("hub"), "openshift_version": "4.13", "base_dns_domain": "example.com",
+                "pull_secret": self.OBSERVED_PULL_SECRET}
+        body.update(params)
+        return self.call("POST", "/v2/clusters", body)
+
+    def cluster(self, cluster_id):
+        return self.call("GET", "/v2/clusters/%s" % cluster_id)
+
+    def update_cluster(self, cluster_id, **params):
+        return self.call("PATCH", "/v2/clusters/%s" % cluster_id, params)
+
+    def deregister_cluster(self, cluster_id):
+        return self.call("DELETE", "/v2/clusters/%s" % cluster_id)
+
+    def install_cluster(self, cluster_id):
+        return self.call("POST", "/v2/clusters/%s/actions/install" % cluster_id)
+
+    def update_install_config(self, cluster_id, overrides):
+        """overrides: the install-config patch (an object, or its JSON text);
+        the body is that text as a JSON string."""
+        text = overrides if isinstance(overrides, str) else json.dumps(overrides)
+        return self.call("PATCH", "/v2/clusters/%s/install-config" % cluster_id, json.dumps(text),
+                         headers={"Content-Type": "application/json"})
+
+    # -- infra-envs -----------------------------------------------------------
+    def register_infra_env(self, **params):
+        body = {"name": self.unique("hub-ie"), "pull_secret": self.OBSERVED_PULL_SECRET,
+                "ssh_authorized_key": self.SSH_KEY, "image_type": "full-iso"}
+        body.update(params)
+        return self.call("POST", "/v2/infra-envs", body)
+
+    def infra_env(self, ie_id):
+        return self.call("GET", "/v2/infra-envs/%s" % ie_id)
+
+    def list_infra_envs(self, cluster_id=None):
+        return self.call("GET", "/v2/infra-envs" + ("?cluster_id=%s" % cluster_id if cluster_id else ""))
+
+    def update_infra_env(self, ie_id, **params):
+        return self.call("PATCH", "/v2/infra-envs/%s" % ie_id, params)
+
+    def deregister_infra_env(self, ie_id):
+        return self.call("DELETE", "/v2/infra-envs/%s" % ie_id)
+
+    def infra_env_file(self, ie_id, file_name, **query):
+        import urllib.parse
+        q = urllib.parse.urlencode(dict(file_name=file_name, **query))
+        return self.call("GET", "/v2/infra-envs/%s/downloads/files?%s" % (ie_id, q), accept=None)
+
+    # -- hosts ----------------------------------------------------------------
+    def hosts(self, ie_id):
+        return self.call("GET", "/v2/infra-envs/%s/hosts" % ie_id)
+
+    def host(self, ie_id, host_id):
+        return self.call("GET", "/v2/infra-envs/%s/hosts/%s" % (ie_id, host_id))
+
+    def update_host(self, ie_id, host_id, **params):
+        return self.call("PATCH", "/v2/infra-envs/%s/hosts/%s" % (ie_id, host_id), params)
+
+    def bind_host(self, ie_id, host_id, cluster_id):
+        return self.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/bind" % (ie_id, host_id),
+                         {"cluster_id": cluster_id})
+
+    def unbind_host(self, ie_id, host_id):
+        return self.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/unbind" % (ie_id, host_id))
+
+    def deregister_host(self, ie_id, host_id):
+        return self.call("DELETE", "/v2/infra-envs/%s/hosts/%s" % (ie_id, host_id))
+
+    # -- events ---------------------------------------------------------------
+    def events(self, **query):
+        """v2ListEvents; list values (host_ids, severities, categories) are
+        sent comma-separated.  Returns (status, events); the counts are in
+        self.headers (Event-Count, Severity-Count-*)."""
+        import urllib.parse
+        q = {k: ",".join(v) if isinstance(v, (list, tuple)) else
+             (str(v).lower() if isinstance(v, bool) else v) for k, v in query.items()}
+        return self.call("GET", "/v2/events" + ("?" + urllib.parse.urlencode(q) if q else ""))
+
+    # -- the assisted-installer-controller's calls (agentAuth: X-Secret-Key) -----
+    # A stand-in for the controller: the hub's rehearsal has no spoke cluster,
+    # so a test plays the controller's part with exactly these calls.
+    TEST_INGRESS_CA = """-----BEGIN CERTIFICATE-----
+MIIBrTCCAVOgAwIBAgIUfX0g5gM8khl6fsPHEQnaq6/xnrswCgYIKoZIzj0EAwIw
+KzEpMCcGA1UEAwwgcmVmc2VydmljZS10ZXN0LWluZ3Jlc3Mtb3BlcmF0b3IwIBcN
+MjYxMTI0MjEwODQ2WhgPMjEyNjEwMzEyMTA4NDZaMCsxKTAnBgNVBAMMIHJlZnNl
+cnZpY2UtdGVzdC1pbmdyZXNzLW9wZXJhdG9yMFkwEwYHKoZIzj0CAQYIKoZIzj0D
+AQcDQgAEwxy4pkY1OQ5iaD9IyHh0e4UVm/hBXuQvMbFG0gDC6EjHTb9MtUAnOR2N
+pXtIDxWzu+3i81BYJ08WQKq6ozYOOqNTMFEwHQYDVR0OBBYEFLwDt5wCqWRZ1vuT
+mz/4plY0XUfHMB8GA1UdIwQYMBaAFLwDt5wCqWRZ1vuTmz/4plY0XUfHMA8GA1Ud
+EwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIgMADqjDGcwG9fgEAfwa/CeFXF
+6EfbMesWLd95xduH62sCIQDUH889Pro78cOFiTm581cg0sedHwynIH4wmjczqACR
+lA==
+-----END CERTIFICATE-----
+"""
+
+    def agent_call(self, method, path, body=None):
+        hdrs = {"Accept": "application/json"}
+        if self.svc.token:
+            hdrs["X-Secret-Key"] = self.svc.token
+        if isinstance(body, str):
+            # a body whose schema is a string travels as a JSON string
+            body = json.dumps(body)
+            hdrs["Content-Type"] = "application/json"
+        r = self.svc.raw(method, BASE + path, body, hdrs)
+        self.headers = r.headers
+        try:
+            return r.status, (r.json() if r.body else r.body)
+        except ValueError:
+            return r.status, r.body
+
+    def host_progress(self, ie_id, host_id, stage, info=""):
+        body = {"current_stage": stage}
+        if info:
+            body["progress_info"] = info
+        return self.agent_call("PUT", "/v2/infra-envs/%s/hosts/%s/progress" % (ie_id, host_id), body)
+
+    def upload_ingress_cert(self, cluster_id, pem=None):
+        return self.agent_call("POST", "/v2/clusters/%s/uploads/ingress-cert" % cluster_id,
+                               pem if pem is not None else self.TEST_INGRESS_CA)
+
+    def report_operator(self, cluster_id, name, status="available", info="All is well", version=None):
+        body = {"name": name, "status": status, "status_info": info}
+        if version:
+            body["version"] = version
+        return self.agent_call("PUT", "/v2/clusters/%s/monitored-operators" % cluster_id, body)
+
+    def complete_installation(self, cluster_id, success=True, error_info=None):
+        body = {"is_success": success}
+        if error_info:
+            body["error_info"] = error_info
+        return self.agent_call("POST", "/v2/clusters/%s/actions/complete-installation" % cluster_id, body)
+
+    def finish_installation(self, cluster_id, version=None):
+        """What the controller does once the masters are up: the finalizing
+        stage, the ingress CA, every monitored builtin operator available,
+        then complete-installation.  Returns the list of (call, status)."""
+        done = []
+        st, ops = self.agent_call("GET", "/v2/clusters/%s/monitored-operators" % cluster_id)
+        done.append(("monitored-operators", st))
+        done.append(("progress", self.agent_call("PUT", "/v2/clusters/%s/progress" % cluster_id,
+                                                 {"finalizing_stage": "Waiting for cluster operators"})[0]))
+        done.append(("ingress-cert", self.upload_ingress_cert(cluster_id)[0]))
+        for op in ops if st == 200 else []:
+            if op.get("operator_type") == "builtin":
+                done.append(("operator " + op["name"], self.report_operator(cluster_id, op["name"],
+                                                                            version=version)[0]))
+        done.append(("complete-installation", self.complete_installation(cluster_id)[0]))
+        return done
+
+    # -- the fake's control API (skips on a real service) ----------------------
+    def set_host(self, host_id, **fields):
+        return self.svc.set_host(host_id, **fields)
+
+    def set_cluster(self, cluster_id, **fields):
+        return self.svc.control("POST", "/clusters/%s" % cluster_id, fields)
+
+
 # ---------------------------------------------------------------------------
 
 
@@ -261,6 +514,13 @@ def _cli(argv):
     if argv[:1] == ["start"]:
         # everything after "start" belongs to refservice.py
         rest = [x for x in argv[1:] if x != "--"]
+        if real_service():
+            if any(x == "--scenario" or x.startswith("--scenario=") for x in rest):
+                sys.stderr.write("SKIP: %s\n" % control_skip_reason("refservice.py --scenario"))
+                return SKIP_EXIT
+            sys.stderr.write("refclient: %s is set: no refservice started (refclient.py url names the service)\n"
+                             % URL_ENV)
+            return 0
         os.execv("/usr/bin/python3", ["/usr/bin/python3", SERVICE] + rest)
     ap = argparse.ArgumentParser(description="talk to a running refservice")
     ap.add_argument("--url", help="service origin, e.g. http://127.0.0.1:8090")
@@ -276,13 +536,26 @@ def _cli(argv):
     a.add_argument("method")
     a.add_argument("path")
     a.add_argument("body", nargs="?")
+    u = sub.add_parser("user", help="v2 API call as a user (Authorization: Bearer): METHOD PATH [JSON]")
+    u.add_argument("method")
+    u.add_argument("path")
+    u.add_argument("body", nargs="?")
     w = sub.add_parser("wait-status", help="poll the control API until a host has a status")
     w.add_argument("host_id")
     w.add_argument("status")
     w.add_argument("timeout", nargs="?", type=float, default=60.0)
     sub.add_parser("start", help="run refservice.py in the foreground: start [refservice options]")
+    sub.add_parser("url", help="print the service's URL")
     opts = ap.parse_args(argv)
+    real = real_service()
+    if real and opts.cmd in ("ctl", "wait-status"):
+        sys.stderr.write("SKIP: %s\n" % control_skip_reason("refclient.py %s" % opts.cmd))
+        return SKIP_EXIT
     url = opts.url
+    if real:
+        url = real[0]
+        if opts.token is None:
+            opts.token = real[1]
     if not url and opts.port_file:
         try:
             with open(opts.port_file) as f:
@@ -292,15 +565,20 @@ def _cli(argv):
             return 2
     if not url:
         ap.error("--url or --port-file is required")
+    if opts.cmd == "url":
+        print(url)
+        return 0
     svc = RefService.attach(url, token=opts.token, cafile=opts.cacert)
-    if opts.cmd in ("ctl", "api"):
+    if opts.cmd in ("ctl", "api", "user"):
         body = json.loads(opts.body) if opts.body else None
         if opts.cmd == "ctl":
             r = svc.raw(opts.method.upper(), "/__control" + opts.path, body)
         else:
             hdrs = {"Accept": "application/json"}
-            if opts.token:
+            if opts.token and opts.cmd == "api":
                 hdrs["X-Secret-Key"] = opts.token
+            elif opts.token:
+                hdrs["Authorization"] = "Bearer " + opts.token
             r = svc.raw(opts.method.upper(), BASE + opts.path, body, hdrs)
         sys.stdout.write(r.body.decode("utf-8", "replace"))
         if r.body and not r.body.endswith(b"\n"):

@@ -9,14 +9,20 @@ applies the same result at once, when the request that triggers it is
 handled: tests get deterministic state without waiting.
 """
 
+import base64
 import copy
 import datetime
+import hashlib
 import ipaddress
 import json
 import random
+import secrets
 import threading
 import uuid
 
+import refvalid
+from refvalid import yaml
+from refvalid import ValidationFailed
 from swaggerval import go_dumps, humanize_bytes
 
 # ---------------------------------------------------------------------------
@@ -51,7 +57,39 @@ DEFAULT_SETTINGS = {
     "image_availability_timeout": 960,
     "check_cvo": False,
     "enable_skip_mco_reboot": True,
+    # ENABLE_VIRTUAL_INTERFACES: off, the service stores only the inventory
+    # interfaces whose type is empty (older agents), physical, vlan or bond
+    # (host.go UpdateInventory); labs whose NICs are veth pairs turn it on
+    "enable_virtual_interfaces": False,
+    # IMAGE_SERVICE_BASE_URL / SERVICE_BASE_URL; "" = this service's own
+    # base URL (it serves the image-service paths too)
+    "image_service_base_url": "",
+    "service_base_url": "",
+    # AUTH_TYPE: "none", "local" (image URLs /byapikey/<token>/...), "rhsso"
+    # (/bytoken/<token>/..., expiring after 4 h); "" = none, or local when
+    # the service runs with --token
+    "auth_type": "",
+    # PUBLIC_CONTAINER_REGISTRIES-derived: registries a pull secret needs
+    # credentials for (validations.go ValidatePullSecret); none by default
+    "registries_requiring_auth": [],
+    # the builtin operators a REST-registered cluster monitors (observed:
+    # console; newer services add cvo); all must report available before the
+    # cluster is installed
+    "builtin_operators": ["console"],
 }
+
+# interface types the service keeps without ENABLE_VIRTUAL_INTERFACES
+PHYSICAL_INTERFACE_TYPES = ("", "physical", "vlan", "bond")
+
+# observed/01 (v2ListSupportedOpenshiftVersions); the OS images the
+# infra-env's openshift_version resolves to are these minor versions
+OPENSHIFT_VERSIONS = {
+    "4.13": {"cpu_architectures": ["x86_64"], "default": True, "display_name": "4.13.18",
+             "support_level": "production"},
+    "4.14": {"cpu_architectures": ["x86_64"], "display_name": "4.14.0-rc.7", "support_level": "beta"}}
+OBSERVED_PULL_SECRET = ('{"auths":{"quay.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                        '"registry.redhat.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
+                        '"cloud.openshift.com":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"}}}')
 
 DEFAULT_CLUSTER = {
     "id": "fb127e4c-aa1c-4cf4-898f-aadb690c4ded",
@@ -90,7 +128,12 @@ DEFAULT_INFRA_ENV = {
     "type": "full-iso",
     "additional_ntp_sources": "",
     "ssh_authorized_key": DEFAULT_CLUSTER["ssh_public_key"],
+    "pull_secret": OBSERVED_PULL_SECRET,
 }
+# further infra-env fields a scenario may set (stored as the service stores
+# them; static_network_config may be given as the API's list)
+INFRA_ENV_EXTRA_KEYS = {"proxy", "static_network_config", "ignition_config_override", "kernel_arguments",
+                        "additional_trust_bundle", "network_discovery_delay_seconds"}
 
 # internal/host/common.go stage lists (the 2026 source; observed/11 lists the
 # same three for master, worker and bootstrap)
@@ -127,6 +170,28 @@ def now_rfc():
     t = datetime.datetime.now(datetime.timezone.utc)
     frac = ("%06d" % t.microsecond).rstrip("0")
     return t.strftime("%Y-%m-%dT%H:%M:%S") + ("." + frac if frac else "") + "Z"
+
+
+def fmt_ms(ms):
+    """Milliseconds since the epoch as strfmt.DateTime."""
+    t = datetime.datetime.fromtimestamp(ms // 1000, datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ms % 1000)
+
+
+def epoch_ms():
+    return int(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000)
+
+
+def os_image_version(version):
+    """The minor version of the OS image an openshift_version resolves to
+    (versions.Handler.GetOsImageOrLatest); None when there is none."""
+    parts = (version or "").split(".")
+    minor = ".".join(parts[:2])
+    return minor if minor in OPENSHIFT_VERSIONS else None
+
+
+def latest_os_image_version():
+    return max(OPENSHIFT_VERSIONS, key=lambda v: [int(x) for x in v.split(".")])
 
 
 def step_id(step_type):
@@ -168,44 +233,118 @@ def _cidr_contains(cidr, addr_with_prefix):
 # ---------------------------------------------------------------------------
 
 
+# the kube-apiserver CA of the generated kubeconfigs: a self-signed test
+# certificate made for this fake (its private key was discarded)
+KUBE_APISERVER_CA = """-----BEGIN CERTIFICATE-----
+MIIB1jCCAX2gAwIBAgIUZAQEfOJEX0bLMeRY0+tottkDjWYwCgYIKoZIzj0EAwIw
+QDESMBAGA1UECwwJb3BlbnNoaWZ0MSowKAYDVQQDDCFyZWZzZXJ2aWNlLXRlc3Qt
+a3ViZS1hcGlzZXJ2ZXItY2EwIBcNMjYxMTI0MjEwODQ2WhgPMjEyNjEwMzEyMTA4
+NDZaMEAxEjAQBgNVBAsMCW9wZW5zaGlmdDEqMCgGA1UEAwwhcmVmc2VydmljZS10
+ZXN0LWt1YmUtYXBpc2VydmVyLWNhMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE
+Y2eHxnSKjlsk1mGKQkQuYeGJo4eDLlYNaaq4VuVtjN60ioSmmXRirnTKlX4gotBk
+LkMDO1qkvT8VRjQ3XMqeQKNTMFEwHQYDVR0OBBYEFMEaJSGYmUrBkG/43m5mgeHd
+VhIJMB8GA1UdIwQYMBaAFMEaJSGYmUrBkG/43m5mgeHdVhIJMA8GA1UdEwEB/wQF
+MAMBAf8wCgYIKoZIzj0EAwIDRwAwRAIgUDI+0YbGO6pu49UUAtyWGC5yUmtwL4mx
+BSkmnyBE6XoCIGHEHPrMagJjk/3uSyN8bTaykJHmTChPNIvB1NTIsv2G
+-----END CERTIFICATE-----
+"""
+
+
+def kubeconfig_text(name, domain, ca_pem):
+    """The cluster's admin kubeconfig as the installer writes it, without
+    user credentials (nothing here could accept them)."""
+    return ("apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: %s\n"
+            "    server: https://api.%s.%s:6443\n  name: %s\ncontexts:\n- context:\n    cluster: %s\n"
+            "    user: admin\n  name: admin\ncurrent-context: admin\nkind: Config\npreferences: {}\nusers:\n"
+            "- name: admin\n  user: {}\n") % (base64.b64encode(ca_pem.encode("ascii")).decode("ascii"),
+                                             name, domain, name, name)
+
+
+def append_ignition(base, over):
+    """The override's users, files, directories, links and units appended
+    to base, the version raised to the override's (Ignition's own merge
+    replaces same-path entries; not modelled)."""
+    base.setdefault("ignition", {})["version"] = max(base["ignition"].get("version", "3.1.0"),
+                                                     (over.get("ignition") or {}).get("version", "3.1.0"))
+    for sect, key in (("passwd", "users"), ("storage", "files"), ("storage", "directories"),
+                      ("storage", "links"), ("systemd", "units")):
+        extra = (over.get(sect) or {}).get(key)
+        if extra:
+            base.setdefault(sect, {}).setdefault(key, []).extend(extra)
+    return base
+
+
 class InfraEnv(object):
-    def __init__(self, spec):
+    """An infra-env as the service stores it (common.InfraEnv): spec holds
+    the stored columns (strings as stored: static_network_config sorted and
+    JSON-marshalled, kernel_arguments as a JSON string, proxy as its three
+    columns), plus the image state (generated, expires_at, the URL's key)."""
+
+    def __init__(self, spec, model=None):
         d = {k: v for k, v in DEFAULT_INFRA_ENV.items() if k not in ("id", "cluster_id")}
         d.update(spec)
         if "id" not in spec:
             d["id"] = str(uuid.uuid4())
+        if isinstance(d.get("static_network_config"), list):
+            d["static_network_config"] = refvalid.format_static_network_config(d["static_network_config"])
+        if isinstance(d.get("kernel_arguments"), list):
+            d["kernel_arguments"] = go_dumps(d["kernel_arguments"]) if d["kernel_arguments"] else ""
+        self.model = model
         self.spec = d
         self.id = d["id"]
         self.cluster_id = d.get("cluster_id") or None
         self.created_at = now_rfc()
         self.updated_at = self.created_at
+        self.generated = False
+        self.generated_at = ZERO_MS      # internal column, not in the REST model
+        self.expires_at = ZERO_MS
+        self.image_key = None            # (type, version, arch, auth, token) of the current download URL
+
+    def image_type_name(self):
+        return {"minimal-iso": "minimal", "disconnected-iso": "disconnected"}.get(self.spec.get("type"), "full")
+
+    def download_url(self):
+        if self.image_key is None:
+            return ""
+        itype, version, arch, auth, token = self.image_key
+        base = self.model.image_base() if self.model is not None else "http://127.0.0.1:8090"
+        if auth == "local":
+            prefix = "/byapikey/%s" % token
+        elif auth == "rhsso":
+            prefix = "/bytoken/%s" % token
+        else:
+            prefix = "/byid/%s" % self.id
+        return "%s%s/%s/%s/%s.iso" % (base, prefix, version, arch, itype)
 
     def to_api(self):
         d = self.spec
         out = {
             "cpu_architecture": d.get("cpu_architecture", "x86_64"),
             "created_at": self.created_at,
-            "download_url": "http://127.0.0.1:8888/byid/%s/%s/%s/%s.iso" % (
-                self.id, d.get("openshift_version", "4.13"), d.get("cpu_architecture", "x86_64"),
-                "minimal" if d.get("type") == "minimal-iso" else "full"),
+            "download_url": self.download_url(),
             "email_domain": "Unknown",
-            "expires_at": ZERO_MS,
+            "expires_at": self.expires_at,
             "href": "/api/assisted-install/v2/infra-envs/%s" % self.id,
             "id": self.id,
             "kind": "InfraEnv",
             "name": d.get("name", "infraenv"),
             "openshift_version": d.get("openshift_version", "4.13"),
-            "proxy": {},
-            "pull_secret_set": True,
-            "ssh_authorized_key": d.get("ssh_authorized_key", ""),
+            "proxy": dict(sorted((d.get("proxy") or {}).items())),
+            "pull_secret_set": bool(d.get("pull_secret")),
             "type": d.get("type", "full-iso"),
             "updated_at": self.updated_at,
             "user_name": "admin",
         }
+        if not out["download_url"]:
+            del out["download_url"]
         if self.cluster_id:
             out["cluster_id"] = self.cluster_id
-        if d.get("additional_ntp_sources"):
-            out["additional_ntp_sources"] = d["additional_ntp_sources"]
+        for k in ("ssh_authorized_key", "additional_ntp_sources", "static_network_config",
+                  "ignition_config_override", "kernel_arguments", "additional_trust_bundle"):
+            if d.get(k):
+                out[k] = d[k]
+        if d.get("network_discovery_delay_seconds") is not None:
+            out["network_discovery_delay_seconds"] = d["network_discovery_delay_seconds"]
         return dict(sorted(out.items()))
 
 
@@ -233,6 +372,88 @@ class Cluster(object):
         for name, content in (d.get("files") or {}).items():
             self.set_file(name, content)
         self.status_fixed = "status" in spec
+        self.on_status = None   # callback(cluster, old_status)
+        self.majority_groups = ""    # connectivity_majority_groups, as the service stores it
+        # registered through the REST API: validations, status, progress and
+        # the controller's finish are the service's (scenario clusters keep
+        # the simple rules the agent and installer suites rely on)
+        self.managed = False
+        self.operators = [dict(o) for o in d.get("monitored_operators") or [
+            {"name": "console", "operator_type": "builtin", "status_updated_at": ZERO_MS, "timeout_seconds": 3600}]]
+        self.manifests = []          # {"folder", "file_name", "content" (bytes)}
+        self.validations = None      # cluster validations (managed clusters)
+        self.finalizing_stage = None
+        self.finalizing_stage_started_at = None
+        self.last_preparation = {"status": "not_started"}
+
+    def _managed_api(self, out, hosts, style):
+        """The fields a REST-registered cluster carries beyond the scenario
+        shape (observed/02, 10; the 2026 swagger for `head`)."""
+        d = self.spec
+        out["kind"] = d.get("kind", "Cluster")
+        out["hyperthreading"] = d.get("hyperthreading", "all")
+        out["schedulable_masters"] = bool(d.get("schedulable_masters"))
+        out["pull_secret_set"] = bool(d.get("pull_secret"))
+        out["platform"] = {"is_external": False, "type": d.get("platform_type") or
+                           ("none" if d.get("user_managed_networking") else "baremetal")}
+        features = {"Hyperthreading": {"data": {"hyperthreading_enabled": out["hyperthreading"]},
+                                       "id": "HYPERTHREADING", "name": "Hyperthreading"}}
+        if d.get("network_type") == "OVNKubernetes":
+            features["OVN network type"] = {"id": "OVN_NETWORK_TYPE", "name": "OVN network type"}
+        out["feature_usage"] = go_dumps(features)
+        nets = {}
+        for h in hosts:
+            for itf in (h.inventory_obj or {}).get("interfaces") or []:
+                for a in (itf.get("ipv4_addresses") or []) + (itf.get("ipv6_addresses") or []):
+                    try:
+                        n = str(ipaddress.ip_interface(a).network)
+                    except ValueError:
+                        continue
+                    if h.id not in nets.setdefault(n, []):
+                        nets[n].append(h.id)
+        out["host_networks"] = [{"cidr": n, "host_ids": ids} for n, ids in sorted(nets.items())]
+        for k in ("api_vip_dns_name", "openshift_cluster_id", "tags", "additional_ntp_source",
+                  "install_config_overrides", "ignored_cluster_validations", "ignored_host_validations"):
+            if d.get(k):
+                out[k] = d[k]
+        if d.get("imported"):
+            out["imported"] = True
+        if self.validations is not None:
+            out["validations_info"] = go_dumps(self.validations)
+        out["progress"] = self.progress_api(hosts)
+        if style == "head":
+            out["last-installation-preparation"] = dict(sorted(self.last_preparation.items()))
+        for k in ("ingress_vip", "api_vip"):
+            # omitempty in the 2023 model; not in the 2026 one
+            if not out.get(k) or style == "head":
+                out.pop(k, None)
+
+    def progress_api(self, hosts):
+        """cluster progress (internal/cluster/progress.go weights: 10 %
+        preparing, 70 % installing, 20 % finalizing); zero values omitted."""
+        st = self.status
+        p = {}
+        if st in ("installing", "installing-pending-user-action", "finalizing", "installed"):
+            p["preparing_for_installation_stage_percentage"] = 100
+            if st in ("finalizing", "installed"):
+                inst = 100
+            else:
+                pcts = [h.progress.get("installation_percentage") or 0 for h in hosts]
+                inst = int(sum(pcts) / len(pcts)) if pcts else 0
+            p["installing_stage_percentage"] = inst
+            if st == "installed":
+                fin = 100
+            elif st == "finalizing":
+                ops = [o for o in self.operators if o.get("operator_type") == "builtin"]
+                fin = int(100 * sum(1 for o in ops if o.get("status") == "available") / len(ops)) if ops else 0
+            else:
+                fin = 0
+            p["finalizing_stage_percentage"] = fin
+            p["total_percentage"] = int(10 + 0.7 * inst + 0.2 * fin)
+        if self.finalizing_stage:
+            p["finalizing_stage"] = self.finalizing_stage
+            p["finalizing_stage_started_at"] = self.finalizing_stage_started_at
+        return dict(sorted((k, v) for k, v in p.items() if v))
 
     def set_file(self, name, content):
         if isinstance(content, (dict, list)):
@@ -253,11 +474,14 @@ class Cluster(object):
         self.updated_at = now_rfc()
 
     def set_status(self, status, info):
+        old = self.status
         if status != self.status or info != self.status_info:
             self.status = status
             self.status_info = info
             self.status_updated_at = now_ms()
             self.touch()
+        if old != status and self.on_status is not None:
+            self.on_status(self, old)
 
     def to_api(self, hosts, style, include_hosts=True):
         d = self.spec
@@ -291,8 +515,7 @@ class Cluster(object):
             "install_started_at": self.install_started_at,
             "kind": "Cluster",
             "machine_networks": [{"cidr": c, "cluster_id": cid} for c in d.get("machine_networks") or []],
-            "monitored_operators": [{"cluster_id": cid, "name": "console", "operator_type": "builtin",
-                                     "status_updated_at": ZERO_MS, "timeout_seconds": 3600}],
+            "monitored_operators": [dict(sorted(dict(o, cluster_id=cid).items())) for o in self.operators],
             "name": d.get("name", ""),
             "network_type": d.get("network_type", "OVNKubernetes"),
             "ocp_release_image": d.get("ocp_release_image", ""),
@@ -315,6 +538,8 @@ class Cluster(object):
             "user_name": "admin",
             "vip_dhcp_allocation": bool(d.get("vip_dhcp_allocation")),
         }
+        if self.majority_groups:
+            out["connectivity_majority_groups"] = self.majority_groups
         if style == "head":
             out["control_plane_count"] = int(d.get("control_plane_count", 3))
         if self.logs_info is not None:
@@ -324,6 +549,8 @@ class Cluster(object):
         if self.status == "installed":
             out["progress"] = {"finalizing_stage_percentage": 100, "installing_stage_percentage": 100,
                                "preparing_for_installation_stage_percentage": 100, "total_percentage": 100}
+        if self.managed:
+            self._managed_api(out, hosts, style)
         if d.get("http_proxy"):
             out["http_proxy"] = d["http_proxy"]
         if d.get("https_proxy"):
@@ -370,16 +597,34 @@ class Host(object):
         self.issued = {}             # step_id -> step_type
         self.replies = []
         self.seq = 0
+        self.on_status = None        # callback(host, old_status): the status-change event
+        # set through the user API (v2UpdateHost, installer-args, ignition)
+        self.installer_args_json = ""        # installer_args as stored (JSON string)
+        self.ignition_overrides = ""         # ignition_config_overrides
+        self.machine_config_pool_name = ""
+        self.node_labels = ""                # JSON object string
+        self.skip_formatting = []            # disk ids (skip_formatting_disks, comma-joined)
+        self.ignition_endpoint_token_set = False
 
     def touch(self):
         self.updated_at = now_rfc()
 
     def set_status(self, status, info):
+        old = self.status
         if status != self.status or info != self.status_info:
             self.status = status
             self.status_info = info
             self.status_updated_at = now_ms()
         self.touch()
+        if old is not None and old != status and self.on_status is not None:
+            self.on_status(self, old)
+
+    def display_name(self):
+        """hostutil.GetHostnameForMsg: the requested name, else the
+        inventory's, else the id."""
+        if self.requested_hostname:
+            return self.requested_hostname
+        return (self.inventory_obj or {}).get("hostname") or self.id
 
     def effective_role(self):
         return self.suggested_role if self.role == "auto-assign" else self.role
@@ -440,6 +685,18 @@ class Host(object):
             out["media_status"] = self.media_status
         if self.validations is not None:
             out["validations_info"] = go_dumps(self.validations)
+        if self.installer_args_json:
+            out["installer_args"] = self.installer_args_json
+        if self.ignition_overrides:
+            out["ignition_config_overrides"] = self.ignition_overrides
+        if self.machine_config_pool_name:
+            out["machine_config_pool_name"] = self.machine_config_pool_name
+        if self.node_labels:
+            out["node_labels"] = self.node_labels
+        if self.skip_formatting:
+            out["skip_formatting_disks"] = ",".join(self.skip_formatting)
+        if self.ignition_endpoint_token_set:
+            out["ignition_endpoint_token_set"] = True
         for k, v in self.fields.items():
             if k == "free_addresses":
                 continue  # cleared before the API answers (V2GetHost)
@@ -508,10 +765,12 @@ class Host(object):
 class Model(object):
     """All service state; every public method is called with self.lock held."""
 
-    def __init__(self, swagger, scenario=None):
+    def __init__(self, swagger, scenario=None, token=None):
         self.sw = swagger
         self.lock = threading.RLock()
         self.scenario = scenario or {}
+        self.base_url = "http://127.0.0.1:8090"   # the Service sets its own once it listens
+        self.token = token                         # --token
         self.load(self.scenario)
 
     # -- scenario -------------------------------------------------------
@@ -524,6 +783,8 @@ class Model(object):
         self.infra_envs = {}
         self.hosts = {}   # (infra_env_id, host_id) -> Host
         self.order = 0
+        self.events = []
+        self.last_event_ms = 0
         clusters = scenario.get("clusters")
         infra_envs = scenario.get("infra_envs")
         if clusters is None and infra_envs is None:
@@ -538,19 +799,22 @@ class Model(object):
 
     def add_cluster(self, spec):
         c = Cluster(spec)
+        c.on_status = self._cluster_status_event
         self.clusters[c.id] = c
         return c
 
     def add_infra_env(self, spec):
         if not spec:
             spec = dict(DEFAULT_INFRA_ENV)
-        ie = InfraEnv(spec)
+        ie = InfraEnv(spec, self)
         self.infra_envs[ie.id] = ie
+        self.generate_image(ie, event=False)
         return ie
 
     def add_host(self, spec):
         ie = self.infra_envs[spec["infra_env_id"]]
         h = Host(spec["id"], ie.id, spec.get("cluster_id", ie.cluster_id))
+        h.on_status = self._host_status_event
         self.order += 1
         h.seq = self.order
         h.discovery_agent_version = spec.get("discovery_agent_version", self.settings["agent_image"])
@@ -608,16 +872,20 @@ class Model(object):
                 raise ApiError(409, "Cluster %s is in %s state, host can register only in one of %s" % (
                     cluster.id, cluster.status, "[" + " ".join(CLUSTER_ACCEPTS_REGISTRATION) + "]"))
             h = Host(host_id, ie_id, cluster.id if cluster else None)
+            h.on_status = self._host_status_event
             self.order += 1
             h.seq = self.order
             if cluster is not None and cluster.sno:
                 h.role = "master"
                 h.bootstrap = True
                 h.suggested_role = "master"
+            if cluster is not None and cluster.spec.get("kind") == "AddHostsCluster":
+                h.kind = "AddToExistingClusterHost"
             h.discovery_agent_version = version
             h.set_status("discovering" if cluster else "discovering-unbound",
                          "Waiting for host to send hardware details")
             self.hosts[(ie_id, host_id)] = h
+            self.host_event(h, "host_registration_succeeded", "Host %s: Successfully registered" % h.display_name())
             self.refresh_cluster(cluster)
             return h.registration_api(self.next_step_args(h), cluster is not None and cluster.sno), h
         # existing host: TransitionTypeRegisterHost rules (statemachine.go)
@@ -642,16 +910,30 @@ class Model(object):
         elif st in ("discovering", "known", "disconnected", "insufficient", "resetting-pending-user-action",
                     "preparing-for-installation", "preparing-successful", "binding", "pending-for-input",
                     "resetting"):
+            if st == "binding" and cluster is not None and cluster.sno:
+                h.role = "master"
+                h.suggested_role = "master"
+                h.bootstrap = True
             h.set_status("discovering", "Waiting for host to send hardware details")
-        elif st in UNBOUND_STATUSES:
+        elif st in UNBOUND_STATUSES + ["unbinding", "unbinding-pending-user-action", "reclaiming-rebooting"]:
             h.set_status("discovering-unbound", "Waiting for host to send hardware details")
         else:
             # stateswitch finds no rule -> returnRegisterHostTransitionError(400)
             raise ApiError(400, "no condition found to run transition RegisterHost from state %s" % st)
+        if h.status in ("discovering", "discovering-unbound"):
+            # PostRegisterHost: "we reset the hw info and progress, and start
+            # the discovery process again"
+            h.inventory = ""
+            h.inventory_obj = None
+            h.validations = None
+            h.fields = {}
+            h.progress = {"current_stage": "", "progress_info": "", "installation_percentage": 0,
+                          "stage_started_at": ZERO_MS, "stage_updated_at": ZERO_MS}
         h.discovery_agent_version = version
         h.registered_at = now_ms()
         h.checked_in_at = h.registered_at
         h.touch()
+        self.host_event(h, "host_registration_succeeded", "Host %s: Successfully registered" % h.display_name())
         self.refresh_cluster(cluster)
         body = h.registration_api(self.next_step_args(h), cluster is not None and cluster.sno)
         # observed 05: re-registration answers with status/status_info null
@@ -951,7 +1233,8 @@ class Model(object):
         for d in self._inv(h).get("disks") or []:
             removable = d.get("removable") or "mmcblk" in (d.get("by_path") or "")
             if d.get("bootable") and not removable and not d.get("is_installation_media") and \
-                    d.get("drive_type") not in ("FC", "iSCSI", "LVM", "Multipath"):
+                    d.get("drive_type") not in ("FC", "iSCSI", "LVM", "Multipath") and \
+                    (d.get("id") or "/dev/" + d.get("name", "")) not in h.skip_formatting:
                 out.append(d.get("id") or "/dev/" + d.get("name", ""))
         return out
 
@@ -1037,6 +1320,7 @@ class Model(object):
             self.apply_inventory(h, filtered)
         elif st_type == "connectivity-check":
             h.fields["connectivity"] = stored
+            self.refresh_cluster(cluster)
         elif st_type == "free-network-addresses":
             if not filtered:
                 raise ApiError(500, "Free addresses for host %s is empty" % h.id)
@@ -1082,6 +1366,8 @@ class Model(object):
     def apply_inventory(self, h, inv):
         schema = {"$ref": "#/definitions/inventory"}
         _p, inv = self.sw.go_filter(schema, inv)
+        if not self.settings.get("enable_virtual_interfaces") and isinstance(inv.get("interfaces"), list):
+            inv["interfaces"] = [i for i in inv["interfaces"] if (i or {}).get("type", "") in PHYSICAL_INTERFACE_TYPES]
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
         min_bytes = int(self.settings["min_disk_size_gb"]) * 1000 ** 3
         allowed = self.settings["eligible_drive_types"]
@@ -1146,6 +1432,9 @@ class Model(object):
                              "localhost6", "localhost6.localdomain6", "")
         add(hw, "hostname-valid", not forbidden, "Hostname %s is allowed" % name,
             "Hostname %s is forbidden" % name)
+        mg = self._majority_validation(h)
+        if mg is not None:
+            net.append({"id": "belongs-to-majority-group", "status": mg[0], "message": mg[1]})
         if s.get("require_ntp_synced"):
             srcs = []
             try:
@@ -1159,16 +1448,104 @@ class Model(object):
             out["network"] = net
         return out
 
+    # -- connectivity majority groups (network/connectivity_groups.go,
+    #    cluster.go setConnectivityMajorityGroupsForCluster, host validator) --
+    @staticmethod
+    def _connected(h, other, cidr=None, family=None):
+        """h's connectivity report shows a successful L2 check to other on
+        cidr (L3 of family 4/6 when cidr is None)."""
+        try:
+            report = json.loads(h.fields.get("connectivity") or "{}")
+        except ValueError:
+            return False
+        for rh in report.get("remote_hosts") or []:
+            if rh.get("host_id") != other.id:
+                continue
+            if cidr is not None:
+                return any(e.get("successful") and _cidr_contains(cidr, e.get("remote_ip_address") or "")
+                           for e in rh.get("l2_connectivity") or [])
+            for e in rh.get("l3_connectivity") or []:
+                try:
+                    v = ipaddress.ip_address(e.get("remote_ip_address") or "").version
+                except ValueError:
+                    continue
+                if e.get("successful") and v == family:
+                    return True
+        return False
+
+    def _majority_group(self, hosts, edge):
+        """The largest full mesh (both directions) of at least three hosts, in
+        host order; [] when there is none (fewer than three hosts: always)."""
+        n = len(hosts)
+        conn = [[i != j and edge(hosts[i], hosts[j]) for j in range(n)] for i in range(n)]
+        best = []
+        if n <= 12:
+            for mask in range(1, 1 << n):
+                members = [i for i in range(n) if mask >> i & 1]
+                if len(members) > len(best) and all(conn[a][b] and conn[b][a] for a in members for b in members
+                                                    if a != b):
+                    best = members
+        else:
+            for start in range(n):
+                group = [start]
+                for j in range(n):
+                    if j not in group and all(conn[j][g] and conn[g][j] for g in group):
+                        group.append(j)
+                if len(group) > len(best):
+                    best = sorted(group)
+        return [hosts[i].id for i in best] if len(best) >= 3 else []
+
+    def refresh_majority_groups(self, cluster):
+        hosts = self.cluster_hosts(cluster.id)
+        groups = {}
+        for cidr in cluster.spec.get("machine_networks") or []:
+            groups[cidr] = self._majority_group(hosts, lambda a, b, c=cidr: self._connected(a, b, cidr=c))
+        for name, fam in (("IPv4", 4), ("IPv6", 6)):
+            groups[name] = self._majority_group(hosts, lambda a, b, f=fam: self._connected(a, b, family=f))
+        text = go_dumps(dict(sorted(groups.items())))
+        if text == cluster.majority_groups:
+            return False
+        cluster.majority_groups = text
+        return True
+
+    def _majority_validation(self, h):
+        """belongs-to-majority-group: (status, message), None when the host
+        is not in a cluster."""
+        cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
+        if cluster is None:
+            return None
+        if cluster.sno:
+            return "success", "Host has connectivity to the majority of hosts in the cluster"
+        if not cluster.spec.get("machine_networks") or not cluster.majority_groups:
+            return "pending", "Machine Network CIDR or Connectivity Majority Groups missing"
+        groups = json.loads(cluster.majority_groups)
+        if cluster.spec.get("user_managed_networking"):
+            inv = h.inventory_obj or {}
+            fams = [k for k, key in (("IPv4", "ipv4_addresses"), ("IPv6", "ipv6_addresses"))
+                    if any(i.get(key) for i in inv.get("interfaces") or [])]
+            ok = bool(fams) and all(h.id in groups.get(f, []) for f in fams)
+        else:
+            ok = all(h.id in groups.get(c, []) for c in cluster.spec.get("machine_networks") or [])
+        if ok:
+            return "success", "Host has connectivity to the majority of hosts in the cluster"
+        if len(self.cluster_hosts(cluster.id)) < 3:
+            return "pending", "Not enough hosts in cluster to calculate connectivity groups"
+        return "failure", "No connectivity to the majority of hosts in the cluster"
+
     def refresh_host(self, h):
         v = self.validations(h)
         h.validations = v
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
-        if cluster is not None and h.inventory_obj is not None and h.role == "auto-assign":
+        if cluster is not None and cluster.spec.get("kind") == "AddHostsCluster":
+            h.suggested_role = "worker"
+        elif cluster is not None and h.inventory_obj is not None and h.role == "auto-assign":
             masters = [x for x in self.cluster_hosts(cluster.id)
                        if x is not h and x.seq < h.seq and x.effective_role() == "master"]
             want = int(cluster.spec.get("control_plane_count", 3))
             h.suggested_role = "master" if len(masters) < want else "worker"
-        failing = [x["message"] for cat in v.values() for x in cat if x["status"] == "failure"]
+        ignored = self._ignored(cluster, "ignored_host_validations") if cluster is not None else []
+        failing = [x["message"] for cat in v.values() for x in cat if x["status"] == "failure" and
+                   "all" not in ignored and x["id"] not in ignored]
         # minimal hardware failures get their own status_info (host/statemachine.go, common.go)
         hw_failing = [x["message"] for cat in v.values() for x in cat
                       if x["status"] == "failure" and x["id"] in ("has-min-cpu-cores", "has-min-memory",
@@ -1197,8 +1574,16 @@ class Model(object):
     def refresh_cluster(self, cluster):
         if cluster is None or cluster.status_fixed:
             return
+        if cluster.managed:
+            self.refresh_managed_cluster(cluster)
+            return
         if cluster.status not in ("insufficient", "ready", "pending-for-input"):
             return
+        # computed in the pre-installation states only, as the service does;
+        # the hosts' majority validation depends on the groups and the count
+        self.refresh_majority_groups(cluster)
+        for x in self.cluster_hosts(cluster.id):
+            self.refresh_host(x)
         hosts = self.cluster_hosts(cluster.id)
         need = int(cluster.spec.get("control_plane_count", 3))
         if hosts and len(hosts) >= need and all(h.status == "known" for h in hosts):
@@ -1257,7 +1642,8 @@ class Model(object):
     def update_progress(self, ie_id, host_id, progress):
         h = self.host(ie_id, host_id)
         if not h.cluster_id:
-            raise ApiError(400, "host %s is not bound to any cluster, cannot update progress" % host_id)
+            # (sic) V2UpdateHostInstallProgress
+            raise ApiError(500, "host %s is not bound to any custer, cannot update progress" % host_id)
         cluster = self.clusters.get(h.cluster_id)
         stage = progress.get("current_stage") or ""
         info = progress.get("progress_info") or ""
@@ -1300,6 +1686,10 @@ class Model(object):
                 prev["installation_percentage"] = pct
             if stage == "Done":
                 h.set_status("installed", "Done")
+            elif stage == "Rebooting" and h.kind == "AddToExistingClusterHost":
+                # a day-2 host posts nothing after its reboot
+                h.set_status("added-to-existing-cluster", "Host has rebooted and no further updates will be "
+                             "posted. Please check console for progress and to possibly approve pending CSRs")
             else:
                 h.set_status("installing-in-progress", stage)
         self.refresh_cluster_install(cluster)
@@ -1316,13 +1706,16 @@ class Model(object):
         if any(h.status == "installing-pending-user-action" for h in hosts):
             cluster.set_status("installing-pending-user-action", "Cluster has hosts with wrong boot order")
             return
-        if all(h.status == "installed" for h in hosts):
+        if not cluster.managed and all(h.status == "installed" for h in hosts):
             cluster.install_completed_at = now_ms()
             cluster.set_status("installed", "Cluster is installed")
             return
         masters = [h for h in hosts if h.role == "master"]
         if masters and all(h.status == "installed" for h in masters):
             cluster.set_status("finalizing", "Finalizing cluster installation")
+            # a REST-registered cluster is installed once the controller has
+            # uploaded the ingress CA and the operators are available
+            self._maybe_complete(cluster)
 
     # -- logs ---------------------------------------------------------------
     def host_logs_progress(self, ie_id, host_id, state):
@@ -1341,9 +1734,11 @@ class Model(object):
 
     # -- downloads ----------------------------------------------------------
     def host_ignition(self, ie_id, host_id):
-        h = self.host(ie_id, host_id)
+        h = self.hosts.get((ie_id, host_id))
+        if h is None:
+            raise ApiError(404, "host %s not found in infra env %s" % (host_id, ie_id))
         if not h.cluster_id:
-            raise ApiError(409, "host %s is not bound to any cluster" % host_id)
+            raise ApiError(404, "Cluster not found for host %s in infra env %s" % (host_id, ie_id))
         c = self.cluster(h.cluster_id)
         if c.status not in CLUSTER_CAN_DOWNLOAD:
             raise ApiError(409, "cluster %s is in %s state, files can be downloaded only when status is one of: "
@@ -1357,6 +1752,8 @@ class Model(object):
         ign = {"ignition": {"config": {"merge": [{"source": source}]}, "version": "3.2.0"},
                "storage": {"files": [{"contents": {"source": "data:,%s" % (h.requested_hostname or h.id)},
                                       "mode": 420, "overwrite": True, "path": "/etc/hostname"}]}}
+        if h.ignition_overrides:
+            append_ignition(ign, json.loads(h.ignition_overrides))
         return name, go_dumps(ign).encode("utf-8")
 
     def cluster_file(self, cluster_id, name):
@@ -1369,6 +1766,1421 @@ class Model(object):
         if name.endswith(".ign"):
             return go_dumps({"ignition": {"version": "3.2.0"}}).encode("utf-8")
         raise ApiError(409, "failed to download file %s/%s: not found" % (c.id, name))
+
+    # -- clusters (user side: inventory.go V2RegisterCluster, V2UpdateCluster,
+    #    DeregisterClusterInternal, V2ImportCluster, InstallClusterInternal,
+    #    CancelInstallationInternal, ...; internal/cluster validations) ----
+    CLUSTER_UPDATABLE = ["insufficient", "ready", "pending-for-input", "adding-hosts"]
+    CLUSTER_PRE_INSTALL = ["insufficient", "ready", "pending-for-input", "adding-hosts"]
+
+    def _style(self):
+        return self.settings.get("install_cmd_style", "2023")
+
+    @staticmethod
+    def _ips(items):
+        return [str((x or {}).get("ip", "")) for x in items or []]
+
+    def _vip_compat(self, p, kind, cluster=None):
+        """The late-2023 service's backwards compatibility of the singular
+        api_vip/ingress_vip with the plural lists (not in the 2026 swagger:
+        `install_cmd_style: "head"` turns it off)."""
+        single = p.get(kind + "_vip")
+        plural = p.get(kind + "_vips")
+        name = {"api": "apiVIP", "ingress": "ingressVIP"}[kind]
+        if plural is None:
+            if single:
+                p[kind + "_vips"] = [{"ip": single}]
+            return
+        ips = self._ips(plural)
+        if self._style() == "head":
+            return
+        if ips and not single:
+            raise ApiError(400, "request must include %s alongside %ss" % (name, name))
+        if ips and single != ips[0]:
+            raise ApiError(400, "%s must be the same as the first element of %ss" % (name, name))
+
+    def _check_vips(self, api, ingress, umn, dhcp, sno, machine_networks):
+        if sno and not umn:
+            raise ApiError(400, "User Managed Networking must be enabled on single node OpenShift")
+        if sno and dhcp:
+            raise ApiError(400, "VIP DHCP Allocation cannot be enabled on single node OpenShift")
+        if umn and api:
+            raise ApiError(400, "API VIP cannot be set with User Managed Networking")
+        if umn and ingress:
+            raise ApiError(400, "Ingress VIP cannot be set with User Managed Networking")
+        if dhcp and api:
+            raise ApiError(400, "Setting API VIP is forbidden when cluster is in vip-dhcp-allocation mode")
+        if dhcp and ingress:
+            raise ApiError(400, "Setting Ingress VIP is forbidden when cluster is in vip-dhcp-allocation mode")
+        if len(api) != len(ingress) and api and ingress:
+            raise ApiError(400, "configuration must include the same number of apiVIPs (got %d) and ingressVIPs "
+                                "(got %d)" % (len(api), len(ingress)))
+        for kind, ips in (("apiVIPs", api), ("ingressVIPs", ingress)):
+            for ip in ips:
+                if ips.count(ip) > 1:
+                    raise ApiError(400, "The IP address \"%s\" appears multiple times in %s" % (ip, kind))
+        for ip in api:
+            if ip in ingress:
+                raise ApiError(400, "The IP address \"%s\" appears both in apiVIPs and ingressVIPs" % ip)
+        if machine_networks:
+            self._verify_vips(api, ingress, machine_networks)
+
+    @staticmethod
+    def _verify_vips(api, ingress, machine_networks):
+        """network.VerifyVips: each VIP inside a machine network, not its
+        network or broadcast address."""
+        for kind, ips in (("api-vip", api), ("ingress-vip", ingress)):
+            for ip in ips:
+                try:
+                    addr = ipaddress.ip_address(ip)
+                except ValueError:
+                    raise ApiError(400, "Could not parse VIP ip %s" % ip)
+                nets = [ipaddress.ip_network(c, strict=False) for c in machine_networks]
+                match = [n for n in nets if n.version == addr.version and addr in n]
+                if not match:
+                    raise ApiError(400, "%s <%s> does not belong to machine-network-cidr <%s>" % (
+                        kind, ip, machine_networks[0]))
+                n = match[0]
+                if n.version == 4 and n.prefixlen < 31 and addr == n.broadcast_address:
+                    raise ApiError(400, "%s <%s> is the broadcast address of machine-network-cidr <%s>" % (
+                        kind, ip, str(n)))
+                if n.version == 4 and n.prefixlen < 31 and addr == n.network_address:
+                    raise ApiError(400, "%s <%s> is the network address of machine-network-cidr <%s>" % (
+                        kind, ip, str(n)))
+
+    def _release(self, version):
+        """(openshift_version, release image) the service's versions handler
+        gives for a requested version (observed/01, 02)."""
+        minor = os_image_version(version)
+        if minor is None:
+            return None
+        display = OPENSHIFT_VERSIONS[minor]["display_name"]
+        if version not in (minor, display):
+            return None
+        return display, "quay.io/openshift-release-dev/ocp-release:%s-x86_64" % display
+
+    def _host_networks_for(self, cluster, ip):
+        """CalculateMachineNetworkCIDR: the network of a cluster host's
+        address that contains ip."""
+        addr = ipaddress.ip_address(ip)
+        for h in self.cluster_hosts(cluster.id):
+            for itf in (h.inventory_obj or {}).get("interfaces") or []:
+                for a in (itf.get("ipv4_addresses") or []) + (itf.get("ipv6_addresses") or []):
+                    try:
+                        net = ipaddress.ip_interface(a).network
+                    except ValueError:
+                        continue
+                    if net.version == addr.version and addr in net:
+                        return str(net)
+        return None
+
+    def _validate_cluster_common(self, p, name, platform, version):
+        try:
+            if p.get("name") is not None:
+                refvalid.validate_cluster_name(p["name"], platform)
+            if p.get("base_dns_domain"):
+                refvalid.validate_base_domain(p["base_dns_domain"])
+            refvalid.validate_proxy(p.get("http_proxy") or "", p.get("https_proxy") or "", p.get("no_proxy") or "",
+                                    version)
+            if p.get("additional_ntp_source"):
+                refvalid.validate_ntp_source(p["additional_ntp_source"])
+            if p.get("tags"):
+                refvalid.validate_tags(p["tags"])
+            if p.get("ssh_public_key"):
+                refvalid.validate_ssh_keys(p["ssh_public_key"].strip())
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+
+    def register_cluster(self, p):
+        """V2RegisterCluster with setDefaultRegisterClusterParams' defaults."""
+        p = dict(p)
+        self._vip_compat(p, "api")
+        self._vip_compat(p, "ingress")
+        cp = p.get("control_plane_count")
+        ha = p.get("high_availability_mode") or ("None" if cp == 1 else "Full")
+        if cp is None:
+            cp = 1 if ha == "None" else 3
+        sno = cp == 1
+        version = p.get("openshift_version") or ""
+        rel = self._release(version)
+        if rel is None:
+            raise ApiError(400, "Openshift version %s for CPU architecture %s is not supported" % (
+                version, p.get("cpu_architecture") or "x86_64"))
+        umn = p.get("user_managed_networking")
+        if umn is None:
+            umn = sno
+        dhcp = bool(p.get("vip_dhcp_allocation"))
+        net_type = p.get("network_type")
+        if net_type is None:
+            net_type = "OVNKubernetes" if sno or [int(x) for x in rel[0].split("-")[0].split(".")[:2]] >= [4, 12] \
+                else "OpenShiftSDN"
+        if sno and net_type == "OpenShiftSDN":
+            raise ApiError(400, "OpenShiftSDN network type is not allowed in single node mode")
+        api = self._ips(p.get("api_vips"))
+        ingress = self._ips(p.get("ingress_vips"))
+        machine = [m.get("cidr", "") for m in p.get("machine_networks") or []]
+        self._check_vips(api, ingress, umn, dhcp, sno, machine)
+        platform = (p.get("platform") or {}).get("type") or ("none" if umn else "baremetal")
+        self._validate_cluster_common(p, p.get("name"), platform, rel[0])
+        try:
+            refvalid.validate_pull_secret(p.get("pull_secret") or "",
+                                          self.settings.get("registries_requiring_auth") or [])
+        except ValidationFailed as e:
+            raise ApiError(400, "pull secret for new cluster is invalid: %s" % e)
+        cluster_networks = [{"cidr": n.get("cidr", ""), "host_prefix": n.get("host_prefix", 23)}
+                            for n in p.get("cluster_networks") or []] or \
+            [{"cidr": p.get("cluster_network_cidr") or "10.128.0.0/14",
+              "host_prefix": p.get("cluster_network_host_prefix") or 23}]
+        service_networks = [n.get("cidr", "") for n in p.get("service_networks") or []] or \
+            [p.get("service_network_cidr") or "172.30.0.0/16"]
+        spec = {
+            "name": p.get("name") or "", "base_dns_domain": p.get("base_dns_domain") or "",
+            "openshift_version": rel[0], "ocp_release_image": p.get("ocp_release_image") or rel[1],
+            "cpu_architecture": p.get("cpu_architecture") or "x86_64", "control_plane_count": cp,
+            "api_vips": api, "ingress_vips": ingress, "machine_networks": machine,
+            "cluster_networks": cluster_networks, "service_networks": service_networks,
+            "vip_dhcp_allocation": dhcp, "user_managed_networking": bool(umn), "network_type": net_type,
+            "ssh_public_key": (p.get("ssh_public_key") or "").strip(), "http_proxy": p.get("http_proxy") or "",
+            "https_proxy": p.get("https_proxy") or "", "no_proxy": p.get("no_proxy") or "", "tang_servers": "",
+            "kind": "Cluster", "pull_secret": p.get("pull_secret") or "",
+            "hyperthreading": p.get("hyperthreading") or "all",
+            "schedulable_masters": bool(p.get("schedulable_masters")),
+            "additional_ntp_source": p.get("additional_ntp_source") or "", "tags": p.get("tags") or "",
+            "platform_type": platform,
+        }
+        c = self.add_cluster(spec)
+        c.managed = True
+        c.operators = [{"name": n, "operator_type": "builtin", "status_updated_at": ZERO_MS,
+                        "timeout_seconds": 3600} for n in self.settings.get("builtin_operators") or []]
+        self.cluster_event(c, "cluster_registration_succeeded", "Successfully registered cluster")
+        self.refresh_cluster(c)
+        return c
+
+    def import_cluster(self, p):
+        """V2ImportClusterInternal: a day-2 cluster for an existing OCP."""
+        spec = {"name": p.get("name") or "", "base_dns_domain": "",
+                "openshift_version": p.get("openshift_version") or "",
+                "ocp_release_image": "", "api_vips": [], "ingress_vips": [], "machine_networks": [],
+                "kind": "AddHostsCluster", "api_vip_dns_name": p.get("api_vip_dnsname") or "",
+                "openshift_cluster_id": p.get("openshift_cluster_id") or "", "imported": True,
+                "pull_secret": "", "platform_type": "baremetal", "status": "adding-hosts",
+                "status_info": "cluster is adding hosts to existing OCP cluster"}
+        c = self.add_cluster(spec)
+        c.managed = True
+        c.status_fixed = False
+        self.cluster_event(c, "cluster_registration_succeeded", "Successfully registered cluster")
+        return c
+
+    def _verify_updatable(self, c, code=409):
+        if c.status not in self.CLUSTER_UPDATABLE:
+            raise ApiError(code, "Cluster %s is in %s state, cluster can be updated only in one of %s" % (
+                c.id, c.status, "[" + " ".join(self.CLUSTER_UPDATABLE) + "]"))
+
+    def update_cluster(self, cluster_id, p):
+        """V2UpdateCluster."""
+        c = self.cluster(cluster_id)
+        d = c.spec
+        p = dict(p)
+        # updates keep the stored singular VIP compatible (ValidateClusterUpdateVIPAddresses)
+        self._vip_compat(p, "api", c)
+        self._vip_compat(p, "ingress", c)
+        self._verify_updatable(c)
+        if p.get("api_vip_dns_name") is not None and d.get("kind", "Cluster") == "Cluster":
+            raise ApiError(400, "Can't update api vip to %s for day1 cluster %s" % (p["api_vip_dns_name"], c.id))
+        umn = d.get("user_managed_networking") if p.get("user_managed_networking") is None \
+            else p["user_managed_networking"]
+        if c.sno and p.get("user_managed_networking") is False:
+            raise ApiError(400, "disabling UserManagedNetworking is not allowed in single node mode")
+        dhcp = d.get("vip_dhcp_allocation") if p.get("vip_dhcp_allocation") is None else p["vip_dhcp_allocation"]
+        api = self._ips(p["api_vips"]) if p.get("api_vips") is not None else None
+        ingress = self._ips(p["ingress_vips"]) if p.get("ingress_vips") is not None else None
+        machine = [m.get("cidr", "") for m in p["machine_networks"]] if p.get("machine_networks") is not None \
+            else None
+        if umn and not d.get("user_managed_networking"):
+            # switching to user-managed networking drops VIPs and machine networks
+            api = api or []
+            ingress = ingress or []
+        if dhcp and not d.get("vip_dhcp_allocation"):
+            api = api or []
+            ingress = ingress or []
+        new_api = d.get("api_vips") or [] if api is None else api
+        new_ingress = d.get("ingress_vips") or [] if ingress is None else ingress
+        self._check_vips(new_api if api is not None else [], new_ingress if ingress is not None else [],
+                         umn, dhcp, c.sno, [])
+        if not dhcp and not umn and machine:
+            families = set(ipaddress.ip_network(m, strict=False).version for m in machine if m)
+            if not (len(machine) == 2 and families == {4, 6}):
+                raise ApiError(400, "Setting Machine network CIDR is forbidden when cluster is not in "
+                                    "vip-dhcp-allocation mode")
+        if not dhcp and not umn and (api or ingress):
+            nets = []
+            for ip in (api or [])[:1] + (ingress or [])[:1]:
+                n = self._host_networks_for(c, ip)
+                if n is None:
+                    raise ApiError(400, "Calculate machine network CIDR: No suitable matching CIDR found for VIP %s"
+                                   % ip)
+                if n not in nets:
+                    nets.append(n)
+            self._verify_vips(api or [], ingress or [], nets)
+            machine = nets
+        name = p.get("name") if p.get("name") is not None else d.get("name")
+        self._validate_cluster_common(p, name, d.get("platform_type") or "baremetal", d.get("openshift_version"))
+        if p.get("pull_secret"):
+            try:
+                refvalid.validate_pull_secret(p["pull_secret"], self.settings.get("registries_requiring_auth") or [])
+            except ValidationFailed as e:
+                raise ApiError(400, str(e))
+        proxy_changed = any(p.get(k) is not None and p[k] != d.get(k, "")
+                            for k in ("http_proxy", "https_proxy", "no_proxy"))
+        for k in ("name", "base_dns_domain", "http_proxy", "https_proxy", "no_proxy", "additional_ntp_source",
+                  "tags", "hyperthreading", "network_type", "api_vip_dns_name"):
+            if p.get(k) is not None:
+                d[k] = p[k]
+        if p.get("ssh_public_key") is not None:
+            d["ssh_public_key"] = p["ssh_public_key"].strip()
+        if p.get("pull_secret"):
+            d["pull_secret"] = p["pull_secret"]
+        if p.get("schedulable_masters") is not None:
+            d["schedulable_masters"] = bool(p["schedulable_masters"])
+        if p.get("cluster_networks") is not None:
+            d["cluster_networks"] = [{"cidr": n.get("cidr", ""), "host_prefix": n.get("host_prefix", 23)}
+                                     for n in p["cluster_networks"]]
+        if p.get("service_networks") is not None:
+            d["service_networks"] = [n.get("cidr", "") for n in p["service_networks"]]
+        if p.get("control_plane_count") is not None:
+            d["control_plane_count"] = p["control_plane_count"]
+        d["user_managed_networking"] = bool(umn)
+        d["vip_dhcp_allocation"] = bool(dhcp)
+        if umn:
+            d["platform_type"] = "none"
+        elif (p.get("platform") or {}).get("type"):
+            d["platform_type"] = p["platform"]["type"]
+        elif d.get("platform_type") == "none":
+            d["platform_type"] = "baremetal"
+        if api is not None:
+            d["api_vips"] = api
+        if ingress is not None:
+            d["ingress_vips"] = ingress
+        if machine is not None:
+            d["machine_networks"] = machine
+        if umn:
+            d["api_vips"], d["ingress_vips"], d["machine_networks"] = [], [], []
+        c.touch()
+        if proxy_changed:
+            self.cluster_event(c, "proxy_settings_changed", "Proxy settings changed")
+        for h in self.cluster_hosts(c.id):
+            self.refresh_host(h)
+        self.refresh_cluster(c)
+        return c
+
+    def deregister_cluster(self, cluster_id):
+        c = self.cluster(cluster_id)
+        if c.status in ("preparing-for-installation", "installing", "installing-pending-user-action", "finalizing"):
+            raise ApiError(409, "cluster %s can not be removed while being installed, wait for the installation to "
+                                "timeout or reset the installation" % c.id)
+        bound = set(ie.id for ie in self.infra_envs.values() if ie.cluster_id == c.id)
+        for key, h in list(self.hosts.items()):
+            if h.cluster_id != c.id:
+                continue
+            if h.infra_env_id in bound:
+                del self.hosts[key]
+            else:
+                # a late-bound host is let go (the agent re-registers unbound)
+                h.cluster_id = None
+                h.kind = "Host"
+                h.role = h.suggested_role = "auto-assign"
+                h.bootstrap = False
+                h.set_status("unbinding", "Host is waiting to be unbound from the cluster")
+        del self.clusters[c.id]
+        self.cluster_event(c, "cluster_deregistered", "Deregistered cluster")
+
+    # validations (internal/cluster/validator.go; texts as observed/10 for
+    # success, failures from the validator's messages)
+    def cluster_validations(self, c):
+        d = c.spec
+        hosts = self.cluster_hosts(c.id)
+        umn = bool(d.get("user_managed_networking"))
+        dhcp = bool(d.get("vip_dhcp_allocation"))
+        machine = d.get("machine_networks") or []
+        need = int(d.get("control_plane_count", 3))
+        v = {"configuration": [], "hosts-data": [], "network": [], "operators": []}
+
+        def add(cat, vid, ok, good, bad, status=None):
+            v[cat].append({"id": vid, "status": status or ("success" if ok else "failure"),
+                           "message": good if ok else bad})
+        add("configuration", "platform-requirements-satisfied", True, "Platform requirements satisfied", "")
+        add("configuration", "pull-secret-set", bool(d.get("pull_secret")), "The pull secret is set.",
+            "The pull secret is not set.")
+        add("hosts-data", "all-hosts-are-ready-to-install", all(h.status == "known" for h in hosts),
+            "All hosts in the cluster are ready to install.", "The cluster has hosts that are not ready to install.")
+        masters = [h for h in hosts if h.effective_role() == "master"]
+        if need == 1:
+            add("hosts-data", "sufficient-masters-count", len(masters) == 1 and len(hosts) == 1,
+                "The cluster has the exact amount of dedicated control plane nodes.",
+                "Single-node clusters must have a single control plane node and no workers.")
+        else:
+            add("hosts-data", "sufficient-masters-count", len(masters) == need,
+                "The cluster has the exact amount of dedicated control plane nodes.",
+                "The cluster must have exactly %d dedicated control plane nodes. Add or remove hosts, or change "
+                "their roles configurations to meet the requirement." % need)
+        for kind, key, title in (("api", "api_vips", "API"), ("ingress", "ingress_vips", "Ingress")):
+            ips = d.get(key) or []
+            if umn:
+                add("network", "%s-vips-defined" % kind, True, "%s virtual IPs are not required: User Managed "
+                    "Networking" % title, "")
+                add("network", "%s-vips-valid" % kind, True, "%s virtual IPs are not required: User Managed "
+                    "Networking" % title, "")
+                continue
+            add("network", "%s-vips-defined" % kind, bool(ips), "%s virtual IPs are defined." % title,
+                "%s virtual IPs are undefined and must be provided." % title)
+            if not ips:
+                add("network", "%s-vips-valid" % kind, False, "", "%s virtual IPs are undefined." % title,
+                    status="pending")
+            else:
+                bad = [ip for ip in ips if not any(_cidr_contains(m, ip) for m in machine)]
+                add("network", "%s-vips-valid" % kind, not bad and bool(machine),
+                    "%s vips %s belongs to the Machine CIDR and is not in use." % (kind, ", ".join(ips)),
+                    "%s vips <%s> does not belong to machine-network-cidr <%s>." % (
+                        kind, ", ".join(bad or ips), ", ".join(machine)))
+        add("network", "cluster-cidr-defined", bool(d.get("cluster_networks")), "The Cluster Network CIDR is defined.",
+            "The Cluster Network CIDR is undefined.")
+        add("network", "dns-domain-defined", bool(d.get("base_dns_domain")), "The base domain is defined.",
+            "The base domain is undefined and must be provided.")
+        if umn:
+            add("network", "machine-cidr-defined", True, "No Machine Network CIDR needed: User Managed Networking", "")
+            add("network", "machine-cidr-equals-to-calculated-cidr", True,
+                "The Cluster Machine CIDR is not required: User Managed Networking", "")
+        elif not machine and not any(h.inventory_obj for h in hosts):
+            add("network", "machine-cidr-defined", False, "", "Hosts have not been discovered yet", status="pending")
+            add("network", "machine-cidr-equals-to-calculated-cidr", False, "", "Hosts have not been discovered yet",
+                status="pending")
+        else:
+            add("network", "machine-cidr-defined", bool(machine), "The Machine Network CIDR is defined.",
+                "The Machine Network CIDR is undefined; the Machine Network CIDR can be defined by setting either "
+                "the API or Ingress virtual IPs.")
+            add("network", "machine-cidr-equals-to-calculated-cidr", True,
+                "The Cluster Machine CIDR is equivalent to the calculated CIDR.", "")
+        add("network", "network-prefix-valid", True, "The Cluster Network prefix is valid.", "")
+        add("network", "network-type-valid", True, "The cluster has a valid network type", "")
+        add("network", "networks-same-address-families", True, "Same address families for all networks.", "")
+        add("network", "no-cidrs-overlapping", True, "No CIDRS are overlapping.", "")
+        add("network", "ntp-server-configured", True, "No ntp problems found", "")
+        add("network", "service-cidr-defined", bool(d.get("service_networks")), "The Service Network CIDR is defined.",
+            "The Service Network CIDR is undefined.")
+        for op in ("cnv", "lso", "lvm", "mce", "odf"):
+            add("operators", "%s-requirements-satisfied" % op, True, "%s is disabled" % op, "")
+        for cat in v.values():
+            cat.sort(key=lambda x: x["id"])
+        return v
+
+    PENDING_FOR_INPUT_VALIDATIONS = ("machine-cidr-defined", "cluster-cidr-defined", "service-cidr-defined",
+                                     "dns-domain-defined", "pull-secret-set", "api-vips-defined",
+                                     "ingress-vips-defined")
+
+    def _ignored(self, c, key):
+        try:
+            ids = json.loads(c.spec.get(key) or "[]")
+        except ValueError:
+            ids = []
+        return ids
+
+    def refresh_managed_cluster(self, c):
+        d = c.spec
+        if not d.get("user_managed_networking") and not d.get("vip_dhcp_allocation") and d.get("api_vips") and \
+                not d.get("machine_networks"):
+            n = self._host_networks_for(c, d["api_vips"][0])
+            if n is not None:
+                d["machine_networks"] = [n]
+        if c.status in ("insufficient", "ready", "pending-for-input"):
+            # the hosts' majority-group validation depends on the groups
+            self.refresh_majority_groups(c)
+            for x in self.cluster_hosts(c.id):
+                self.refresh_host(x)
+        old = c.validations
+        v = self.cluster_validations(c)
+        c.validations = v
+        ignored = self._ignored(c, "ignored_cluster_validations")
+        flat = [x for cat in v.values() for x in cat]
+        if old is not None:
+            before = {x["id"]: x["status"] for cat in old.values() for x in cat}
+            for x in flat:
+                prev = before.get(x["id"])
+                if prev == "success" and x["status"] == "failure":
+                    self.cluster_event(c, "cluster_validation_failed",
+                                       "Cluster validation '%s' that used to succeed is now failing" % x["id"],
+                                       "warning")
+                elif prev == "failure" and x["status"] == "success":
+                    self.cluster_event(c, "cluster_validation_fixed",
+                                       "Cluster validation '%s' is now fixed" % x["id"])
+        if c.status not in ("insufficient", "ready", "pending-for-input"):
+            return
+        failing = [x for x in flat if x["status"] != "success" and "all" not in ignored and x["id"] not in ignored]
+        if any(x["id"] in self.PENDING_FOR_INPUT_VALIDATIONS for x in failing):
+            c.set_status("pending-for-input", "User input required")
+        elif failing:
+            c.set_status("insufficient", "Cluster is not ready for install")
+        else:
+            c.set_status("ready", "Cluster ready to be installed")
+
+    # -- installation (InstallClusterInternal and what follows) -------------
+    def rest_install_cluster(self, cluster_id):
+        """v2InstallCluster: roles auto-assigned, the cluster refreshed; only
+        `ready` installs (409 with the status info); then the cluster and
+        its hosts are preparing-for-installation (the agents' disk-speed and
+        image checks move them on to installing), the bootstrap is the last
+        master, the installation files are generated."""
+        c = self.cluster(cluster_id)
+        hosts = self.cluster_hosts(c.id)
+        need = int(c.spec.get("control_plane_count", 3))
+        masters = [h for h in hosts if h.role == "master"]
+        for h in hosts:
+            if h.role == "auto-assign":
+                h.role = "master" if len(masters) < need and c.spec.get("kind") != "AddHostsCluster" else "worker"
+                if h.role == "master":
+                    masters.append(h)
+            h.suggested_role = h.role
+        self.refresh_cluster(c)
+        if c.status != "ready":
+            raise ApiError(409, "Cluster is not ready for installation, %s" % c.status_info)
+        for h in hosts:
+            h.bootstrap = False
+        masters = [h for h in hosts if h.role == "master"]
+        if masters:
+            masters[-1].bootstrap = True
+            self.host_event(masters[-1], "host_bootstrap_set", "Host %s: set as bootstrap" % masters[-1].display_name())
+        for h in hosts:
+            h._stages_cache = h.stages(c.sno)
+        c.install_started_at = now_ms()
+        c.status_fixed = False
+        c.set_status("preparing-for-installation", "Preparing cluster for installation")
+        self.cluster_event(c, "cluster_prepare_installation_started", "Cluster starting to prepare for installation")
+        for h in hosts:
+            h._disk_checked = False
+            h._images_checked = False
+            h.set_status("preparing-for-installation", "Host is preparing for installation")
+        self._generate_install_files(c)
+        c.last_preparation = {"reason": "", "status": "success"}
+        return c
+
+    def _generate_install_files(self, c):
+        """The files the service generates for an installation (its
+        installcfg/ignition generator; here: the kubeconfig without the
+        ingress CA, the kubeadmin password, pointer ignitions)."""
+        d = c.spec
+        alphabet = "23456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ"
+        pw = "-".join("".join(secrets.choice(alphabet) for _ in range(5)) for _ in range(4))
+        c.set_file("kubeadmin-password", pw)
+        c.set_file("kubeconfig-noingress", kubeconfig_text(d.get("name", ""), d.get("base_dns_domain", ""),
+                                                          KUBE_APISERVER_CA))
+        for role in ("bootstrap", "master", "worker"):
+            name = "%s.ign" % role
+            if name not in c.files:
+                c.set_file(name, go_dumps({"ignition": {"version": "3.2.0"}}))
+
+    def upload_ingress_cert(self, cluster_id, ca):
+        """v2UploadClusterIngressCert: the ingress CA merged into the
+        kubeconfig (mergeIngressCaIntoKubeconfig)."""
+        c = self.cluster(cluster_id)
+        if c.status not in ("finalizing", "installed"):
+            raise ApiError(400, "Cluster %s is in %s state, upload ingress ca can be done only in finalizing or "
+                                "installed state" % (c.id, c.status))
+        if "kubeconfig" in c.files:
+            return c
+        if "kubeconfig-noingress" not in c.files:
+            raise ApiError(500, "failed to download kubeconfig-noingress: object not found")
+        certs = refvalid.pem_certificates(ca)
+        if not certs:
+            raise ApiError(500, "given ingress-ca is not valid PEM format")
+        d = c.spec
+        c.set_file("kubeconfig", kubeconfig_text(d.get("name", ""), d.get("base_dns_domain", ""),
+                                                 "".join(certs) + KUBE_APISERVER_CA))
+        self._maybe_complete(c)
+        return c
+
+    def report_operator(self, cluster_id, report):
+        c = self.cluster(cluster_id)
+        name = report.get("name") or ""
+        if not name:
+            raise ApiError(400, "empty operator name is not allowed")
+        op = next((o for o in c.operators if o["name"] == name), None)
+        if op is None:
+            raise ApiError(404, "failed to find operator %s in cluster %s" % (name, c.id))
+        op["status"] = report.get("status") or ""
+        op["status_info"] = report.get("status_info") or ""
+        if report.get("version"):
+            op["version"] = report["version"]
+        op["status_updated_at"] = now_ms()
+        self.cluster_event(c, "cluster_operator_status", "Operator %s status: %s message: %s" % (
+            name, op["status"], op["status_info"]))
+        self._maybe_complete(c)
+
+    def complete_installation(self, cluster_id, params):
+        """v2CompleteInstallation: success is a no-op in the observed service
+        (deprecated; the cluster stays finalizing until the ingress CA and the
+        operators are in); a failure puts the cluster in error."""
+        c = self.cluster(cluster_id)
+        if not params.get("is_success"):
+            reason = params.get("error_info") or ""
+            c.set_status("error", reason)
+            self.cluster_event(c, "cluster_installation_failed", "Failed installing cluster. Reason: %s" % reason,
+                               "critical")
+        return c
+
+    def set_finalizing_stage(self, cluster_id, stage):
+        c = self.cluster(cluster_id)
+        if stage and stage != c.finalizing_stage:
+            c.finalizing_stage = stage
+            c.finalizing_stage_started_at = now_ms()
+            c.touch()
+
+    def _maybe_complete(self, c):
+        """The cluster monitor's finalizing → installed: the kubeconfig with
+        the ingress CA exists and every builtin operator is available."""
+        if not c.managed or c.status != "finalizing":
+            return
+        if "kubeconfig" not in c.files:
+            return
+        if any(o.get("status") != "available" for o in c.operators if o.get("operator_type") == "builtin"):
+            return
+        c.install_completed_at = now_ms()
+        c.set_status("installed", "Cluster is installed")
+        self.cluster_event(c, "cluster_installation_completed", "Successfully completed installing cluster")
+
+    CANCELLABLE = ("preparing-for-installation", "installing", "installing-pending-user-action", "error",
+                   "finalizing")
+
+    def cancel_installation(self, cluster_id):
+        c = self.cluster(cluster_id)
+        if c.status not in self.CANCELLABLE:
+            raise ApiError(409, "no condition found to run transition CancelInstallation from state %s" % c.status)
+        c.set_status("cancelled", "Installation was cancelled by user")
+        self.cluster_event(c, "cluster_installation_canceled", "Canceled cluster installation")
+        for h in self.cluster_hosts(c.id):
+            if h.status in ("installing", "installing-in-progress", "installing-pending-user-action", "installed",
+                            "error"):
+                h.set_status("cancelled", "Installation was cancelled by user")
+                self.host_event(h, "host_installation_cancelled", "Installation cancelled for host %s" %
+                                h.display_name())
+            elif h.status in ("preparing-for-installation", "preparing-successful"):
+                h.set_status("known", "Host is ready to be installed")
+        return c
+
+    def reset_cluster(self, cluster_id):
+        c = self.cluster(cluster_id)
+        if c.status not in ("cancelled", "error"):
+            raise ApiError(409, "no condition found to run transition ResetCluster from state %s" % c.status)
+        c.install_started_at = ZERO_MS
+        c.install_completed_at = ZERO_MS
+        for name in ("kubeconfig", "kubeconfig-noingress", "kubeadmin-password"):
+            c.files.pop(name, None)
+        for o in c.operators:
+            for k in ("status", "status_info", "version"):
+                o.pop(k, None)
+            o["status_updated_at"] = ZERO_MS
+        c.finalizing_stage = None
+        c.last_preparation = {"status": "not_started"}
+        c.set_status("insufficient", "Reset cluster installation")
+        for h in self.cluster_hosts(c.id):
+            h.bootstrap = False
+            h.progress = {"current_stage": "", "progress_info": "", "installation_percentage": 0,
+                          "stage_started_at": ZERO_MS, "stage_updated_at": ZERO_MS}
+            h.set_status("resetting-pending-user-action",
+                         "Host requires booting into the discovery image to complete resetting the installation")
+        return c
+
+    def transform_to_day2(self, cluster_id):
+        c = self.cluster(cluster_id)
+        if c.status != "installed":
+            raise ApiError(400, "cannot transform cluster %s to day2. Expected cluster status: installed, but cluster "
+                                "status is: %s" % (c.id, c.status))
+        d = c.spec
+        d["kind"] = "AddHostsCluster"
+        d["api_vip_dns_name"] = "api.%s.%s" % (d.get("name", ""), d.get("base_dns_domain", ""))
+        c.status_fixed = False
+        c.set_status("adding-hosts", "cluster is adding hosts to existing OCP cluster")
+        return c
+
+    def update_install_config(self, cluster_id, overrides):
+        c = self.cluster(cluster_id)
+        try:
+            refvalid.validate_install_config_overrides(overrides)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        c.spec["install_config_overrides"] = overrides
+        c.touch()
+        self.cluster_event(c, "install_config_applied", "Custom install config was applied to the cluster")
+        return c
+
+    def set_ignored_validations(self, cluster_id, body):
+        c = self.cluster(cluster_id)
+        self._verify_updatable(c, 400)
+        errors = []
+        parsed = {}
+        for key, kind, enum in (("cluster-validation-ids", "cluster", "cluster-validation-id"),
+                                ("host-validation-ids", "host", "host-validation-id")):
+            raw = body.get(key)
+            if raw is None or raw == "":
+                continue
+            try:
+                ids = json.loads(raw)
+            except ValueError as e:
+                raise ApiError(400, "Unable to deserialize %s: %s" % (key, e))
+            known = self.sw.definitions[enum].get("enum") or []
+            for i in ids if isinstance(ids, list) else []:
+                if i != "all" and i not in known:
+                    errors.append("Validation ID '%s' is not a known %s validation" % (i, kind))
+            parsed[key] = raw
+        if errors:
+            raise ApiError(400, "cannot proceed due to the following errors: %s" % ", ".join(errors))
+        if "cluster-validation-ids" in parsed:
+            c.spec["ignored_cluster_validations"] = parsed["cluster-validation-ids"]
+        if "host-validation-ids" in parsed:
+            c.spec["ignored_host_validations"] = parsed["host-validation-ids"]
+        for h in self.cluster_hosts(c.id):
+            self.refresh_host(h)
+        self.refresh_cluster(c)
+        return self.ignored_validations(cluster_id)
+
+    def ignored_validations(self, cluster_id):
+        c = self.cluster(cluster_id)
+        return {"cluster-validation-ids": c.spec.get("ignored_cluster_validations") or "[]",
+                "host-validation-ids": c.spec.get("ignored_host_validations") or "[]"}
+
+    # manifests (internal/manifests)
+    def _manifests_cluster(self, cluster_id):
+        c = self.clusters.get(cluster_id)
+        if c is None:
+            raise ApiError(404, "Object Not Found")
+        return c
+
+    def list_manifests(self, cluster_id):
+        c = self._manifests_cluster(cluster_id)
+        out = []
+        for m in sorted(c.manifests, key=lambda m: (m["folder"], m["file_name"])):
+            item = {"file_name": m["file_name"], "folder": m["folder"]}
+            if self._style() == "head":
+                item["manifest_source"] = "user"
+            out.append(item)
+        return out
+
+    def create_manifest(self, cluster_id, p):
+        c = self._manifests_cluster(cluster_id)
+        name = p.get("file_name") or ""
+        folder = p.get("folder") or "manifests"
+        if "/" in name:
+            raise ApiError(400, "Cluster manifest %s for cluster %s should not include a directory in its name." % (
+                name, c.id))
+        if c.status not in self.CLUSTER_PRE_INSTALL:
+            raise ApiError(400, "cluster %s is not in pre-installation states, can't modify manifests after "
+                                "installation has been started" % c.id)
+        try:
+            content = base64.b64decode(p.get("content") or "", validate=True)
+        except (ValueError, TypeError):
+            raise ApiError(400, "failed to base64-decode cluster manifest content for cluster %s" % c.id)
+        if len(content) > 1024 * 1024:
+            raise ApiError(400, "Manifest content of file %s for cluster ID %s exceeds the maximum file size of "
+                                "1MiB" % (name, c.id))
+        ext = name.rsplit(".", 1)[-1] if "." in name else ""
+        if ext in ("yaml", "yml") or ".yaml.patch" in name or ".yml.patch" in name:
+            try:
+                list(yaml.safe_load_all(content.decode("utf-8")))
+            except (yaml.YAMLError, UnicodeDecodeError):
+                raise ApiError(400, "Manifest content of file %s for cluster ID %s has an invalid YAML format" % (
+                    name, c.id))
+        elif ext == "json":
+            try:
+                json.loads(content.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                raise ApiError(400, "Manifest content of file %s for cluster ID %s has an illegal JSON format" % (
+                    name, c.id))
+        else:
+            raise ApiError(400, "Manifest filename of file %s for cluster ID %s is invalid. Only json, yaml and yml "
+                                "extensions are supported" % (name, c.id))
+        c.manifests = [m for m in c.manifests if not (m["folder"] == folder and m["file_name"] == name)]
+        c.manifests.append({"folder": folder, "file_name": name, "content": content})
+        c.touch()
+        item = {"file_name": name, "folder": folder}
+        if self._style() == "head":
+            item["manifest_source"] = "user"
+        return item
+
+    def delete_manifest(self, cluster_id, folder, name):
+        c = self._manifests_cluster(cluster_id)
+        if c.status not in self.CLUSTER_PRE_INSTALL:
+            raise ApiError(400, "cluster %s is not in pre-installation states, can't modify manifests after "
+                                "installation has been started" % c.id)
+        folder = folder or "manifests"
+        left = [m for m in c.manifests if not (m["folder"] == folder and m["file_name"] == name)]
+        if len(left) == len(c.manifests):
+            raise ApiError(404, "Manifest %s/%s for cluster %s not found" % (folder, name, c.id))
+        c.manifests = left
+        c.touch()
+
+    def manifest_content(self, cluster_id, folder, name):
+        c = self._manifests_cluster(cluster_id)
+        for m in c.manifests:
+            if m["folder"] == (folder or "manifests") and m["file_name"] == name:
+                return m["content"]
+        raise ApiError(404, "Manifest %s/%s for cluster %s not found" % (folder or "manifests", name, c.id))
+
+    # credentials
+    def cluster_credentials_file(self, cluster_id, name):
+        c = self.cluster(cluster_id)
+        if name == "kubeconfig":
+            if c.status not in ("finalizing", "installed"):
+                raise ApiError(409, "cluster %s is in %s state, kubeconfig can be downloaded only when status is one "
+                                    "of: [finalizing installed]" % (c.id, c.status))
+            if "kubeconfig" not in c.files:
+                name = "kubeconfig-noingress"
+        elif c.status not in CLUSTER_CAN_DOWNLOAD:
+            raise ApiError(409, "cluster %s is in %s state, files can be downloaded only when status is one of: "
+                                "%s" % (c.id, c.status, "[" + " ".join(CLUSTER_CAN_DOWNLOAD) + "]"))
+        if name not in c.files:
+            raise ApiError(409, "failed to download file %s/%s: not found" % (c.id, name))
+        return c.files[name]
+
+    def credentials(self, cluster_id):
+        c = self.cluster(cluster_id)
+        console = next((o for o in c.operators if o["name"] == "console"), None)
+        if console is not None and console.get("status") != "available":
+            raise ApiError(409, "console-url isn't available yet, it will be once console operator is ready as part "
+                                "of cluster finalizing stage")
+        if "kubeadmin-password" not in c.files:
+            raise ApiError(500, "failed to download %s/kubeadmin-password: not found" % c.id)
+        return {"console_url": "https://console-openshift-console.apps.%s.%s" % (
+                    c.spec.get("name", ""), c.spec.get("base_dns_domain", "")),
+                "password": c.files["kubeadmin-password"].decode("utf-8"), "username": "kubeadmin"}
+
+    # -- events (internal/events: every event the service writes for a state
+    #    change this model makes; v2ListEvents reads them) ----------------
+    HOST_WARNING_STATUSES = ("disconnected", "installing-pending-user-action", "insufficient",
+                             "disconnected-unbound", "insufficient-unbound", "resetting-pending-user-action",
+                             "unbinding-pending-user-action")
+
+    def add_event(self, name, message, severity="info", cluster_id=None, host_id=None, infra_env_id=None,
+                  props=None, category="user"):
+        # event_time strictly increases (1 ms steps on a collision) so that a
+        # poller resuming after the last event_time it saw misses nothing
+        t = max(epoch_ms(), self.last_event_ms + 1)
+        self.last_event_ms = t
+        ev = {"name": name, "severity": severity, "message": message, "event_time": fmt_ms(t),
+              "category": category, "_ms": t}
+        if cluster_id:
+            ev["cluster_id"] = cluster_id
+        if host_id:
+            ev["host_id"] = host_id
+        if infra_env_id:
+            ev["infra_env_id"] = infra_env_id
+        if props is not None:
+            ev["props"] = props if isinstance(props, str) else go_dumps(props)
+        self.events.append(ev)
+        return ev
+
+    def host_event(self, h, name, message, severity="info"):
+        return self.add_event(name, message, severity, cluster_id=h.cluster_id, host_id=h.id,
+                              infra_env_id=h.infra_env_id)
+
+    def cluster_event(self, c, name, message, severity="info"):
+        return self.add_event(name, message, severity, cluster_id=c.id)
+
+    def _host_status_event(self, h, old):
+        sev = "info"
+        if h.status in self.HOST_WARNING_STATUSES:
+            sev = "warning"
+        elif h.status == "error":
+            sev = "error"
+        self.host_event(h, "host_status_updated", "Host %s: updated status from %s to %s (%s)" % (
+            h.display_name(), old, h.status, h.status_info or ""), sev)
+
+    def _cluster_status_event(self, c, old):
+        sev = "error" if c.status == "error" else "info"
+        self.cluster_event(c, "cluster_status_updated", "Updated status of the cluster to %s" % c.status, sev)
+
+    def list_events(self, a):
+        """events.go V2GetEvents: (events, headers)."""
+        cats = a.get("categories") or ["user"]
+        evs = [e for e in self.events if e["category"] in cats]
+        counts = None
+        cluster_id = a.get("cluster_id")
+        host_ids = list(a.get("host_ids") or [])
+        if a.get("host_id") and a["host_id"] not in host_ids:
+            host_ids.append(a["host_id"])
+        if cluster_id:
+            evs = [e for e in evs if e.get("cluster_id") == cluster_id]
+            if a.get("message"):
+                evs = [e for e in evs if a["message"].lower() in e["message"].lower()]
+            if host_ids or a.get("deleted_hosts") or a.get("cluster_level"):
+                existing = set(h.id for h in self.hosts.values() if h.cluster_id == cluster_id)
+
+                def wanted(e):
+                    hid = e.get("host_id")
+                    if hid is None:
+                        return bool(a.get("cluster_level"))
+                    return hid in host_ids or (bool(a.get("deleted_hosts")) and hid not in existing)
+                evs = [e for e in evs if wanted(e)]
+            counts = {s: sum(1 for e in evs if e["severity"] == s) for s in ("info", "warning", "error", "critical")}
+        elif host_ids:
+            existing = set(h.id for h in self.hosts.values())
+            evs = [e for e in evs if e.get("host_id") in host_ids and e.get("host_id") in existing]
+        elif a.get("infra_env_id"):
+            evs = [e for e in evs if e.get("infra_env_id") == a["infra_env_id"]]
+        if a.get("severities"):
+            evs = [e for e in evs if e["severity"] in a["severities"]]
+        total = len(evs)
+        evs = sorted(evs, key=lambda e: e["_ms"], reverse=a.get("order") == "descending")
+        offset = max(0, a.get("offset") or 0)
+        evs = evs[offset:]
+        limit = a.get("limit")
+        if limit is not None and limit >= 0:
+            evs = evs[:limit]
+        counts = counts or {}
+        headers = {"Severity-Count-Info": str(counts.get("info", 0)),
+                   "Severity-Count-Warning": str(counts.get("warning", 0)),
+                   "Severity-Count-Error": str(counts.get("error", 0)),
+                   "Severity-Count-Critical": str(counts.get("critical", 0)),
+                   "Event-Count": str(total)}
+        out = [dict(sorted((k, v) for k, v in e.items() if k not in ("_ms", "category"))) for e in evs]
+        return out, headers
+
+    # -- image service and auth --------------------------------------------
+    def auth_type(self):
+        return self.settings.get("auth_type") or ("local" if self.token else "none")
+
+    def image_base(self):
+        return (self.settings.get("image_service_base_url") or self.base_url).rstrip("/")
+
+    def service_base(self):
+        return (self.settings.get("service_base_url") or self.base_url).rstrip("/")
+
+    def generate_image(self, ie, event=True):
+        """updateInfraEnvImage / GenerateInfraEnvISOInternal: generated_at
+        moves on every call; the download URL (and expires_at, and the
+        signed URL's token) only when the image type, version or arch
+        changed or an update marked the image as not generated."""
+        ie.generated_at = now_ms()
+        d = ie.spec
+        auth = self.auth_type()
+        key = (ie.image_type_name(), d.get("openshift_version", ""), d.get("cpu_architecture", "x86_64"), auth)
+        if ie.generated and ie.image_key is not None and ie.image_key[:4] == key:
+            return
+        token = secrets.token_urlsafe(32) if auth != "none" else ""
+        ie.image_key = key + (token,)
+        ie.expires_at = fmt_ms(epoch_ms() + 4 * 3600 * 1000) if auth == "rhsso" else ZERO_MS
+        ie.generated = True
+        if event:
+            extras = []
+            if (d.get("proxy") or {}).get("http_proxy"):
+                extras.append('proxy URL is "%s"' % d["proxy"]["http_proxy"])
+            extras.append('Image type is "%s"' % d.get("type", "full-iso"))
+            extras.append("SSH public key is %s" % ("set" if d.get("ssh_authorized_key") else "not set"))
+            self.add_event("image_info_updated", "Updated image information (%s)" % ", ".join(extras),
+                           cluster_id=ie.cluster_id, infra_env_id=ie.id)
+
+    def infra_env_by_token(self, token):
+        for ie in self.infra_envs.values():
+            if ie.image_key is not None and ie.image_key[4] and ie.image_key[4] == token:
+                return ie
+        return None
+
+    # -- infra-envs (inventory.go RegisterInfraEnvInternal,
+    #    UpdateInfraEnvInternal, DeregisterInfraEnvInternal) --------------
+    def _resolve_os_version(self, version):
+        if not version:
+            return latest_os_image_version()
+        v = os_image_version(version)
+        if v is None:
+            # getOsImageOrLatest
+            raise ApiError(400, "No OS image for Openshift version %s" % version)
+        return v
+
+    @staticmethod
+    def _default_https_proxy(proxy):
+        """setDefaultRegisterInfraEnvParams / validateAndUpdateInfraEnvProxyParams:
+        an http_proxy without https_proxy serves both."""
+        proxy = dict(proxy)
+        if proxy.get("http_proxy") is not None and not proxy.get("https_proxy"):
+            proxy["https_proxy"] = proxy["http_proxy"]
+        return proxy
+
+    def _check_proxy(self, proxy, ocp_version):
+        if proxy is not None:
+            refvalid.validate_proxy(proxy.get("http_proxy") or "", proxy.get("https_proxy") or "",
+                                    proxy.get("no_proxy") or "", ocp_version)
+
+    def _check_image_params(self, p):
+        """The static network, ignition override, trust bundle and kernel
+        argument checks (400s)."""
+        if p.get("ignition_config_override"):
+            refvalid.parse_ignition(p["ignition_config_override"])
+            refvalid.validate_ignition_image_size(p["ignition_config_override"])
+        if p.get("static_network_config"):
+            e = refvalid.static_network_errors(p["static_network_config"])
+            if e:
+                raise ValidationFailed(e)
+        if p.get("additional_trust_bundle"):
+            refvalid.validate_pem_bundle(p["additional_trust_bundle"])
+        if p.get("kernel_arguments"):
+            refvalid.validate_kernel_arguments(p["kernel_arguments"])
+
+    def register_infra_env(self, p):
+        """RegisterInfraEnvInternal, its checks in its order: proxy, NTP,
+        OS image, SSH key, static network, ignition override, the cluster,
+        pull secret."""
+        arch = p.get("cpu_architecture") or "x86_64"
+        proxy = self._default_https_proxy(p["proxy"]) if p.get("proxy") is not None else None
+        cluster = self.clusters.get(p["cluster_id"]) if p.get("cluster_id") else None
+        version = p.get("openshift_version") or (cluster.spec.get("openshift_version") if cluster else "")
+        try:
+            self._check_proxy(proxy, version)
+            if p.get("additional_ntp_sources"):
+                refvalid.validate_ntp_source(p["additional_ntp_sources"])
+            os_version = self._resolve_os_version(version)
+            if p.get("ssh_authorized_key"):
+                try:
+                    refvalid.validate_ssh_keys(p["ssh_authorized_key"])
+                except ValidationFailed:
+                    raise ValidationFailed("SSH key is not valid")
+            self._check_image_params(p)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        if p.get("cluster_id"):
+            if cluster is None:
+                raise ApiError(404, "Cluster ID %s does not exist" % p["cluster_id"])
+            if cluster.spec.get("cpu_architecture", "x86_64") not in (arch, "multi"):
+                raise ApiError(400, "Specified CPU architecture (%s) doesn't match the cluster (%s)" % (
+                    arch, cluster.spec.get("cpu_architecture", "x86_64")))
+        try:
+            refvalid.validate_pull_secret(p.get("pull_secret") or "",
+                                          self.settings.get("registries_requiring_auth") or [])
+        except ValidationFailed as e:
+            raise ApiError(400, "pull secret for new infraEnv is invalid: %s" % e)
+        spec = {
+            "name": p.get("name") or "",
+            "cluster_id": cluster.id if cluster else None,
+            "openshift_version": os_version,
+            "cpu_architecture": arch,
+            "type": p.get("image_type") or "full-iso",
+            "additional_ntp_sources": p.get("additional_ntp_sources") or "",
+            "ssh_authorized_key": p.get("ssh_authorized_key") or "",
+            "pull_secret": p.get("pull_secret") or "",
+            "proxy": {k: v for k, v in (proxy or {}).items() if v is not None},
+            "static_network_config": refvalid.format_static_network_config(p.get("static_network_config")),
+            "ignition_config_override": p.get("ignition_config_override") or "",
+            "kernel_arguments": go_dumps(p["kernel_arguments"]) if p.get("kernel_arguments") else "",
+            "additional_trust_bundle": (p.get("additional_trust_bundle") or "").strip(),
+        }
+        if p.get("network_discovery_delay_seconds") is not None:
+            spec["network_discovery_delay_seconds"] = p["network_discovery_delay_seconds"]
+        ie = InfraEnv(spec, self)
+        self.infra_envs[ie.id] = ie
+        self.add_event("infra_env_registered", "Registered infra env", infra_env_id=ie.id)
+        self.generate_image(ie)
+        return ie
+
+    def update_infra_env(self, ie_id, p):
+        """UpdateInfraEnvInternal: pull secret and SSH key checked first
+        (their own texts), then the infra-env looked up (404), then proxy,
+        ignition override, static network; only fields that differ change,
+        and any change marks the image for regeneration."""
+        try:
+            if p.get("pull_secret"):
+                refvalid.validate_pull_secret(p["pull_secret"], self.settings.get("registries_requiring_auth") or [])
+            ssh = (p.get("ssh_authorized_key") or "").strip()
+            if ssh:
+                refvalid.validate_ssh_keys(ssh)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        ie = self.infra_env(ie_id)
+        d = ie.spec
+        proxy = self._default_https_proxy(p["proxy"]) if p.get("proxy") is not None else None
+        try:
+            self._check_proxy(proxy, d.get("openshift_version"))
+            self._check_image_params(p)
+            if p.get("additional_ntp_sources"):
+                refvalid.validate_ntp_source(p["additional_ntp_sources"])
+            os_version = self._resolve_os_version(p["openshift_version"]) if p.get("openshift_version") else None
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        changed = False
+
+        def put(key, value):
+            nonlocal changed
+            if d.get(key) != value:
+                d[key] = value
+                changed = True
+        if proxy is not None:
+            merged = dict(d.get("proxy") or {})
+            merged.update({k: v for k, v in proxy.items() if v is not None})
+            put("proxy", merged)
+        if ssh:
+            put("ssh_authorized_key", ssh)
+        if p.get("additional_ntp_sources") is not None:
+            put("additional_ntp_sources", p["additional_ntp_sources"])
+        if p.get("ignition_config_override"):
+            put("ignition_config_override", p["ignition_config_override"])
+        if p.get("image_type"):
+            put("type", p["image_type"])
+        if p.get("static_network_config") is not None:
+            put("static_network_config", refvalid.format_static_network_config(p["static_network_config"]))
+        if p.get("pull_secret"):
+            put("pull_secret", p["pull_secret"])
+        if p.get("kernel_arguments") is not None:
+            put("kernel_arguments", go_dumps(p["kernel_arguments"]) if p["kernel_arguments"] else "")
+        if p.get("additional_trust_bundle") is not None:
+            put("additional_trust_bundle", p["additional_trust_bundle"].strip())
+        if os_version is not None:
+            put("openshift_version", os_version)
+        if p.get("network_discovery_delay_seconds") is not None:
+            put("network_discovery_delay_seconds", p["network_discovery_delay_seconds"])
+        if changed:
+            ie.generated = False
+        ie.updated_at = now_rfc()
+        self.generate_image(ie)
+        return ie
+
+    # -- hosts (user side) ----------------------------------------------------
+    def deregister_host(self, ie_id, host_id):
+        """V2DeregisterHostInternal: the host row goes (the agent's next call
+        gets 404), event host_deregistered, the cluster re-evaluated."""
+        h = self.host(ie_id, host_id)
+        del self.hosts[(ie_id, host_id)]
+        self.host_event(h, "host_deregistered", "Host %s deregistered" % h.display_name())
+        if h.cluster_id:
+            self.refresh_cluster(self.clusters.get(h.cluster_id))
+
+    HOST_STATUSES_BEFORE_INSTALLATION_OR_UNBOUND = HOST_STATUSES_BEFORE_INSTALLATION + [
+        "disconnected-unbound", "insufficient-unbound", "discovering-unbound", "known-unbound", "binding"]
+
+    def is_day2(self, h):
+        return h.kind == "AddToExistingClusterHost"
+
+    def update_host(self, ie_id, host_id, p):
+        """V2UpdateHostInternal: role, hostname, installation disk, machine
+        config pool, ignition endpoint token, node labels, disks to skip
+        formatting; then the host and its cluster are refreshed."""
+        h = self.host(ie_id, host_id)
+        allowed = self.HOST_STATUSES_BEFORE_INSTALLATION_OR_UNBOUND
+        state_list = "[" + " ".join(allowed) + "]"
+        if p.get("host_role") is not None:
+            if h.status not in allowed:
+                # updateRole's 400, wrapped by updateHostRole as a 500
+                raise ApiError(500, "Host is in %s state, host role can be set only in one of %s states" % (
+                    h.status, "[" + " ".join(HOST_STATUSES_BEFORE_INSTALLATION) + "]"))
+            role = p["host_role"]
+            if self.is_day2(h) and role not in ("worker", "auto-assign"):
+                raise ApiError(500, "Requested role (%s) is invalid for host %s from infraEnv %s" % (
+                    role, h.id, h.infra_env_id))
+            if role != h.role:
+                if self.is_day2(h) and h.machine_config_pool_name in ("", h.role):
+                    h.machine_config_pool_name = role
+                h.role = role
+                if role == "worker":
+                    h.bootstrap = False
+        if p.get("host_name") is not None:
+            try:
+                refvalid.validate_host_hostname(p["host_name"])
+            except ValidationFailed as e:
+                raise ApiError(400, str(e))
+            if h.status not in allowed:
+                raise ApiError(409, "Host is in %s state, host name can be set only in one of %s states" % (
+                    h.status, state_list))
+            h.requested_hostname = p["host_name"]
+        if p.get("disks_selected_config") is not None:
+            install = [d for d in p["disks_selected_config"] if d.get("role") == "install"]
+            if len(install) > 1:
+                raise ApiError(409, "duplicate setting of installation path by the user")
+            if install:
+                if h.status not in allowed:
+                    raise ApiError(409, "Host is in %s state, host name can be set only in one of %s states" % (
+                        h.status, state_list))
+                disk = None
+                for d in (h.inventory_obj or {}).get("disks") or []:
+                    did = d.get("id") or "/dev/" + d.get("name", "")
+                    if did == install[0]["id"] and (d.get("installation_eligibility") or {}).get("eligible"):
+                        disk = d
+                if disk is None:
+                    raise ApiError(409, "Requested installation disk is not part of the host's valid disks")
+                h.installation_disk_id = install[0]["id"]
+                h.installation_disk_path = "/dev/" + disk.get("name", "")
+        if p.get("machine_config_pool_name") is not None:
+            if not self.is_day2(h):
+                raise ApiError(409, "Host %s must be in day2 to update its machine config pool name to %s" % (
+                    h.id, p["machine_config_pool_name"]))
+            if h.status not in allowed:
+                raise ApiError(409, "Host is in %s state, host machine config poll can be set only in one of %s "
+                                    "states" % (h.status, state_list))
+            h.machine_config_pool_name = p["machine_config_pool_name"]
+        if p.get("ignition_endpoint_token") is not None:
+            h.ignition_endpoint_token_set = bool(p["ignition_endpoint_token"])
+        if p.get("node_labels") is not None:
+            labels = {x.get("key", ""): x.get("value", "") for x in p["node_labels"]}
+            err = refvalid.validate_node_labels(labels)
+            if err:
+                raise ApiError(500, err)
+            h.node_labels = go_dumps(dict(sorted(labels.items()))) if labels else ""
+        if p.get("disks_skip_formatting") is not None:
+            ids = [d.get("id") or "/dev/" + d.get("name", "") for d in (h.inventory_obj or {}).get("disks") or []]
+            skip = list(h.skip_formatting)
+            for item in p["disks_skip_formatting"]:
+                if item.get("disk_id") is None or item.get("skip_formatting") is None:
+                    raise ApiError(400, "Missing required disk formatting param fields")
+                if item["disk_id"] not in ids:
+                    raise ApiError(400, "Disk identifier %s doesn't match any disk in the inventory, it cannot be "
+                                        "skipped. Inventory disk identifiers are: %s" % (
+                                            item["disk_id"], ", ".join(ids)))
+                if item["skip_formatting"] and item["disk_id"] not in skip:
+                    skip.append(item["disk_id"])
+                elif not item["skip_formatting"] and item["disk_id"] in skip:
+                    skip.remove(item["disk_id"])
+            h.skip_formatting = skip
+        h.touch()
+        self.refresh_host(h)
+        self.refresh_cluster(self.clusters.get(h.cluster_id) if h.cluster_id else None)
+        return h
+
+    def update_host_installer_args(self, ie_id, host_id, args):
+        try:
+            refvalid.validate_installer_args(args)
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        h = self.host(ie_id, host_id)
+        h.installer_args_json = go_dumps(args)
+        h.installer_args = list(args)
+        h.touch()
+        self.host_event(h, "host_installer_args_applied",
+                        "Host %s: custom installer arguments were applied" % h.display_name())
+        return h
+
+    def update_host_ignition(self, ie_id, host_id, config):
+        h = self.host(ie_id, host_id)
+        if config:
+            try:
+                refvalid.parse_ignition(config)
+            except ValidationFailed as e:
+                raise ApiError(400, str(e))
+        h.ignition_overrides = config
+        h.touch()
+        self.host_event(h, "host_discovery_ignition_config_applied",
+                        "Host %s: custom discovery ignition config was applied" % h.display_name())
+        return h
+
+    def accept_registration(self, cluster):
+        """cluster.AcceptRegistration (409 texts)."""
+        if cluster.status == "installed":
+            raise ApiError(409, "Cannot add host to a cluster that is already installed, please use the day2 "
+                                "cluster option")
+        if cluster.status not in CLUSTER_ACCEPTS_REGISTRATION:
+            raise ApiError(409, "Host can register only in one of the following states: %s" % (
+                "[" + " ".join(CLUSTER_ACCEPTS_REGISTRATION) + "]"))
+
+    def bind_host(self, ie_id, host_id, cluster_id):
+        """BindHostInternal: only a known-unbound host binds (host state
+        machine); it goes to binding, the agent is told to exit, and its
+        re-registration makes it discovering in the cluster."""
+        h = self.host(ie_id, host_id)
+        if h.cluster_id:
+            raise ApiError(409, "Host %s is already bound to cluster %s" % (host_id, h.cluster_id))
+        cluster = self.clusters.get(cluster_id)
+        if cluster is None:
+            raise ApiError(400, "Failed to find cluster %s" % cluster_id)
+        ie = self.infra_env(ie_id)
+        c_arch = cluster.spec.get("cpu_architecture", "x86_64")
+        ie_arch = ie.spec.get("cpu_architecture", "x86_64")
+        if c_arch != ie_arch and c_arch != "multi":
+            raise ApiError(400, "InfraEnv's CPU architecture (%s) doesn't match the cluster (%s)" % (ie_arch, c_arch))
+        self.accept_registration(cluster)
+        if h.status != "known-unbound":
+            raise ApiError(500, "no condition found to run transition BindHost from state %s" % h.status)
+        h.cluster_id = cluster.id
+        if cluster.spec.get("kind") == "AddHostsCluster":
+            h.kind = "AddToExistingClusterHost"
+            h.role = "worker"
+            h.suggested_role = "worker"
+            h.machine_config_pool_name = h.machine_config_pool_name or "worker"
+        h.set_status("binding", "Host is waiting to be bound to the cluster")
+        self.refresh_cluster(cluster)
+        return h
+
+    UNBIND_TO_UNBINDING = ("known", "discovering", "disconnected", "insufficient", "pending-for-input")
+    UNBIND_TO_PENDING_USER_ACTION = ("installed", "added-to-existing-cluster", "error", "cancelled")
+
+    def unbind_host(self, ie_id, host_id):
+        h = self.host(ie_id, host_id)
+        if not h.cluster_id:
+            raise ApiError(409, "Host %s is already unbound" % host_id)
+        ie = self.infra_env(ie_id)
+        if ie.cluster_id:
+            raise ApiError(409, "Cannot unbind Host %s. InfraEnv %s is bound to Cluster %s" % (
+                host_id, ie_id, ie.cluster_id))
+        if h.status in self.UNBIND_TO_UNBINDING:
+            status = "unbinding"
+        elif h.status in self.UNBIND_TO_PENDING_USER_ACTION:
+            status = "unbinding-pending-user-action"
+        else:
+            raise ApiError(500, "no condition found to run transition UnbindHost from state %s" % h.status)
+        cluster = self.clusters.get(h.cluster_id)
+        h.cluster_id = None
+        h.kind = "Host"
+        h.role = "auto-assign"
+        h.suggested_role = "auto-assign"
+        h.bootstrap = False
+        h.machine_config_pool_name = ""
+        h._stages_cache = []
+        h.progress = {"current_stage": "", "progress_info": "", "installation_percentage": 0,
+                      "stage_started_at": ZERO_MS, "stage_updated_at": ZERO_MS}
+        h.set_status(status, "Host is waiting to be unbound from the cluster")
+        self.refresh_cluster(cluster)
+        return h
+
+    def install_host(self, ie_id, host_id):
+        """InstallSingleDay2HostInternal (v2InstallHost)."""
+        h = self.host(ie_id, host_id)
+        if not self.is_day2(h):
+            raise ApiError(409, "method only allowed when adding hosts to an existing cluster")
+        if h.status != "known":
+            raise ApiError(409, "cannot install host in state %s" % h.status)
+        if h.role == "auto-assign":
+            h.role = "worker"
+        h.suggested_role = h.role
+        cluster = self.clusters.get(h.cluster_id)
+        h._stages_cache = h.stages(cluster.sno if cluster else False)
+        h.set_status("installing", "Installation is in progress")
+        return h
+
+    def deregister_infra_env(self, ie_id):
+        ie = self.infra_env(ie_id)
+        n = sum(1 for h in self.hosts.values() if h.infra_env_id == ie.id)
+        if n:
+            raise ApiError(400, "failed to deregister infraEnv %s, %d hosts are still associated" % (ie.id, n))
+        del self.infra_envs[ie.id]
+        self.add_event("infra_env_deregistered", "Deregistered infra env", infra_env_id=ie.id)
+
+    # -- infra-env files (v2DownloadInfraEnvFiles) ------------------------
+    def discovery_ignition(self, ie):
+        """The discovery ignition: Ignition 3.1.0 with the units observed in
+        observed/04 (agent.service pointing at this service, proxy
+        variables from the infra-env), the SSH keys, the pull secret as
+        /root/.docker/config.json, the static network config files, the
+        additional trust bundle; the override merged (its users, files and
+        units appended; version raised to the override's)."""
+        d = ie.spec
+        agent = self.settings["agent_image"]
+        px = d.get("proxy") or {}
+        hp, hsp, np = px.get("http_proxy") or "", px.get("https_proxy") or "", px.get("no_proxy") or ""
+        agent_unit = ("[Service]\nType=simple\nRestart=always\nRestartSec=3\nStartLimitInterval=0\n"
+                      "Environment=HTTP_PROXY=%s\nEnvironment=http_proxy=%s\nEnvironment=HTTPS_PROXY=%s\n"
+                      "Environment=https_proxy=%s\nEnvironment=NO_PROXY=%s\nEnvironment=no_proxy=%s\n"
+                      "TimeoutStartSec=600\nExecStartPre=/usr/local/bin/agent-fix-bz1964591 %s\n"
+                      "ExecStartPre=podman run --privileged --rm -v /usr/local/bin:/hostbin %s cp /usr/bin/agent "
+                      "/hostbin\nExecStart=/usr/local/bin/agent --url %s --infra-env-id %s --agent-version %s "
+                      "--insecure=true  \n\n[Unit]\nWants=network-online.target\nAfter=network-online.target\n\n"
+                      "[Install]\nWantedBy=multi-user.target\n") % (hp, hp, hsp, hsp, np, np, agent, agent,
+                                                                   self.service_base(), ie.id, agent)
+        selinux_unit = ("[Service]\nType=oneshot\nExecStartPre=checkmodule -M -m -o /root/assisted.mod "
+                        "/root/assisted.te\nExecStartPre=semodule_package -o /root/assisted.pp -m "
+                        "/root/assisted.mod\nExecStart=semodule -i /root/assisted.pp\n\n[Install]\n"
+                        "WantedBy=multi-user.target\n")
+
+        def data_file(path, content, mode=420):
+            return {"contents": {"source": "data:text/plain;charset=utf-8;base64," +
+                                 base64.b64encode(content.encode("utf-8")).decode("ascii")},
+                    "mode": mode, "overwrite": True, "path": path}
+        files = [data_file("/root/.docker/config.json", d.get("pull_secret") or "", 420)]
+        if d.get("additional_trust_bundle"):
+            files.append(data_file("/etc/pki/ca-trust/source/anchors/domain.crt", d["additional_trust_bundle"]))
+        for i, host in enumerate(json.loads(d["static_network_config"]) if d.get("static_network_config") else []):
+            lines = sorted("%s=%s" % (m.get("mac_address", ""), m.get("logical_nic_name", ""))
+                           for m in host.get("mac_interface_map") or [])
+            files.append(data_file("/etc/assisted/network/host%d/mac_interface.ini" % i, "\n".join(lines), 384))
+            files.append(data_file("/etc/assisted/network/host%d/ymlFile%d.yml" % (i, i),
+                                   refvalid._nmpolicy(host), 384))
+        keys = [k.strip() for k in (d.get("ssh_authorized_key") or "").split("\n") if k.strip()]
+        user = {"groups": ["sudo"], "name": "core", "passwordHash": "!"}
+        if keys:
+            user["sshAuthorizedKeys"] = keys
+        ign = {"ignition": {"version": "3.1.0"},
+               "passwd": {"users": [user]},
+               "storage": {"files": files},
+               "systemd": {"units": [{"contents": agent_unit, "enabled": True, "name": "agent.service"},
+                                     {"contents": selinux_unit, "enabled": True, "name": "selinux.service"},
+                                     {"enabled": True, "name": "multipathd.service"}]}}
+        if d.get("ignition_config_override"):
+            append_ignition(ign, json.loads(d["ignition_config_override"]))
+        return go_dumps(ign)
+
+    def _kargs_suffix(self, ie):
+        if not ie.spec.get("kernel_arguments"):
+            return ""
+        return "".join(" " + (a.get("value") or "") for a in json.loads(ie.spec["kernel_arguments"])
+                       if a.get("operation") == "append")
+
+    def _image_query(self, ie, extra=()):
+        q = list(extra)
+        token = ie.image_key[4] if ie.image_key else ""
+        if token:
+            q.append(("api_key" if self.auth_type() == "local" else "image_token", token))
+        return "&".join("%s=%s" % kv for kv in sorted(q))
+
+    def boot_artifact_urls(self, ie):
+        """initrd, kernel, rootfs URLs on the image service (the hub's iPXE
+        script and the infra-env's boot artifacts)."""
+        d = ie.spec
+        va = (("arch", d.get("cpu_architecture", "x86_64")), ("version", d.get("openshift_version", "")))
+        base = self.image_base()
+        return ("%s/images/%s/pxe-initrd?%s" % (base, ie.id, self._image_query(ie, va)),
+                "%s/boot-artifacts/kernel?%s" % (base, "&".join("%s=%s" % kv for kv in va)),
+                "%s/boot-artifacts/rootfs?%s" % (base, "&".join("%s=%s" % kv for kv in va)))
+
+    def files_url(self, ie, file_name, ipxe_script_type=None):
+        q = [("file_name", file_name)]
+        if ipxe_script_type:
+            q.append(("ipxe_script_type", ipxe_script_type))
+        token = ie.image_key[4] if ie.image_key else ""
+        if token:
+            q.append(("api_key" if self.auth_type() == "local" else "image_token", token))
+        return "%s/api/assisted-install/v2/infra-envs/%s/downloads/files?%s" % (
+            self.service_base(), ie.id, "&".join("%s=%s" % kv for kv in q))
+
+    def ipxe_script(self, ie, mac=None, script_type=None):
+        if mac:
+            for h in self.hosts.values():
+                if h.infra_env_id != ie.id:
+                    continue
+                macs = [(i.get("mac_address") or "").lower() for i in (h.inventory_obj or {}).get("interfaces") or []]
+                if mac.lower() in macs and h.status in ("installed", "added-to-existing-cluster"):
+                    raise ApiError(404, "IPXE booting skipped. InfraEnv %s: host %s having mac %s is already "
+                                        "installed" % (ie.id, h.id, mac))
+        if script_type == "boot-order-control" and not mac:
+            return "#!ipxe\nchain %s&mac=${net0/mac}\n" % self.files_url(ie, "ipxe-script", script_type)
+        initrd, kernel, rootfs = self.boot_artifact_urls(ie)
+        return ("#!ipxe\ninitrd --name initrd %s\nkernel %s initrd=initrd coreos.live.rootfs_url=%s "
+                "random.trust_cpu=on rd.luks.options=discard ignition.firstboot ignition.platform.id=metal "
+                "console=tty1 console=ttyS1,115200n8 coreos.inst.persistent-kargs=\"console=tty1 "
+                "console=ttyS1,115200n8\"%s\nboot\n") % (initrd, kernel, rootfs, self._kargs_suffix(ie))
+
+    def infra_env_file(self, ie_id, file_name, mac=None, script_type=None):
+        """(filename, bytes) of v2DownloadInfraEnvFiles."""
+        ie = self.infra_env(ie_id)
+        if script_type and file_name != "ipxe-script":
+            raise ApiError(400, "\"ipxe_script_type\"\" can be set only for \"ipxe-script\"")
+        if file_name == "discovery.ign":
+            return "discovery.ign", self.discovery_ignition(ie).encode("utf-8")
+        if file_name == "ipxe-script":
+            return "%s-ipxe-script" % ie.id, self.ipxe_script(ie, mac, script_type).encode("utf-8")
+        stored = ie.spec.get("static_network_config") or ""
+        if not stored:
+            return "", b""
+        return "%s-static-network-config.tar" % ie.id, refvalid.static_network_archive(stored)
+
+    def iso_standin(self, ie):
+        """The ISO body the image-service paths serve here: not an ISO (no
+        RHCOS image is available), a small text naming what the real image
+        would hold, with a digest of the discovery ignition embedded."""
+        ign = self.discovery_ignition(ie).encode("utf-8")
+        return ("refservice stand-in for the %s discovery ISO of infra-env %s\nopenshift_version=%s\n"
+                "cpu_architecture=%s\nignition_sha256=%s\n" % (
+                    ie.spec.get("type", "full-iso"), ie.id, ie.spec.get("openshift_version", ""),
+                    ie.spec.get("cpu_architecture", "x86_64"), hashlib.sha256(ign).hexdigest())).encode("utf-8")
 
     # -- control -------------------------------------------------------------
     def control_update_host(self, h, spec):
@@ -1437,8 +3249,10 @@ class Model(object):
 
 
 CLUSTER_KEYS = set(DEFAULT_CLUSTER) | {"id", "status", "status_info", "files", "installer_args", "platform_type",
-                                       "high_availability_mode"}
-INFRA_ENV_KEYS = set(DEFAULT_INFRA_ENV) | {"id", "cluster_id"}
+                                       "high_availability_mode", "kind", "pull_secret", "hyperthreading",
+                                       "schedulable_masters", "additional_ntp_source", "tags", "api_vip_dns_name",
+                                       "openshift_cluster_id", "imported", "monitored_operators"}
+INFRA_ENV_KEYS = set(DEFAULT_INFRA_ENV) | {"id", "cluster_id"} | INFRA_ENV_EXTRA_KEYS
 HOST_KEYS = {"id", "infra_env_id", "cluster_id", "discovery_agent_version", "inventory", "status", "status_info",
              "role", "suggested_role", "bootstrap", "stage", "current_stage", "progress_info",
              "installation_disk_id", "installation_disk_path", "requested_hostname", "installer_args", "ignition",

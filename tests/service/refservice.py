@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""refservice: a faithful fake of assisted-service's agent- and installer-facing
-REST API (v2), for testing the cradle agent and installer.
+"""refservice: a faithful fake of assisted-service's REST API (v2): what the
+agent, the installer and the controller call, and the user-facing part
+cradle-hub calls; for testing the cradle agent, installer and hub.
 
 Usage: refservice.py [--bind 127.0.0.1] [--port 0 --port-file F] [--scenario S.json]
                      [--record requests.jsonl] [--logs-dir DIR] [--token T]
@@ -46,10 +47,7 @@ COMPONENT_VERSIONS = {"versions": {
     "assisted-installer-controller": "quay.io/edge-infrastructure/assisted-installer-controller:latest",
     "assisted-installer-service": "Unknown",
     "discovery-agent": "quay.io/edge-infrastructure/assisted-installer-agent:latest"}}
-OPENSHIFT_VERSIONS = {
-    "4.13": {"cpu_architectures": ["x86_64"], "default": True, "display_name": "4.13.18",
-             "support_level": "production"},
-    "4.14": {"cpu_architectures": ["x86_64"], "display_name": "4.14.0-rc.7", "support_level": "beta"}}
+OPENSHIFT_VERSIONS = refmodel.OPENSHIFT_VERSIONS
 
 SECRET_HEADERS = ("x-secret-key", "authorization", "watcher-authorization", "image-token")
 SECRET_QUERY = ("api_key", "image_token")
@@ -321,7 +319,7 @@ class Api(object):
         rec["operation"] = op_id
         rec["route"] = tmpl
         # security
-        auth = self.authenticate(op, headers, rawquery)
+        auth = self.authenticate(op, headers, rawquery, params)
         rec["auth"] = auth[0]
         if auth[1] is not None:
             return auth[1]
@@ -364,9 +362,14 @@ class Api(object):
                     return r
                 return error_response(err)
 
-    def authenticate(self, op, headers, rawquery):
+    def authenticate(self, op, headers, rawquery, path_params=None):
         if not self.token:
             return "none", None
+        # a signed infra-env URL (api_key / image_token) carries the
+        # infra-env's image token (the real service: a JWT naming the
+        # infra-env), good for that infra-env's endpoints
+        ie = self.model.infra_envs.get((path_params or {}).get("infra_env_id", ""))
+        ie_token = ie.image_key[4] if ie is not None and ie.image_key else None
         schemes = self.sw.op_security(op)
         presented = []
         query = urllib.parse.parse_qs(rawquery)
@@ -388,6 +391,8 @@ class Api(object):
             # go-openapi: no authenticator applied -> errors.Unauthenticated("invalid credentials")
             return "missing", json_response(401, {"code": 401, "message": "unauthenticated for invalid credentials"})
         if any(p == self.token for p in presented):
+            return "ok", None
+        if ie_token and any(p == ie_token for p in presented):
             return "ok", None
         return "wrong", json_response(401, {"code": 401, "message": "Unauthorized"})
 
@@ -415,6 +420,19 @@ class Api(object):
                 if raw == "":
                     if p.get("required"):
                         errors.append(ValidationError(swaggerval.REQUIRED, "%s in query is required" % name))
+                    continue
+                if p.get("type") == "array":
+                    # collectionFormat csv (the default); each item validated as items
+                    raws = query[name] if p.get("collectionFormat") == "multi" else raw.split(",")
+                    items = []
+                    for i, item in enumerate(raws):
+                        sub = dict(p.get("items") or {}, name="%s.%d" % (name, i), **{"in": where})
+                        holder = {}
+                        errs = self._simple(sub, item, holder)
+                        errors.extend(errs)
+                        if not errs:
+                            items.append(holder[sub["name"]])
+                    args[name] = items
                     continue
                 errors.extend(self._simple(p, raw, args))
             elif where == "header":
@@ -548,7 +566,7 @@ class Api(object):
         return json_response(200, h.to_api())
 
     def op_v2ListHosts(self, a, headers, rec):
-        self.model.infra_env(a["infra_env_id"])
+        # GetInfraEnvHostsFromDB: an unknown infra-env has no hosts (200 [])
         hosts = sorted((h for h in self.model.hosts.values() if h.infra_env_id == a["infra_env_id"]),
                        key=lambda h: h.seq)
         return json_response(200, [h.to_api() for h in hosts])
@@ -573,9 +591,162 @@ class Api(object):
     def op_GetInfraEnv(self, a, headers, rec):
         return json_response(200, self.model.infra_env(a["infra_env_id"]).to_api())
 
+    # -- infra-envs (user side) ----------------------------------------------
+    def op_RegisterInfraEnv(self, a, headers, rec):
+        return json_response(201, self.model.register_infra_env(a["body"]).to_api())
+
+    def op_UpdateInfraEnv(self, a, headers, rec):
+        return json_response(201, self.model.update_infra_env(a["infra_env_id"], a["body"]).to_api())
+
+    def op_ListInfraEnvs(self, a, headers, rec):
+        ies = [ie for ie in self.model.infra_envs.values()
+               if not a.get("cluster_id") or ie.cluster_id == a["cluster_id"]]
+        return json_response(200, [ie.to_api() for ie in ies])
+
+    def op_DeregisterInfraEnv(self, a, headers, rec):
+        self.model.deregister_infra_env(a["infra_env_id"])
+        return Response(204)
+
+    def op_GetInfraEnvDownloadURL(self, a, headers, rec):
+        m = self.model
+        ie = m.infra_env(a["infra_env_id"])
+        if m.auth_type() != "none":
+            ie.generated = False   # a signed URL is issued afresh
+        m.generate_image(ie, event=False)
+        return json_response(200, {"expires_at": ie.expires_at, "url": ie.download_url()})
+
+    def op_GetInfraEnvPresignedFileURL(self, a, headers, rec):
+        m = self.model
+        ie = m.infra_env(a["infra_env_id"])
+        if a.get("ipxe_script_type") and a["file_name"] != "ipxe-script":
+            raise ApiError(400, "ipxe_script_type can be set only for \"ipxe-script\"")
+        expires = refmodel.fmt_ms(refmodel.epoch_ms() + 4 * 3600 * 1000) if m.auth_type() == "rhsso" \
+            else refmodel.ZERO_MS
+        return json_response(200, {"expires_at": expires,
+                                   "url": m.files_url(ie, a["file_name"], a.get("ipxe_script_type"))})
+
+    def op_v2DownloadInfraEnvFiles(self, a, headers, rec):
+        name, data = self.model.infra_env_file(a["infra_env_id"], a["file_name"], a.get("mac"),
+                                               a.get("ipxe_script_type"))
+        return file_response(name, data)
+
+    def op_v2DeregisterHost(self, a, headers, rec):
+        self.model.deregister_host(a["infra_env_id"], a["host_id"])
+        return Response(204)
+
+    def op_v2UpdateHost(self, a, headers, rec):
+        return json_response(201, self.model.update_host(a["infra_env_id"], a["host_id"], a["body"]).to_api())
+
+    def op_v2UpdateHostInstallerArgs(self, a, headers, rec):
+        h = self.model.update_host_installer_args(a["infra_env_id"], a["host_id"], a["body"].get("args") or [])
+        return json_response(201, h.to_api())
+
+    def op_v2UpdateHostIgnition(self, a, headers, rec):
+        self.model.update_host_ignition(a["infra_env_id"], a["host_id"], a["body"].get("config") or "")
+        return Response(201)
+
+    def op_BindHost(self, a, headers, rec):
+        return json_response(200, self.model.bind_host(a["infra_env_id"], a["host_id"],
+                                                       a["body"]["cluster_id"]).to_api())
+
+    def op_UnbindHost(self, a, headers, rec):
+        return json_response(200, self.model.unbind_host(a["infra_env_id"], a["host_id"]).to_api())
+
+    def op_v2InstallHost(self, a, headers, rec):
+        return json_response(202, self.model.install_host(a["infra_env_id"], a["host_id"]).to_api())
+
+    def op_v2ListEvents(self, a, headers, rec):
+        events, hdrs = self.model.list_events(a)
+        return json_response(200, events, hdrs)
+
+    def _cluster(self, status, c):
+        return json_response(status, c.to_api(self.model.cluster_hosts(c.id), self._style()))
+
     def op_v2InstallCluster(self, a, headers, rec):
-        c = self.model.install_cluster(a["cluster_id"])
-        return json_response(202, c.to_api(self.model.cluster_hosts(c.id), self._style()))
+        return self._cluster(202, self.model.rest_install_cluster(a["cluster_id"]))
+
+    # -- clusters (user side) ---------------------------------------------------
+    def op_v2RegisterCluster(self, a, headers, rec):
+        return self._cluster(201, self.model.register_cluster(a["body"]))
+
+    def op_v2ImportCluster(self, a, headers, rec):
+        return self._cluster(201, self.model.import_cluster(a["body"]))
+
+    def op_V2UpdateCluster(self, a, headers, rec):
+        return self._cluster(201, self.model.update_cluster(a["cluster_id"], a["body"]))
+
+    def op_v2ListClusters(self, a, headers, rec):
+        m = self.model
+        out = []
+        for c in m.clusters.values():
+            if a.get("openshift_cluster_id") and c.spec.get("openshift_cluster_id") != a["openshift_cluster_id"]:
+                continue
+            out.append(c.to_api(m.cluster_hosts(c.id), self._style(), include_hosts=bool(a.get("with_hosts"))))
+        return json_response(200, out)
+
+    def op_v2DeregisterCluster(self, a, headers, rec):
+        self.model.deregister_cluster(a["cluster_id"])
+        return Response(204)
+
+    def op_V2CancelInstallation(self, a, headers, rec):
+        return self._cluster(202, self.model.cancel_installation(a["cluster_id"]))
+
+    def op_v2ResetCluster(self, a, headers, rec):
+        return self._cluster(202, self.model.reset_cluster(a["cluster_id"]))
+
+    def op_TransformClusterToDay2(self, a, headers, rec):
+        return self._cluster(202, self.model.transform_to_day2(a["cluster_id"]))
+
+    def op_v2UpdateClusterInstallConfig(self, a, headers, rec):
+        return self._cluster(201, self.model.update_install_config(a["cluster_id"], a.get("body") or ""))
+
+    def op_v2SetIgnoredValidations(self, a, headers, rec):
+        return json_response(201, self.model.set_ignored_validations(a["cluster_id"], a.get("body") or {}))
+
+    def op_v2GetIgnoredValidations(self, a, headers, rec):
+        return json_response(200, self.model.ignored_validations(a["cluster_id"]))
+
+    def op_V2ListClusterManifests(self, a, headers, rec):
+        return json_response(200, self.model.list_manifests(a["cluster_id"]))
+
+    def op_V2CreateClusterManifest(self, a, headers, rec):
+        return json_response(201, self.model.create_manifest(a["cluster_id"], a["body"]))
+
+    def op_V2DeleteClusterManifest(self, a, headers, rec):
+        self.model.delete_manifest(a["cluster_id"], a.get("folder"), a.get("file_name") or "")
+        return Response(200)
+
+    def op_v2DownloadClusterManifest(self, a, headers, rec):
+        name = a.get("file_name") or ""
+        return file_response(name, self.model.manifest_content(a["cluster_id"], a.get("folder"), name))
+
+    def op_V2DownloadClusterCredentials(self, a, headers, rec):
+        return file_response(a["file_name"], self.model.cluster_credentials_file(a["cluster_id"], a["file_name"]))
+
+    def op_V2GetCredentials(self, a, headers, rec):
+        return json_response(200, self.model.credentials(a["cluster_id"]))
+
+    # -- what the assisted-installer-controller calls -----------------------
+    def op_v2UploadClusterIngressCert(self, a, headers, rec):
+        self.model.upload_ingress_cert(a["cluster_id"], a.get("body") or "")
+        return Response(201)
+
+    def op_v2ReportMonitoredOperatorStatus(self, a, headers, rec):
+        self.model.report_operator(a["cluster_id"], a.get("body") or {})
+        return Response(200)
+
+    def op_V2ListOfClusterOperators(self, a, headers, rec):
+        c = self.model.cluster(a["cluster_id"])
+        ops = [dict(sorted(dict(o, cluster_id=c.id).items())) for o in c.operators
+               if not a.get("operator_name") or o["name"] == a["operator_name"]]
+        return json_response(200, ops)
+
+    def op_v2CompleteInstallation(self, a, headers, rec):
+        return self._cluster(202, self.model.complete_installation(a["cluster_id"], a.get("body") or {}))
+
+    def op_v2UpdateClusterFinalizingProgress(self, a, headers, rec):
+        self.model.set_finalizing_stage(a["cluster_id"], (a.get("body") or {}).get("finalizing_stage"))
+        return Response(200)
 
     def op_v2ListComponentVersions(self, a, headers, rec):
         return json_response(200, COMPONENT_VERSIONS)
@@ -666,6 +837,45 @@ def parse_multipart(content_type, body):
     if not parts and body.strip():
         raise ValueError("multipart: NextPart: EOF")
     return parts
+
+
+# ---------------------------------------------------------------------------
+# image-service paths (assisted-image-service: the URLs the infra-env's
+# download_url and boot artifacts point at when image_service_base_url is
+# this service)
+
+IMAGE_PATH_RE = re.compile(r"^/(byid|byapikey|bytoken)/([^/]+)/([^/]+)/([^/]+)/(full|minimal|disconnected)\.iso$")
+IMAGE_PREFIXES = ("/byid/", "/byapikey/", "/bytoken/", "/images/", "/boot-artifacts/")
+
+
+def image_service(model, method, path, rawquery):
+    """Stand-in bodies: no RHCOS image exists here (see Model.iso_standin)."""
+    if method not in ("GET", "HEAD"):
+        return Response(405, "method not allowed\n", "text/plain")
+    q = urllib.parse.parse_qs(rawquery)
+    with model.lock:
+        m = IMAGE_PATH_RE.match(path)
+        if m:
+            kind, ident = m.group(1), m.group(2)
+            ie = model.infra_envs.get(ident) if kind == "byid" else model.infra_env_by_token(ident)
+            if ie is None:
+                return Response(404 if kind == "byid" else 401, "not found\n" if kind == "byid" else
+                                "unauthorized\n", "text/plain")
+            return Response(200, model.iso_standin(ie), "application/octet-stream")
+        parts = path.strip("/").split("/")
+        if len(parts) == 3 and parts[0] == "images" and parts[2] == "pxe-initrd":
+            ie = model.infra_envs.get(parts[1])
+            if ie is None:
+                return Response(404, "not found\n", "text/plain")
+            token = ie.image_key[4] if ie.image_key else ""
+            if token and (q.get("api_key") or q.get("image_token") or [""])[0] != token:
+                return Response(401, "unauthorized\n", "text/plain")
+            return Response(200, ("refservice stand-in initrd for infra-env %s (arch %s, version %s)\n" % (
+                ie.id, q.get("arch", [""])[0], q.get("version", [""])[0])).encode(), "application/octet-stream")
+        if len(parts) == 2 and parts[0] == "boot-artifacts" and parts[1] in ("kernel", "rootfs"):
+            return Response(200, ("refservice stand-in %s (arch %s, version %s)\n" % (
+                parts[1], q.get("arch", [""])[0], q.get("version", [""])[0])).encode(), "application/octet-stream")
+    return Response(404, "not found\n", "text/plain")
 
 
 # ---------------------------------------------------------------------------
@@ -883,6 +1093,9 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(rule["delay"])
             if not rule["after"] and rule["action"] != "delay":
                 resp = Faults.response(rule)
+        if resp is None and path.startswith(IMAGE_PREFIXES):
+            rec["operation"] = "image-service"
+            resp = image_service(svc.model, method, path, url.query)
         if resp is None:
             try:
                 resp = svc.api.handle(method, path, url.query, headers, body, rec)
@@ -895,7 +1108,7 @@ class Handler(BaseHTTPRequestHandler):
         rec["status"] = resp.status if not resp.action or resp.action == "truncate" else None
         rec["fault_action"] = resp.action
         if resp.json is not None:
-            rec["response"] = resp.json
+            rec["response"] = redact_json(resp.json)
         elif resp.body:
             rec["response_bytes"] = len(resp.body)
             if resp.content_type and resp.content_type.startswith("text/"):
@@ -951,6 +1164,19 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
 
+SECRET_KEYS = ("pull_secret", "password")
+
+
+def redact_json(value):
+    """A copy of a recorded body without pull secrets and passwords (the
+    user API carries them: RegisterInfraEnv, V2UpdateCluster, V2GetCredentials)."""
+    if isinstance(value, dict):
+        return {k: ("<redacted>" if k in SECRET_KEYS and v else redact_json(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_json(v) for v in value]
+    return value
+
+
 def describe_body(content_type, body):
     if not body:
         return {}
@@ -965,7 +1191,7 @@ def describe_body(content_type, body):
             out["body_error"] = str(e)
         return out
     try:
-        out["body"] = json.loads(body.decode("utf-8"))
+        out["body"] = redact_json(json.loads(body.decode("utf-8")))
     except (ValueError, UnicodeDecodeError):
         text = body[:65536].decode("utf-8", "replace")
         out["body_text"] = text
@@ -985,7 +1211,7 @@ class Service(object):
         if opts.next_instruction_seconds is not None:
             self.initial_scenario.setdefault("settings", {})["next_instruction_seconds"] = \
                 opts.next_instruction_seconds
-        self.model = Model(self.sw, self.initial_scenario)
+        self.model = Model(self.sw, self.initial_scenario, opts.token)
         logs_dir = opts.logs_dir
         if not logs_dir and opts.record:
             logs_dir = os.path.join(os.path.dirname(os.path.abspath(opts.record)), "uploaded-logs")
@@ -1041,6 +1267,9 @@ class Service(object):
             ctx.load_cert_chain(opts.tls_cert, opts.tls_key)
             self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True, do_handshake_on_connect=False)
         self.port = self.httpd.server_address[1]
+        host = "[%s]" % bind.strip("[]") if family == socket.AF_INET6 else bind
+        with self.model.lock:
+            self.model.base_url = "%s://%s:%d" % ("https" if opts.tls_cert else "http", host, self.port)
         if opts.port_file:
             tmp = opts.port_file + ".tmp"
             with open(tmp, "w") as f:

@@ -7,6 +7,7 @@ Run:  /usr/bin/python3 tests/service/test_refservice.py     (exit 77 without pyt
 Everything binds 127.0.0.1; nothing leaves the machine.
 """
 
+import base64
 import copy
 import io
 import json
@@ -24,6 +25,11 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# With CRADLE_TEST_SERVICE_URL (+ CRADLE_TEST_SERVICE_TOKEN) set, the API
+# tests run against that service (refclient.RefService attaches to it):
+# the user-facing tests (HubBase) make their own objects and run there; the
+# agent-API tests need scenarios and the control API and skip, as do the
+# tests of the fake itself (local_only).
 
 try:
     import yaml  # noqa: F401
@@ -34,7 +40,7 @@ except ImportError:
     raise unittest.SkipTest("python3-yaml is not installed")
 
 import refservice  # noqa: E402
-from refclient import RefService  # noqa: E402
+from refclient import HubClient, RefService, real_service  # noqa: E402
 from swaggerval import Swagger  # noqa: E402
 
 try:
@@ -80,8 +86,35 @@ def inventory_for(n, ip=None):
     return inv
 
 
+REAL = real_service()
+
+
+def local_only(what):
+    """Skip when CRADLE_TEST_SERVICE_URL is set: what starts its own
+    refservice (with options, or to test the fake itself)."""
+    return unittest.skipIf(REAL, "tests the reference service itself (%s); CRADLE_TEST_SERVICE_URL is set" % what)
+
+
 def schema_errors(defname, value):
     return [e.message for e in SWAGGER.validate({"$ref": "#/definitions/" + defname}, value)]
+
+
+def connect_hosts(tc, svc, ie, hosts):
+    """hosts[i] has inventory_for(i + 1)'s address; each reports L2 and L3
+    connectivity to the others."""
+    for n, h in enumerate(hosts, 1):
+        remote = []
+        for m, other in enumerate(hosts, 1):
+            if other == h:
+                continue
+            ip = "192.168.122.%d" % (10 + m)
+            remote.append({"host_id": other, "l2_connectivity": [
+                {"outgoing_ip_address": "192.168.122.%d" % (10 + n), "outgoing_nic": "enp1s0",
+                 "remote_ip_address": ip, "remote_mac": "52:54:00:00:00:%02x" % m, "successful": True}],
+                "l3_connectivity": [{"average_rtt_ms": 0.1, "outgoing_nic": "enp1s0", "remote_ip_address": ip,
+                                     "successful": True}]})
+        st, body = svc.reply(ie, h, {"step_type": "connectivity-check"}, json.dumps({"remote_hosts": remote}))
+        tc.assertEqual(st, 204, body)
 
 
 class Base(unittest.TestCase):
@@ -96,7 +129,7 @@ class Base(unittest.TestCase):
     def tearDownClass(cls):
         rc = cls.svc.stop()
         cls.svc.__exit__(None, None, None)
-        assert rc == 0, "refservice exited %s on SIGTERM" % rc
+        assert cls.svc.real or rc == 0, "refservice exited %s on SIGTERM" % rc
 
     def setUp(self):
         self.svc.reset(getattr(self, "scenario", None))
@@ -119,9 +152,15 @@ class Base(unittest.TestCase):
         st, body = self.svc.reply(ie, host_id, step, json.dumps(inventory_for(n)))
         self.assertEqual(st, 204, body)
 
+    def connect(self, hosts=(H1, H2, H3), ie=IE):
+        """Every host's connectivity-check reply: L2 and L3 to each other
+        over inventory_for()'s addresses (the majority group needs them)."""
+        connect_hosts(self, self.svc, ie, hosts)
+
     def three_known(self):
         for n, h in enumerate((H1, H2, H3), 1):
             self.discover(h, n)
+        self.connect()
         for h in (H1, H2, H3):
             self.assertEqual(self.svc.host(h)["status"], "known")
 
@@ -255,6 +294,59 @@ class TestInstructions(Base):
         cc = [s for s in got if s["step_type"] == "connectivity-check"][0]
         self.assertEqual(cc["args"], [s for s in exp if s["step_type"] == "connectivity-check"][0]["args"])
         self.assertEqual(schema_errors("connectivity-check-params", json.loads(cc["args"][0])), [])
+
+    def test_virtual_interfaces_dropped_unless_enabled(self):
+        """ENABLE_VIRTUAL_INTERFACES (off): the stored inventory keeps the
+        interfaces of type "", physical, vlan and bond (host.go UpdateInventory)."""
+        inv = inventory_for(1)
+        base = inv["interfaces"][0]
+        kinds = ["physical", "", "vlan", "bond", "veth", "bridge", "tuntap", "device"]
+        inv["interfaces"] = []
+        for i, kind in enumerate(kinds):
+            itf = dict(base, name="if%d" % i, type=kind)
+            if not kind:
+                del itf["type"]
+            inv["interfaces"].append(itf)
+        for enabled, want in ((False, kinds[:4]), (True, kinds)):
+            self.svc.reset()
+            self.svc.control("POST", "/settings", {"enable_virtual_interfaces": enabled})
+            self.register(H1)
+            step = self.steps(H1)["instructions"][0]
+            self.assertEqual(self.svc.reply(IE, H1, step, json.dumps(inv))[0], 204)
+            stored = json.loads(self.svc.host(H1)["inventory"])["interfaces"]
+            self.assertEqual([i.get("type", "") for i in stored], want)
+
+    def test_connectivity_majority_groups(self):
+        """No majority group below three hosts: the validation is pending
+        ("Not enough hosts ...", which does not keep a host from known); with
+        three hosts and no connectivity it fails; a full mesh makes the group."""
+        def majority(h):
+            v = json.loads(self.svc.host(h)["validations_info"])
+            return [(x["status"], x["message"]) for x in v["network"] if x["id"] == "belongs-to-majority-group"][0]
+
+        def groups():
+            return json.loads(self.svc.control("GET", "/clusters/%s" % CL)["connectivity_majority_groups"])
+        pending = ("pending", "Not enough hosts in cluster to calculate connectivity groups")
+        self.discover(H1, 1)
+        self.assertEqual(majority(H1), pending)
+        self.assertEqual(self.svc.host(H1)["status"], "known")
+        self.discover(H2, 2)
+        self.connect((H1, H2))
+        self.assertEqual(groups(), {"192.168.122.0/24": [], "IPv4": [], "IPv6": []})
+        self.assertEqual([majority(h) for h in (H1, H2)], [pending, pending])
+        self.discover(H3, 3)
+        h = self.svc.host(H3)
+        self.assertEqual(majority(H3), ("failure", "No connectivity to the majority of hosts in the cluster"))
+        self.assertEqual((h["status"], h["status_info"]), (
+            "insufficient", "Host cannot be installed due to following failing validation(s): No connectivity to "
+            "the majority of hosts in the cluster"))
+        self.connect()
+        self.assertEqual(groups(), {"192.168.122.0/24": [H1, H2, H3], "IPv4": [H1, H2, H3], "IPv6": []})
+        self.assertEqual([self.svc.host(h)["status"] for h in (H1, H2, H3)], ["known"] * 3)
+        self.assertEqual(majority(H2), ("success", "Host has connectivity to the majority of hosts in the cluster"))
+        cluster = self.svc.api("GET", "/v2/clusters/%s" % CL)[1]
+        self.assertEqual(json.loads(cluster["connectivity_majority_groups"])["IPv4"], [H1, H2, H3])
+        self.assertEqual(schema_errors("cluster", cluster), [])
 
     def test_insufficient_validation(self):
         self.register(H1)
@@ -463,6 +555,7 @@ class TestInstall(Base):
         hosts = [str(uuid.UUID(int=i + 1)) for i in range(5)]
         for n, h in enumerate(hosts, 1):
             self.discover(h, n)
+        self.connect(hosts)
         self.svc.install(CL)
         roles = []
         for h in hosts:
@@ -868,6 +961,7 @@ class TestAuth(Base):
         self.assertEqual(seen, 15)
 
 
+@local_only("its TLS listener")
 class TestTLS(unittest.TestCase):
     def test_https(self):
         openssl = shutil.which("openssl")
@@ -894,6 +988,7 @@ class TestTLS(unittest.TestCase):
             self.assertEqual(svc.returncode, 0)
 
 
+@local_only("scenario files and its CLI")
 class TestScenarios(unittest.TestCase):
     def test_scenario_files(self):
         d = os.path.join(HERE, "scenarios")
@@ -947,8 +1042,77 @@ class TestScenarios(unittest.TestCase):
             p = subprocess.run(cli + ["ctl", "POST", "/settings", json.dumps({"no_such_setting": 1})],
                                stdout=subprocess.PIPE, timeout=30)
             self.assertEqual(p.returncode, 1)
+        with RefService(token="cli-t0ken") as svc:
+            cli = ["/usr/bin/python3", os.path.join(HERE, "refclient.py"), "--url", svc.url, "--token", "cli-t0ken"]
+            p = subprocess.run(cli + ["user", "POST", "/v2/clusters", json.dumps({
+                "name": "cli", "openshift_version": "4.13", "pull_secret": HubClient.OBSERVED_PULL_SECRET})],
+                stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 0)
+            self.assertEqual(json.loads(p.stdout)["name"], "cli")
+            # the agent key is not userAuth
+            p = subprocess.run(cli + ["api", "GET", "/v2/infra-envs"], stdout=subprocess.PIPE, timeout=30)
+            self.assertEqual(p.returncode, 1)
 
 
+@local_only("refclient's real-service mode, against a local refservice")
+class TestRealServiceMode(unittest.TestCase):
+    """refclient with CRADLE_TEST_SERVICE_URL: a refservice started here
+    stands for the real service; the helper must start nothing, use that
+    URL and token, and skip whatever needs the control API."""
+
+    def setUp(self):
+        self.real = RefService(token="real-t0ken").start()
+        self.addCleanup(self.real.__exit__, None, None, None)
+        self.env = dict(os.environ, CRADLE_TEST_SERVICE_URL=self.real.url + "/",
+                        CRADLE_TEST_SERVICE_TOKEN="real-t0ken")
+        os.environ.update(CRADLE_TEST_SERVICE_URL=self.real.url + "/", CRADLE_TEST_SERVICE_TOKEN="real-t0ken")
+        self.addCleanup(os.environ.pop, "CRADLE_TEST_SERVICE_URL")
+        self.addCleanup(os.environ.pop, "CRADLE_TEST_SERVICE_TOKEN")
+
+    def test_library(self):
+        with RefService(token="ignored") as svc:
+            self.assertTrue(svc.real)
+            self.assertIsNone(svc.proc)
+            self.assertEqual((svc.url, svc.token), (self.real.url, "real-t0ken"))
+            self.assertEqual(svc.register(IE, H1)[0], 201)
+            self.assertEqual(self.real.host(H1)["status"], "discovering")
+            for call in (lambda: svc.hosts(), lambda: svc.install(CL), lambda: svc.requests(),
+                         lambda: svc.reset(), lambda: svc.need_control("the fake's fault injection")):
+                with self.assertRaises(unittest.SkipTest) as cm:
+                    call()
+                self.assertIn("CRADLE_TEST_SERVICE_URL is set", str(cm.exception))
+            with self.assertRaises(unittest.SkipTest) as cm:
+                svc.control("POST", "/faults", {"path": "x"})
+            self.assertEqual(str(cm.exception), "needs the reference service's control API (POST /faults); "
+                             "CRADLE_TEST_SERVICE_URL is set")
+        self.assertEqual(svc.stop(), None)
+        with self.assertRaises(unittest.SkipTest) as cm:
+            RefService(scenario={"settings": {}}).start()
+        self.assertIn("a scenario", str(cm.exception))
+
+    def test_cli(self):
+        cli = ["/usr/bin/python3", os.path.join(HERE, "refclient.py")]
+
+        def run(*args):
+            return subprocess.run(cli + list(args), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, timeout=60)
+        p = run("url")
+        self.assertEqual((p.returncode, p.stdout), (0, self.real.url + "\n"))
+        p = run("api", "POST", "/v2/infra-envs/%s/hosts" % IE, json.dumps({"host_id": H2}))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["id"], H2)
+        for args in (("ctl", "GET", "/hosts"), ("wait-status", H2, "known", "1"),
+                     ("start", "--port", "0", "--scenario", "s.json")):
+            p = run(*args)
+            self.assertEqual(p.returncode, 77, args)
+            self.assertIn("SKIP: needs the reference service's control API", p.stderr)
+        p = run("start", "--port", "0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("no refservice started", p.stderr)
+        self.assertEqual([r["status"] for r in self.real.requests(operation="v2RegisterHost")], [201])
+
+
+@local_only("its command line and listeners")
 class TestSelf(unittest.TestCase):
     def test_bind_all_refused(self):
         p = subprocess.run(["/usr/bin/python3", refservice.__file__, "--bind", "0.0.0.0", "--port", "0"],
@@ -965,6 +1129,918 @@ class TestSelf(unittest.TestCase):
             self.skipTest("no IPv6 loopback here")
         with RefService(bind="::1") as svc:
             self.assertEqual(svc.register(IE, H1)[0], 201)
+
+
+# ---------------------------------------------------------------------------
+# the user-facing API (what cradle-hub calls).  These tests make their own
+# objects with unique names through the API and run unchanged against a real
+# assisted-service (CRADLE_TEST_SERVICE_URL); only what needs the fake's
+# control API skips there.
+
+STATIC_YAML = "interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: true\n" \
+              "    dhcp: false\n    address:\n    - ip: 198.51.100.10\n      prefix-length: 24\n"
+
+
+def static_host(mac, nic="eth0", net_yaml=None):
+    return {"mac_interface_map": [{"mac_address": mac, "logical_nic_name": nic}],
+            "network_yaml": STATIC_YAML.replace("eth0", nic) if net_yaml is None else net_yaml}
+
+
+class HubBase(unittest.TestCase):
+    svc = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.svc = RefService().start()
+        cls.hub = HubClient(cls.svc)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.svc.stop()
+        cls.svc.__exit__(None, None, None)
+
+    def setUp(self):
+        if not self.hub.real:
+            self.svc.reset()
+        self.cleanup_ies = []
+
+    def tearDown(self):
+        if not self.hub.real:
+            self.check_recorded_answers()
+        for ie in self.cleanup_ies:
+            st, hosts = self.hub.hosts(ie)
+            for h in hosts if st == 200 else []:
+                self.hub.deregister_host(ie, h["id"])
+            self.hub.deregister_infra_env(ie)
+
+    def check_recorded_answers(self):
+        """Every JSON answer this test got validates against the schema
+        swagger gives its operation and status."""
+        for rec in self.svc.requests():
+            if rec.get("operation") in (None, "image-service") or rec.get("response") is None:
+                continue
+            if rec["operation"] == "v2RegisterHost" and rec["response"].get("status") is None:
+                continue   # observed/05: a re-registration answers status null, against swagger
+            _t, op, _p = SWAGGER.route(rec["method"], rec["path"][len(SWAGGER.base_path):])
+            resp = (op or {}).get("responses", {}).get(str(rec["status"]))
+            # the service also answers codes swagger does not list (422 of
+            # go-openapi, DeregisterInfraEnv's 400, BindHost's 409 ...)
+            schema = (resp or {}).get("schema")
+            if schema is None:
+                continue
+            errs = [e.message for e in SWAGGER.validate(SWAGGER.resolve(schema), rec["response"]) if
+                    "<redacted>" not in e.message]
+            self.assertEqual(errs, [], (rec["operation"], rec["status"]))
+
+    def new_ie(self, **params):
+        st, ie = self.hub.register_infra_env(**params)
+        self.assertEqual(st, 201, ie)
+        self.assertEqual(schema_errors("infra-env", ie), [])
+        self.cleanup_ies.append(ie["id"])
+        return ie
+
+    def assert_error(self, result, status, reason):
+        st, body = result
+        self.assertEqual((st, body.get("reason") if isinstance(body, dict) else body), (status, reason))
+        self.assertEqual(body, {"code": str(status), "href": "", "id": status, "kind": "Error", "reason": reason})
+
+    def agent_register(self, ie, host_id):
+        st, body = self.svc.register(ie, host_id)
+        self.assertEqual(st, 201, body)
+        return body
+
+
+class TestInfraEnvs(HubBase):
+    def test_register_shape(self):
+        ie = self.new_ie(openshift_version="4.13", cpu_architecture="x86_64", image_type="minimal-iso",
+                         additional_ntp_sources="pool.example.com",
+                         proxy={"http_proxy": "http://proxy.example.com:3128", "no_proxy": ".example.com"},
+                         kernel_arguments=[{"operation": "append", "value": "console=ttyS0"}],
+                         network_discovery_delay_seconds=30)
+        for k in ("kind", "id", "href", "name", "type", "created_at", "updated_at", "download_url", "expires_at",
+                  "pull_secret_set", "cpu_architecture", "openshift_version", "ssh_authorized_key", "proxy"):
+            self.assertIn(k, ie)
+        self.assertEqual((ie["kind"], ie["type"], ie["openshift_version"], ie["cpu_architecture"]),
+                         ("InfraEnv", "minimal-iso", "4.13", "x86_64"))
+        self.assertTrue(ie["pull_secret_set"])
+        self.assertNotIn("pull_secret", ie)
+        self.assertEqual(ie["href"], "/api/assisted-install/v2/infra-envs/%s" % ie["id"])
+        # an http_proxy alone serves https too (setDefaultRegisterInfraEnvParams)
+        self.assertEqual(ie["proxy"], {"http_proxy": "http://proxy.example.com:3128",
+                                       "https_proxy": "http://proxy.example.com:3128", "no_proxy": ".example.com"})
+        self.assertEqual(json.loads(ie["kernel_arguments"]), [{"operation": "append", "value": "console=ttyS0"}])
+        self.assertEqual(ie["additional_ntp_sources"], "pool.example.com")
+        self.assertEqual(ie["network_discovery_delay_seconds"], 30)
+        self.assertRegex(ie["download_url"], r"/(byid/%s|byapikey/[^/]+|bytoken/[^/]+)/4\.13/x86_64/minimal\.iso$"
+                         % ie["id"])
+        if not self.hub.real:
+            self.assertEqual(ie["download_url"], "%s/byid/%s/4.13/x86_64/minimal.iso" % (self.svc.url, ie["id"]))
+            self.assertEqual(ie["expires_at"], "0001-01-01T00:00:00.000Z")
+        self.assertEqual(self.hub.infra_env(ie["id"]), (200, ie))
+
+    def test_register_validations(self):
+        cases = [
+            ({"pull_secret": "not json"}, "pull secret for new infraEnv is invalid: pull secret must be a "
+                                          "well-formed JSON"),
+            ({"pull_secret": '{"auths":{}}'}, "pull secret for new infraEnv is invalid: pull secret must contain "
+                                              "'auths' JSON-object field"),
+            ({"ssh_authorized_key": "ssh-rsa nonsense"}, "SSH key is not valid"),
+            ({"additional_ntp_sources": "bad_host!"}, "Invalid NTP source: bad_host!"),
+            ({"proxy": {"http_proxy": "https://proxy.example.com"}},
+             "Failed to validate HTTP Proxy: The URL scheme must be http; https is currently not supported: "
+             "'https://proxy.example.com'"),
+            ({"kernel_arguments": [{"operation": "delete", "value": "quiet"}]},
+             "Only kernel argument operation append is supported.  Got delete"),
+            ({"ignition_config_override": '{"ignition": {"version": "2.2.0"}}'},
+             "error parsing ignition: unsupported config version"),
+            ({"ignition_config_override": "{"}, "error parsing ignition: config is not valid"),
+            ({"static_network_config": [{"mac_interface_map": [], "network_yaml": ""}]},
+             "2 errors occurred:\n\t* at least one interface for host 0 must be provided\n\t* failed to validate "
+             "network yaml for host 0, cannot generate configuration with an empty host YAML\n\n"),
+            ({"static_network_config": [
+                {"mac_interface_map": [{"mac_address": "52:54:00:00:00:01", "logical_nic_name": "eth0"},
+                                       {"mac_address": "52:54:00:00:00:01", "logical_nic_name": "eth1"}],
+                 "network_yaml": STATIC_YAML}]},
+             "1 error occurred:\n\t* MACs and Interfaces for host 0 must be unique\n\n"),
+            ({"static_network_config": [static_host("52:54:00:00:00:01"),
+                                        static_host("52:54:00:00:00:02", nic="eth0",
+                                                    net_yaml=STATIC_YAML.replace("eth0", "mynic"))]},
+             "1 error occurred:\n\t* mac-interface mapping for interface mynic is missing and not a physical "
+             "interface\n\n"),
+        ]
+        for params, reason in cases:
+            with self.subTest(params=params):
+                self.assert_error(self.hub.register_infra_env(**params), 400, reason)
+        # a predictable physical name needs no mapping
+        self.new_ie(static_network_config=[static_host("52:54:00:00:00:01", nic="eth0",
+                                                       net_yaml=STATIC_YAML.replace("eth0", "enp1s0"))])
+
+    def test_ignition_override_size_limit(self):
+        big = {"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/big", "contents": {"source": "data:;base64," + base64.b64encode(os.urandom(300 * 1024))
+                                              .decode()}}]}}
+        st, body = self.hub.register_infra_env(ignition_config_override=json.dumps(big))
+        self.assertEqual(st, 400, body)
+        self.assertRegex(body["reason"], r"^The ignition archive size \(\d+ KiB\) is over the maximum allowable "
+                                         r"size \(256 KiB\)$")
+        ok = {"ignition": {"version": "3.1.0"}, "storage": {"files": [{"path": "/etc/small", "mode": 420,
+                                                                       "contents": {"source": "data:,hello"}}]}}
+        ie = self.new_ie(ignition_config_override=json.dumps(ok))
+        self.assertEqual(ie["ignition_config_override"], json.dumps(ok))
+        st, data = self.hub.infra_env_file(ie["id"], "discovery.ign")
+        self.assertEqual(st, 200)
+        ign = json.loads(data)
+        self.assertIn("/etc/small", [f["path"] for f in ign["storage"]["files"]])
+
+    def test_static_network_config_stored_sorted(self):
+        h1 = static_host("52:54:00:00:00:02", nic="eth1")
+        h2 = {"mac_interface_map": [{"mac_address": "52:54:00:00:00:09", "logical_nic_name": "eth9"},
+                                    {"mac_address": "52:54:00:00:00:03", "logical_nic_name": "eth3"}],
+              "network_yaml": STATIC_YAML.replace("eth0", "eth3")}
+        ie = self.new_ie(static_network_config=[h1, h2])
+        stored = json.loads(ie["static_network_config"])
+        self.assertEqual(stored[0]["mac_interface_map"],
+                         [{"logical_nic_name": "eth1", "mac_address": "52:54:00:00:00:02"}])
+        self.assertEqual([m["logical_nic_name"] for m in stored[1]["mac_interface_map"]], ["eth3", "eth9"])
+        self.assertEqual(ie["static_network_config"],
+                         json.dumps(stored, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e"))
+        st, tar = self.hub.infra_env_file(ie["id"], "static-network-config")
+        self.assertEqual(st, 200)
+        with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+            names = tf.getnames()
+            self.assertIn("/etc/assisted/network/host0/mac_interface.ini", [("/" + n).replace("//", "/")
+                                                                           for n in names])
+            ini = tf.extractfile([m for m in tf.getmembers() if m.name.endswith("host0/mac_interface.ini")][0])
+            self.assertEqual(ini.read().decode(), "52:54:00:00:00:02=eth1")
+        # [] clears it
+        st, upd = self.hub.update_infra_env(ie["id"], static_network_config=[])
+        self.assertEqual(st, 201, upd)
+        self.assertNotIn("static_network_config", upd)
+        st, data = self.hub.infra_env_file(ie["id"], "static-network-config")
+        self.assertEqual((st, data), (200, b""))
+
+    def test_update(self):
+        ie = self.new_ie()
+        st, upd = self.hub.update_infra_env(ie["id"], image_type="minimal-iso",
+                                            additional_ntp_sources="198.51.100.1",
+                                            proxy={"http_proxy": "http://198.51.100.2:3128"})
+        self.assertEqual(st, 201, upd)
+        self.assertEqual(schema_errors("infra-env", upd), [])
+        self.assertEqual(upd["type"], "minimal-iso")
+        self.assertTrue(upd["download_url"].endswith("/minimal.iso"))
+        self.assertNotEqual(upd["download_url"], ie["download_url"])
+        self.assertGreater(upd["updated_at"], ie["updated_at"])
+        self.assertEqual(upd["proxy"]["http_proxy"], "http://198.51.100.2:3128")
+        self.assertEqual(upd["additional_ntp_sources"], "198.51.100.1")
+        self.assertEqual(upd["name"], ie["name"])
+        # update errors come without the register prefix
+        self.assert_error(self.hub.update_infra_env(ie["id"], pull_secret="x"), 400,
+                          "pull secret must be a well-formed JSON")
+        self.assert_error(self.hub.update_infra_env(ie["id"], ssh_authorized_key="ssh-rsa nonsense"), 400,
+                          "SSH key: ssh-rsa nonsense does not match any supported type: ssh-rsa, ssh-ed25519, "
+                          "ecdsa-[VARIANT]")
+        self.assert_error(self.hub.update_infra_env(str(uuid.uuid4()), image_type="full-iso"), 404,
+                          "record not found")
+        st, got = self.hub.infra_env(ie["id"])
+        self.assertEqual(got["type"], "minimal-iso")
+        # kernel arguments: [] clears
+        st, upd = self.hub.update_infra_env(ie["id"], kernel_arguments=[{"operation": "append", "value": "a=b"}])
+        self.assertEqual(json.loads(upd["kernel_arguments"]), [{"operation": "append", "value": "a=b"}])
+        st, upd = self.hub.update_infra_env(ie["id"], kernel_arguments=[])
+        self.assertNotIn("kernel_arguments", upd)
+
+    def test_deregister(self):
+        ie = self.new_ie()
+        host = str(uuid.uuid4())
+        self.agent_register(ie["id"], host)
+        self.assert_error(self.hub.deregister_infra_env(ie["id"]), 400,
+                          "failed to deregister infraEnv %s, 1 hosts are still associated" % ie["id"])
+        self.assertEqual(self.hub.deregister_host(ie["id"], host)[0], 204)
+        self.assertEqual(self.hub.deregister_infra_env(ie["id"]), (204, b""))
+        self.cleanup_ies.remove(ie["id"])
+        self.assert_error(self.hub.infra_env(ie["id"]), 404, "record not found")
+        self.assert_error(self.hub.deregister_infra_env(ie["id"]), 404, "record not found")
+
+    def test_downloads(self):
+        ie = self.new_ie(kernel_arguments=[{"operation": "append", "value": "rd.debug"}])
+        st, u = self.hub.call("GET", "/v2/infra-envs/%s/downloads/image-url" % ie["id"])
+        self.assertEqual(st, 200, u)
+        self.assertEqual(schema_errors("presigned-url", u), [])
+        self.assertEqual(u["url"], ie["download_url"])
+        st, ign = self.hub.infra_env_file(ie["id"], "discovery.ign")
+        self.assertEqual(st, 200, ign)
+        self.assertEqual(self.hub.headers.get("Content-Disposition"), "attachment; filename=discovery.ign")
+        ign = json.loads(ign)
+        units = {u["name"]: u for u in ign["systemd"]["units"]}
+        self.assertIn("--infra-env-id %s" % ie["id"], units["agent.service"]["contents"])
+        self.assertIn(HubClient.SSH_KEY, ign["passwd"]["users"][0]["sshAuthorizedKeys"])
+        st, script = self.hub.infra_env_file(ie["id"], "ipxe-script")
+        self.assertEqual(st, 200, script)
+        lines = script.decode().split("\n")
+        self.assertEqual(lines[0], "#!ipxe")
+        self.assertRegex(lines[1], r"^initrd --name initrd \S+/images/%s/pxe-initrd\?\S*arch=x86_64\S*$" % ie["id"])
+        self.assertRegex(lines[2], r"^kernel \S+/boot-artifacts/kernel\?arch=x86_64&version=4\.1\d initrd=initrd "
+                                   r"coreos\.live\.rootfs_url=\S+/boot-artifacts/rootfs\?arch=x86_64&version=4\.1\d "
+                                   r"random\.trust_cpu=on .* rd\.debug$")
+        self.assertEqual(lines[3:], ["boot", ""])
+        self.assert_error(self.hub.infra_env_file(ie["id"], "discovery.ign", ipxe_script_type="boot-order-control"),
+                          400, '"ipxe_script_type"" can be set only for "ipxe-script"')
+        st, body = self.hub.infra_env_file(ie["id"], "nonsense")
+        self.assertEqual(st, 422, body)
+        st, p = self.hub.call("GET", "/v2/infra-envs/%s/downloads/files-presigned?file_name=ipxe-script" % ie["id"])
+        self.assertEqual(st, 200, p)
+        self.assertRegex(p["url"], r"/api/assisted-install/v2/infra-envs/%s/downloads/files\?file_name=ipxe-script"
+                         % ie["id"])
+        st, p = self.hub.call("GET", "/v2/infra-envs/%s/downloads/files-presigned?file_name=discovery.ign&"
+                                     "ipxe_script_type=boot-order-control" % ie["id"])
+        self.assertEqual((st, p.get("reason")), (400, 'ipxe_script_type can be set only for "ipxe-script"'))
+        st, chain = self.hub.infra_env_file(ie["id"], "ipxe-script", ipxe_script_type="boot-order-control")
+        self.assertEqual(st, 200, chain)
+        self.assertRegex(chain.decode(), r"^#!ipxe\nchain \S+file_name=ipxe-script&ipxe_script_type="
+                                         r"boot-order-control\S*&mac=\$\{net0/mac\}\n$")
+
+    def test_image_service_standins(self):
+        self.svc.need_control("the image-service stand-ins of the fake")
+        ie = self.new_ie()
+        path = ie["download_url"][len(self.svc.url):]
+        r = self.svc.raw("GET", path)
+        self.assertEqual(r.status, 200)
+        self.assertIn(("infra-env %s" % ie["id"]).encode(), r.body)
+        self.assertEqual(self.svc.raw("HEAD", path).status, 200)
+        self.assertEqual(self.svc.raw("GET", path.replace(ie["id"], str(uuid.uuid4()))).status, 404)
+        st, script = self.hub.infra_env_file(ie["id"], "ipxe-script")
+        for url in re.findall(r"(http://\S+)", script.decode()):
+            r = self.svc.raw("GET", url[len(self.svc.url):])
+            self.assertEqual(r.status, 200, url)
+
+    @local_only("a refservice started with --token")
+    def test_signed_urls_with_token(self):
+        with RefService(token="hub-t0ken") as svc:
+            hub = HubClient(svc)
+            st, ie = hub.register_infra_env()
+            self.assertEqual(st, 201, ie)
+            m = re.match(r"^%s/byapikey/([^/]+)/4\.14/x86_64/full\.iso$" % re.escape(svc.url), ie["download_url"])
+            self.assertIsNotNone(m, ie["download_url"])
+            self.assertNotIn("hub-t0ken", ie["download_url"])
+            self.assertEqual(svc.raw("GET", ie["download_url"][len(svc.url):]).status, 200)
+            self.assertEqual(svc.raw("GET", "/byapikey/wrong/4.14/x86_64/full.iso").status, 401)
+            # userAuth: Bearer token; none or a wrong one is refused
+            self.assertEqual(hub.infra_env(ie["id"])[0], 200)
+            r = svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s" % ie["id"])
+            self.assertEqual(r.status, 401)
+            r = svc.raw("GET", "/api/assisted-install/v2/infra-envs/%s" % ie["id"],
+                        headers={"Authorization": "Bearer nope"})
+            self.assertEqual(r.status, 401)
+            st, p = hub.call("GET", "/v2/infra-envs/%s/downloads/files-presigned?file_name=discovery.ign" % ie["id"])
+            self.assertIn("&api_key=", p["url"])
+            r = svc.raw("GET", p["url"][len(svc.url):])
+            self.assertEqual(r.status, 200)
+            self.assertEqual(json.loads(r.body)["ignition"]["version"], "3.1.0")
+
+
+class TestEvents(HubBase):
+    def test_infra_env_and_host_events(self):
+        ie = self.new_ie()
+        st, evs = self.hub.events(infra_env_id=ie["id"])
+        self.assertEqual(st, 200, evs)
+        self.assertEqual(schema_errors("event-list", evs), [])
+        names = [e["name"] for e in evs]
+        self.assertIn("infra_env_registered", names)
+        self.assertIn("image_info_updated", names)
+        img = [e for e in evs if e["name"] == "image_info_updated"][0]
+        self.assertEqual(img["message"], 'Updated image information (Image type is "full-iso", SSH public key is set)')
+        self.assertEqual(self.hub.headers.get("Event-Count"), str(len(evs)))
+        host = str(uuid.uuid4())
+        self.agent_register(ie["id"], host)
+        st, hevs = self.hub.events(host_ids=[host])
+        self.assertEqual(st, 200, hevs)
+        reg = [e for e in hevs if e["name"] == "host_registration_succeeded"]
+        self.assertEqual(len(reg), 1, hevs)
+        self.assertEqual(reg[0]["message"], "Host %s: Successfully registered" % host)
+        self.assertEqual((reg[0]["host_id"], reg[0]["infra_env_id"], reg[0]["severity"]), (host, ie["id"], "info"))
+        # resume after the last seen event: offset and event_time order
+        st, all_evs = self.hub.events(infra_env_id=ie["id"])
+        times = [e["event_time"] for e in all_evs]
+        self.assertEqual(times, sorted(times))
+        st, tail = self.hub.events(infra_env_id=ie["id"], offset=len(evs))
+        self.assertEqual(tail, all_evs[len(evs):])
+        st, first = self.hub.events(infra_env_id=ie["id"], limit=1)
+        self.assertEqual(first, all_evs[:1])
+        self.assertEqual(self.hub.headers.get("Event-Count"), str(len(all_evs)))
+        st, desc = self.hub.events(infra_env_id=ie["id"], order="descending")
+        self.assertEqual(desc, list(reversed(all_evs)))
+        st, none = self.hub.events(infra_env_id=ie["id"], categories=["metrics"])
+        self.assertEqual((st, none), (200, []))
+        st, body = self.hub.events(host_ids=["not-a-uuid"])
+        self.assertEqual(st, 422, body)
+
+    def test_host_status_events(self):
+        self.svc.need_control("a host known-unbound from the observed inventory alone (the fake's validations)")
+        ie = self.new_ie()
+        host = str(uuid.uuid4())
+        self.agent_register(ie["id"], host)
+        st, steps = self.svc.instructions(ie["id"], host)
+        st, _ = self.svc.reply(ie["id"], host, steps["instructions"][0], json.dumps(inventory_for(7)))
+        self.assertEqual(st, 204)
+        st, evs = self.hub.events(host_ids=[host])
+        msgs = [e["message"] for e in evs if e["name"] == "host_status_updated"]
+        self.assertEqual(msgs, ["Host master-7: updated status from discovering-unbound to known-unbound "
+                                "(Host is ready to be bound to a cluster)"])
+
+
+class TestHostsUserSide(HubBase):
+    def discovered(self, ie=None, n=5):
+        """A host of a late-binding infra-env with the observed inventory
+        (known-unbound on the fake)."""
+        if ie is None:
+            ie = self.new_ie()["id"]
+        host = str(uuid.uuid4())
+        self.agent_register(ie, host)
+        st, steps = self.svc.instructions(ie, host)
+        self.assertEqual(st, 200, steps)
+        inv = [s for s in steps["instructions"] or [] if s["step_type"] == "inventory"][0]
+        st, body = self.svc.reply(ie, host, inv, json.dumps(inventory_for(n)))
+        self.assertEqual(st, 204, body)
+        return ie, host
+
+    def test_list_and_get(self):
+        ie, host = self.discovered()
+        st, hosts = self.hub.hosts(ie)
+        self.assertEqual((st, [h["id"] for h in hosts]), (200, [host]))
+        self.assertEqual(schema_errors("host-list", hosts), [])
+        st, h = self.hub.host(ie, host)
+        self.assertEqual(st, 200, h)
+        self.assertEqual(schema_errors("host", h), [])
+        self.assertEqual(h["requested_hostname"], "master-5")
+        self.assertNotIn("free_addresses", h)
+        self.assertNotIn("approved", h)
+        self.assertEqual(self.hub.hosts(str(uuid.uuid4())), (200, []))
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.host(ie, missing), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+
+    def test_update_host(self):
+        ie, host = self.discovered()
+        st, h = self.hub.update_host(ie, host, host_name="node-a.example.com", host_role="worker")
+        self.assertEqual(st, 201, h)
+        self.assertEqual(schema_errors("host", h), [])
+        self.assertEqual((h["requested_hostname"], h["role"]), ("node-a.example.com", "worker"))
+        self.assert_error(self.hub.update_host(ie, host, host_name="Bad_Name"), 400,
+                          "Hostname does not pass required regex validation: "
+                          "^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$. Hostname: Bad_Name")
+        self.assert_error(self.hub.update_host(ie, host, disks_selected_config=[
+            {"id": "/dev/nonexistent", "role": "install"}]), 409,
+            "Requested installation disk is not part of the host's valid disks")
+        self.assert_error(self.hub.update_host(ie, host, disks_selected_config=[
+            {"id": "/dev/a", "role": "install"}, {"id": "/dev/b", "role": "install"}]), 409,
+            "duplicate setting of installation path by the user")
+        self.assert_error(self.hub.update_host(ie, host, machine_config_pool_name="infra"), 409,
+                          "Host %s must be in day2 to update its machine config pool name to infra" % host)
+        st, h = self.hub.update_host(ie, host, node_labels=[{"key": "node-role.kubernetes.io/infra", "value": ""},
+                                                            {"key": "b", "value": "1"}])
+        self.assertEqual(st, 201, h)
+        self.assertEqual(json.loads(h["node_labels"]), {"b": "1", "node-role.kubernetes.io/infra": ""})
+        st, body = self.hub.update_host(ie, host, node_labels=[{"key": "bad key", "value": "x"}])
+        self.assertEqual(st, 500, body)
+        self.assertIn("name part must consist of alphanumeric characters", body["reason"])
+        disk = json.loads(h["inventory"])["disks"][0]
+        disk_id = disk.get("id") or "/dev/" + disk["name"]
+        st, h = self.hub.update_host(ie, host, disks_skip_formatting=[{"disk_id": disk_id, "skip_formatting": True}])
+        self.assertEqual((st, h.get("skip_formatting_disks")), (201, disk_id))
+        st, body = self.hub.update_host(ie, host, disks_skip_formatting=[{"disk_id": "/dev/zz",
+                                                                          "skip_formatting": True}])
+        self.assertEqual(st, 400, body)
+        self.assertTrue(body["reason"].startswith("Disk identifier /dev/zz doesn't match any disk in the inventory, "
+                                                  "it cannot be skipped. Inventory disk identifiers are: "), body)
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.update_host(ie, missing, host_role="master"), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+
+    def test_role_refused_after_installation_started(self):
+        self.svc.need_control("setting a host's status")
+        ie, host = self.discovered()
+        self.hub.set_host(host, status="installing")
+        self.assert_error(self.hub.update_host(ie, host, host_role="master"), 500,
+                          "Host is in installing state, host role can be set only in one of "
+                          "[discovering known disconnected insufficient pending-for-input] states")
+        self.assert_error(self.hub.update_host(ie, host, host_name="late"), 409,
+                          "Host is in installing state, host name can be set only in one of [discovering known "
+                          "disconnected insufficient pending-for-input disconnected-unbound insufficient-unbound "
+                          "discovering-unbound known-unbound binding] states")
+
+    def test_installer_args_and_ignition(self):
+        ie, host = self.discovered()
+        args = ["--append-karg", "ip=enp1s0:dhcp", "--save-partindex", "1"]
+        st, h = self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/installer-args" % (ie, host), {"args": args})
+        self.assertEqual(st, 201, h)
+        self.assertEqual(json.loads(h["installer_args"]), args)
+        self.assert_error(self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/installer-args" % (ie, host),
+                                        {"args": ["--karg-nonsense"]}), 400,
+                          "found unexpected flag --karg-nonsense for installer - allowed flags are [--append-karg "
+                          "--delete-karg -n --copy-network --network-dir --save-partlabel --save-partindex "
+                          "--image-url --image-file]")
+        ign = json.dumps({"ignition": {"version": "3.2.0"}, "storage": {"files": [
+            {"path": "/etc/extra", "contents": {"source": "data:,x"}}]}})
+        st, body = self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/ignition" % (ie, host), {"config": ign})
+        self.assertEqual((st, body), (201, b""))
+        st, h = self.hub.host(ie, host)
+        self.assertEqual(h["ignition_config_overrides"], ign)
+        self.assert_error(self.hub.call("PATCH", "/v2/infra-envs/%s/hosts/%s/ignition" % (ie, host),
+                                        {"config": '{"ignition":{"version":"9.9.9"}}'}), 400,
+                          "error parsing ignition: unsupported config version")
+        st, evs = self.hub.events(host_ids=[host])
+        names = [e["name"] for e in evs]
+        self.assertIn("host_installer_args_applied", names)
+        self.assertIn("host_discovery_ignition_config_applied", names)
+
+    def test_bind_unbind_errors(self):
+        ie, host = self.discovered()
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.bind_host(ie, host, missing), 400, "Failed to find cluster %s" % missing)
+        self.assert_error(self.hub.unbind_host(ie, host), 409, "Host %s is already unbound" % host)
+        self.assert_error(self.hub.bind_host(ie, missing, missing), 404,
+                          "failed to get host %s in infra_env %s: record not found" % (missing, ie))
+        self.assert_error(self.hub.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/install" % (ie, host)), 409,
+                          "method only allowed when adding hosts to an existing cluster")
+
+
+class TestClusters(HubBase):
+    def setUp(self):
+        HubBase.setUp(self)
+        self.cleanup_clusters = []
+
+    def tearDown(self):
+        HubBase.tearDown(self)
+        for c in self.cleanup_clusters:
+            self.hub.call("POST", "/v2/clusters/%s/actions/cancel" % c)
+            self.hub.deregister_cluster(c)
+
+    def new_cluster(self, **params):
+        st, c = self.hub.register_cluster(**params)
+        self.assertEqual(st, 201, c)
+        self.assertEqual(schema_errors("cluster", c), [])
+        self.cleanup_clusters.append(c["id"])
+        return c
+
+    VIPS = {"api_vips": [{"ip": "192.168.122.100"}], "api_vip": "192.168.122.100",
+            "ingress_vips": [{"ip": "192.168.122.101"}], "ingress_vip": "192.168.122.101"}
+
+    def cluster_hosts(self, c, n=3):
+        """n hosts of an infra-env bound to cluster c, discovered with the
+        observed inventory (192.168.122.1x/24)."""
+        ie = self.new_ie(cluster_id=c["id"])["id"]
+        hosts = []
+        for i in range(1, n + 1):
+            host = str(uuid.uuid4())
+            self.agent_register(ie, host)
+            st, steps = self.svc.instructions(ie, host)
+            inv = [s for s in steps["instructions"] or [] if s["step_type"] == "inventory"][0]
+            self.assertEqual(self.svc.reply(ie, host, inv, json.dumps(inventory_for(i)))[0], 204)
+            hosts.append(host)
+        return ie, hosts
+
+    def test_register_shape_and_defaults(self):
+        c = self.new_cluster(machine_networks=[{"cidr": "192.168.122.0/24"}], **self.VIPS)
+        for k, v in (("kind", "Cluster"), ("status", "insufficient"),
+                     ("status_info", "Cluster is not ready for install"),
+                     ("openshift_version", "4.13.18"), ("high_availability_mode", "Full"),
+                     ("network_type", "OVNKubernetes"), ("hyperthreading", "all"), ("user_managed_networking", False),
+                     ("vip_dhcp_allocation", False), ("pull_secret_set", True), ("schedulable_masters", False),
+                     ("platform", {"is_external": False, "type": "baremetal"}), ("hosts", []),
+                     ("ocp_release_image", "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64")):
+            self.assertEqual(c.get(k), v, k)
+        self.assertEqual(c["cluster_networks"], [{"cidr": "10.128.0.0/14", "cluster_id": c["id"], "host_prefix": 23}])
+        self.assertEqual(c["service_networks"], [{"cidr": "172.30.0.0/16", "cluster_id": c["id"]}])
+        self.assertEqual([v["ip"] for v in c["api_vips"]], ["192.168.122.100"])
+        self.assertEqual([o["name"] for o in c["monitored_operators"]], ["console"])
+        st, got = self.hub.cluster(c["id"])
+        self.assertEqual((st, got["id"]), (200, c["id"]))
+        v = json.loads(got["validations_info"])
+        self.assertEqual([x["id"] for x in v["hosts-data"]], ["all-hosts-are-ready-to-install",
+                                                              "sufficient-masters-count"])
+        self.assertEqual([x["status"] for x in v["hosts-data"] if x["id"] == "sufficient-masters-count"], ["failure"])
+        st, evs = self.hub.events(cluster_id=c["id"])
+        self.assertIn("Successfully registered cluster", [e["message"] for e in evs])
+        # without VIPs a multi-node cluster waits for input
+        c2 = self.new_cluster()
+        self.assertEqual((c2["status"], c2["status_info"]), ("pending-for-input", "User input required"))
+
+    def test_register_validations(self):
+        self.assert_error(self.hub.register_cluster(api_vips=[{"ip": "192.168.122.100"}],
+                                                    ingress_vips=[{"ip": "192.168.122.101"}]), 400,
+                          "request must include apiVIP alongside apiVIPs")
+        cases = [
+            ({"control_plane_count": 1, "user_managed_networking": False},
+             "User Managed Networking must be enabled on single node OpenShift"),
+            ({"high_availability_mode": "None", "network_type": "OpenShiftSDN"},
+             "OpenShiftSDN network type is not allowed in single node mode"),
+            ({"user_managed_networking": True, "api_vips": [{"ip": "192.168.122.100"}], "api_vip": "192.168.122.100"},
+             "API VIP cannot be set with User Managed Networking"),
+            ({"vip_dhcp_allocation": True, "api_vips": [{"ip": "192.168.122.100"}], "api_vip": "192.168.122.100"},
+             "Setting API VIP is forbidden when cluster is in vip-dhcp-allocation mode"),
+            (dict(self.VIPS, machine_networks=[{"cidr": "10.0.0.0/24"}]),
+             "api-vip <192.168.122.100> does not belong to machine-network-cidr <10.0.0.0/24>"),
+            ({"pull_secret": "{}"}, "pull secret for new cluster is invalid: pull secret must contain 'auths' "
+                                    "JSON-object field"),
+            ({"name": "Bad_Name"}, "Cluster name format is not valid: 'Bad_Name'. Name must start and end with "
+                                   "either a "
+                                   "letter or number and consist of lower-case letters, numbers, and hyphens. "
+                                   "Subdomains in cluster names are only valid with none platform."),
+        ]
+        for params, reason in cases:
+            with self.subTest(params=params):
+                self.assert_error(self.hub.register_cluster(**params), 400, reason)
+
+    def test_sno_defaults(self):
+        c = self.new_cluster(high_availability_mode="None")
+        self.assertEqual((c["high_availability_mode"], c["user_managed_networking"], c["network_type"],
+                          c["platform"]["type"]), ("None", True, "OVNKubernetes", "none"))
+
+    def test_update_vip_rules(self):
+        c = self.new_cluster()
+        cid = c["id"]
+        self.assert_error(self.hub.update_cluster(cid, api_vips=[{"ip": "192.168.122.100"}]), 400,
+                          "request must include apiVIP alongside apiVIPs")
+        self.assert_error(self.hub.update_cluster(cid, machine_networks=[{"cidr": "192.168.122.0/24"}]), 400,
+                          "Setting Machine network CIDR is forbidden when cluster is not in vip-dhcp-allocation mode")
+        self.assert_error(self.hub.update_cluster(cid, **self.VIPS), 400,
+                          "Calculate machine network CIDR: No suitable matching CIDR found for VIP 192.168.122.100")
+        self.cluster_hosts(c, 1)
+        st, upd = self.hub.update_cluster(cid, **self.VIPS)
+        self.assertEqual(st, 201, upd)
+        self.assertEqual(schema_errors("cluster", upd), [])
+        self.assertEqual([m["cidr"] for m in upd["machine_networks"]], ["192.168.122.0/24"])
+        self.assertEqual(upd["api_vip"], "192.168.122.100")
+        st, upd = self.hub.update_cluster(cid, user_managed_networking=True)
+        self.assertEqual((st, upd["api_vips"], upd["platform"]["type"]), (201, [], "none"))
+        st, upd = self.hub.update_cluster(cid, name="renamed", base_dns_domain="example.org")
+        self.assertEqual((upd["name"], upd["base_dns_domain"]), ("renamed", "example.org"))
+
+    def test_register_bound_to_cluster(self):
+        c = self.new_cluster(openshift_version="4.13.18")
+        ie = self.new_ie(cluster_id=c["id"])
+        self.assertEqual((ie["cluster_id"], ie["openshift_version"]), (c["id"], "4.13"))
+        st, ies = self.hub.list_infra_envs(c["id"])
+        self.assertEqual((st, [x["id"] for x in ies]), (200, [ie["id"]]))
+        st, all_ies = self.hub.list_infra_envs()
+        self.assertIn(ie["id"], [x["id"] for x in all_ies])
+        missing = str(uuid.uuid4())
+        self.assert_error(self.hub.register_infra_env(cluster_id=missing), 404,
+                          "Cluster ID %s does not exist" % missing)
+
+    def test_cluster_events_filters_and_severity_counts(self):
+        c = self.new_cluster()
+        st, evs = self.hub.events(cluster_id=c["id"])
+        self.assertEqual(st, 200, evs)
+        self.assertIn("cluster_registration_succeeded", [e["name"] for e in evs])
+        self.assertTrue(all(e["cluster_id"] == c["id"] for e in evs))
+        infos = sum(1 for e in evs if e["severity"] == "info")
+        self.assertEqual(self.hub.headers.get("Severity-Count-Info"), str(infos))
+        st, lvl = self.hub.events(cluster_id=c["id"], cluster_level=True)
+        self.assertTrue(all("host_id" not in e for e in lvl))
+        st, msg = self.hub.events(cluster_id=c["id"], message="SUCCESSFULLY REGISTERED")
+        self.assertEqual([e["name"] for e in msg], ["cluster_registration_succeeded"])
+
+    def test_bind_unbind(self):
+        c = self.new_cluster()
+        ie = self.new_ie()["id"]
+        host = str(uuid.uuid4())
+        self.agent_register(ie, host)
+        st, steps = self.svc.instructions(ie, host)
+        self.svc.reply(ie, host, steps["instructions"][0], json.dumps(inventory_for(4)))
+        st, h = self.hub.bind_host(ie, host, c["id"])
+        self.assertEqual(st, 200, h)
+        self.assertEqual((h["status"], h["status_info"], h["cluster_id"]),
+                         ("binding", "Host is waiting to be bound to the cluster", c["id"]))
+        self.assert_error(self.hub.bind_host(ie, host, c["id"]), 409,
+                          "Host %s is already bound to cluster %s" % (host, c["id"]))
+        st, steps = self.svc.instructions(ie, host)
+        self.assertEqual(steps["post_step_action"], "exit")
+        self.agent_register(ie, host)
+        st, h = self.hub.host(ie, host)
+        self.assertEqual((h["status"], h["cluster_id"]), ("discovering", c["id"]))
+        st, steps = self.svc.instructions(ie, host)
+        self.svc.reply(ie, host, steps["instructions"][0], json.dumps(inventory_for(4)))
+        st, h = self.hub.unbind_host(ie, host)
+        self.assertEqual(st, 200, h)
+        self.assertEqual((h["status"], h.get("cluster_id")), ("unbinding", None))
+        self.agent_register(ie, host)
+        self.assertEqual(self.hub.host(ie, host)[1]["status"], "discovering-unbound")
+        # a host of an infra-env bound to the cluster cannot be unbound
+        bie, bhosts = self.cluster_hosts(c, 1)
+        self.assert_error(self.hub.unbind_host(bie, bhosts[0]), 409,
+                          "Cannot unbind Host %s. InfraEnv %s is bound to Cluster %s" % (bhosts[0], bie, c["id"]))
+
+    def test_install_configs_ignored_validations_manifests(self):
+        c = self.new_cluster()
+        cid = c["id"]
+        st, upd = self.hub.update_install_config(cid, {"networking": {"networkType": "OVNKubernetes"}})
+        self.assertEqual(st, 201, upd)
+        self.assertEqual(json.loads(upd["install_config_overrides"]), {"networking": {"networkType": "OVNKubernetes"}})
+        st, body = self.hub.update_install_config(cid, "{not json")
+        self.assertEqual(st, 400, body)
+        st, iv = self.hub.call("PUT", "/v2/clusters/%s/ignored-validations" % cid,
+                               {"cluster-validation-ids": '["sufficient-masters-count"]', "host-validation-ids": "[]"})
+        self.assertEqual((st, iv), (201, {"cluster-validation-ids": '["sufficient-masters-count"]',
+                                          "host-validation-ids": "[]"}))
+        self.assertEqual(self.hub.call("GET", "/v2/clusters/%s/ignored-validations" % cid), (200, iv))
+        self.assert_error(self.hub.call("PUT", "/v2/clusters/%s/ignored-validations" % cid,
+                                        {"cluster-validation-ids": '["no-such-validation"]'}), 400,
+                          "cannot proceed due to the following errors: Validation ID 'no-such-validation' is not a "
+                          "known cluster validation")
+        content = base64.b64encode(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n").decode()
+        st, m = self.hub.call("POST", "/v2/clusters/%s/manifests" % cid,
+                              {"folder": "openshift", "file_name": "cm.yaml", "content": content})
+        self.assertEqual(st, 201, m)
+        self.assertEqual((m["file_name"], m["folder"]), ("cm.yaml", "openshift"))
+        st, lst = self.hub.call("GET", "/v2/clusters/%s/manifests" % cid)
+        self.assertEqual([(x["folder"], x["file_name"]) for x in lst], [("openshift", "cm.yaml")])
+        st, body = self.hub.call("POST", "/v2/clusters/%s/manifests" % cid,
+                                 {"file_name": "bad.yaml", "content": "***"})
+        self.assertEqual((st, body.get("reason")), (400, "failed to base64-decode cluster manifest content for "
+                                                         "cluster %s" % cid))
+        st, body = self.hub.call("POST", "/v2/clusters/%s/manifests" % cid, {"file_name": "x.txt", "content": content})
+        self.assertEqual(st, 422, body)
+        self.assertEqual(self.hub.call("DELETE", "/v2/clusters/%s/manifests?folder=openshift&file_name=cm.yaml"
+                                       % cid)[0], 200)
+        self.assertEqual(self.hub.call("GET", "/v2/clusters/%s/manifests" % cid), (200, []))
+
+    def test_deregister(self):
+        c = self.new_cluster()
+        ie, hosts = self.cluster_hosts(c, 1)
+        self.assertEqual(self.hub.deregister_cluster(c["id"]), (204, b""))
+        self.cleanup_clusters.remove(c["id"])
+        self.assertEqual(self.hub.hosts(ie), (200, []))
+        self.assert_error(self.hub.cluster(c["id"]), 404, "Failed to get cluster %s: record not found" % c["id"])
+
+    def test_import_and_day2(self):
+        cid = str(uuid.uuid4())
+        st, c = self.hub.call("POST", "/v2/clusters/import", {"name": "day2", "api_vip_dnsname": "api.day2.example.com",
+                                                               "openshift_cluster_id": cid})
+        self.assertEqual(st, 201, c)
+        self.cleanup_clusters.append(c["id"])
+        self.assertEqual(schema_errors("cluster", c), [])
+        self.assertEqual((c["kind"], c["status"], c["status_info"], c["api_vip_dns_name"], c.get("imported")),
+                         ("AddHostsCluster", "adding-hosts", "cluster is adding hosts to existing OCP cluster",
+                          "api.day2.example.com", True))
+        ie = self.new_ie(cluster_id=c["id"])["id"]
+        host = str(uuid.uuid4())
+        body = self.agent_register(ie, host)
+        self.assertEqual(body["kind"], "AddToExistingClusterHost")
+        st, steps = self.svc.instructions(ie, host)
+        self.svc.reply(ie, host, steps["instructions"][0], json.dumps(inventory_for(6)))
+        st, h = self.hub.host(ie, host)
+        self.assertEqual((h["status"], h["suggested_role"]), ("known", "worker"))
+        st, h = self.hub.update_host(ie, host, machine_config_pool_name="infra")
+        self.assertEqual((st, h["machine_config_pool_name"]), (201, "infra"))
+        st, h = self.hub.call("POST", "/v2/infra-envs/%s/hosts/%s/actions/install" % (ie, host))
+        self.assertEqual((st, h["status"], h["role"]), (202, "installing", "worker"))
+        for stage in ("Starting installation", "Installing", "Writing image to disk", "Rebooting"):
+            self.assertEqual(self.hub.host_progress(ie, host, stage)[0], 200)
+        self.assertEqual(self.hub.host(ie, host)[1]["status"], "added-to-existing-cluster")
+
+    def _installed_flow(self, c):
+        """Three hosts to ready, the REST install, the agents' preparation
+        replies, every host to Done: the cluster is finalizing."""
+        cid = c["id"]
+        ie, hosts = self.cluster_hosts(c, 3)
+        st, upd = self.hub.update_cluster(cid, **self.VIPS)
+        self.assertEqual(st, 201, upd)
+        connect_hosts(self, self.svc, ie, hosts)
+        st, upd = self.hub.cluster(cid)
+        self.assertEqual(upd["status"], "ready", upd.get("validations_info"))
+        st, inst = self.hub.call("POST", "/v2/clusters/%s/actions/install" % cid)
+        self.assertEqual(st, 202, inst)
+        self.assertEqual((inst["status"], inst["status_info"]),
+                         ("preparing-for-installation", "Preparing cluster for installation"))
+        self.assertEqual(sum(1 for h in inst["hosts"] if h.get("bootstrap")), 1)
+        for h in hosts:
+            steps = self.svc.instructions(ie, h)[1]["instructions"]
+            for s in steps:
+                out = O7["by_step_type"][s["step_type"]]["request_body"]["output"]
+                self.assertEqual(self.svc.reply(ie, h, s, out)[0], 204)
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "installing")
+        for h in hosts:
+            stages = self.hub.host(ie, h)[1]["progress_stages"]
+            for stage in stages:
+                self.assertEqual(self.hub.host_progress(ie, h, stage)[0], 200, stage)
+        return ie, hosts
+
+    def test_install_to_installed_with_controller_standin(self):
+        self.svc.need_control("hosts that become known from the observed inventory alone")
+        c = self.new_cluster()
+        cid = c["id"]
+        self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/install" % cid), 409,
+                          "Cluster is not ready for installation, User input required")
+        ie, hosts = self._installed_flow(c)
+        st, fin = self.hub.cluster(cid)
+        self.assertEqual(fin["status"], "finalizing")
+        self.assertEqual(fin["progress"]["installing_stage_percentage"], 100)
+        self.assertEqual(schema_errors("cluster", fin), [])
+        st, kc = self.hub.call("GET", "/v2/clusters/%s/downloads/credentials?file_name=kubeconfig-noingress" % cid,
+                               accept=None)
+        self.assertEqual(st, 200, kc)
+        self.assertIn(b"server: https://api.", kc)
+        st, kc2 = self.hub.call("GET", "/v2/clusters/%s/downloads/credentials?file_name=kubeconfig" % cid, accept=None)
+        self.assertEqual((st, kc2), (200, kc))
+        self.assert_error(self.hub.call("GET", "/v2/clusters/%s/credentials" % cid), 409,
+                          "console-url isn't available yet, it will be once console operator is ready as part of "
+                          "cluster finalizing stage")
+        steps = self.hub.finish_installation(cid, version="4.13.18")
+        self.assertEqual(steps, [("monitored-operators", 200), ("progress", 200), ("ingress-cert", 201),
+                                 ("operator console", 200), ("complete-installation", 202)])
+        st, done = self.hub.cluster(cid)
+        self.assertEqual((done["status"], done["status_info"]), ("installed", "Cluster is installed"))
+        self.assertEqual(done["progress"]["total_percentage"], 100)
+        self.assertEqual(done["monitored_operators"][0]["status"], "available")
+        st, kc = self.hub.call("GET", "/v2/clusters/%s/downloads/credentials?file_name=kubeconfig" % cid, accept=None)
+        ca = base64.b64decode(re.search(rb"certificate-authority-data: (\S+)", kc).group(1)).decode()
+        self.assertTrue(ca.startswith(HubClient.TEST_INGRESS_CA), ca)
+        st, cred = self.hub.call("GET", "/v2/clusters/%s/credentials" % cid)
+        self.assertEqual(st, 200, cred)
+        self.assertEqual((cred["username"], cred["console_url"]),
+                         ("kubeadmin", "https://console-openshift-console.apps.%s.example.com" % c["name"]))
+        self.assertRegex(cred["password"], r"^[0-9A-Za-z]{5}(-[0-9A-Za-z]{5}){3}$")
+        st, evs = self.hub.events(cluster_id=cid)
+        names = [e["name"] for e in evs]
+        for n in ("cluster_prepare_installation_started", "host_bootstrap_set", "cluster_operator_status",
+                  "cluster_installation_completed"):
+            self.assertIn(n, names)
+        # day 2 from here
+        self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/cancel" % cid), 409,
+                          "no condition found to run transition CancelInstallation from state installed")
+        st, d2 = self.hub.call("POST", "/v2/clusters/%s/actions/allow-add-workers" % cid)
+        self.assertEqual((st, d2["kind"], d2["status"], d2["api_vip_dns_name"]),
+                         (202, "AddHostsCluster", "adding-hosts", "api.%s.example.com" % c["name"]))
+
+    def test_cancel_and_reset(self):
+        self.svc.need_control("hosts that become known from the observed inventory alone")
+        c = self.new_cluster()
+        cid = c["id"]
+        self.assert_error(self.hub.call("POST", "/v2/clusters/%s/actions/allow-add-workers" % cid), 400,
+                          "cannot transform cluster %s to day2. Expected cluster status: installed, but cluster "
+                          "status is: pending-for-input" % cid)
+        ie, hosts = self.cluster_hosts(c, 3)
+        self.hub.update_cluster(cid, **self.VIPS)
+        connect_hosts(self, self.svc, ie, hosts)
+        self.assertEqual(self.hub.install_cluster(cid)[0], 202)
+        self.assert_error(self.hub.deregister_cluster(cid), 409,
+                          "cluster %s can not be removed while being installed, wait for the installation to timeout "
+                          "or reset the installation" % cid)
+        st, cc = self.hub.call("POST", "/v2/clusters/%s/actions/cancel" % cid)
+        self.assertEqual((st, cc["status"]), (202, "cancelled"))
+        self.assertEqual({h["status"] for h in cc["hosts"]}, {"known"})
+        st, rc = self.hub.call("POST", "/v2/clusters/%s/actions/reset" % cid)
+        self.assertEqual((st, rc["status"]), (202, "insufficient"))
+        self.assertEqual({h["status"] for h in rc["hosts"]}, {"resetting-pending-user-action"})
+        self.agent_register(ie, hosts[0])
+        self.assertEqual(self.hub.host(ie, hosts[0])[1]["status"], "discovering")
+
+
+HUB_OPERATIONS = [
+    # (method, path template, operationId) of what cradle-hub calls
+    ("POST", "/v2/infra-envs", "RegisterInfraEnv"), ("GET", "/v2/infra-envs", "ListInfraEnvs"),
+    ("GET", "/v2/infra-envs/{ie}", "GetInfraEnv"), ("PATCH", "/v2/infra-envs/{ie}", "UpdateInfraEnv"),
+    ("DELETE", "/v2/infra-envs/{ie}", "DeregisterInfraEnv"),
+    ("GET", "/v2/infra-envs/{ie}/downloads/image-url", "GetInfraEnvDownloadURL"),
+    ("GET", "/v2/infra-envs/{ie}/downloads/files?file_name=discovery.ign", "v2DownloadInfraEnvFiles"),
+    ("GET", "/v2/infra-envs/{ie}/downloads/files-presigned?file_name=ipxe-script", "GetInfraEnvPresignedFileURL"),
+    ("GET", "/v2/infra-envs/{ie}/hosts", "v2ListHosts"), ("GET", "/v2/infra-envs/{ie}/hosts/{h}", "v2GetHost"),
+    ("PATCH", "/v2/infra-envs/{ie}/hosts/{h}", "v2UpdateHost"),
+    ("DELETE", "/v2/infra-envs/{ie}/hosts/{h}", "v2DeregisterHost"),
+    ("POST", "/v2/infra-envs/{ie}/hosts/{h}/actions/bind", "BindHost"),
+    ("POST", "/v2/infra-envs/{ie}/hosts/{h}/actions/unbind", "UnbindHost"),
+    ("POST", "/v2/infra-envs/{ie}/hosts/{h}/actions/install", "v2InstallHost"),
+    ("PATCH", "/v2/infra-envs/{ie}/hosts/{h}/installer-args", "v2UpdateHostInstallerArgs"),
+    ("PATCH", "/v2/infra-envs/{ie}/hosts/{h}/ignition", "v2UpdateHostIgnition"),
+    ("GET", "/v2/events", "v2ListEvents"),
+    ("POST", "/v2/clusters", "v2RegisterCluster"), ("GET", "/v2/clusters", "v2ListClusters"),
+    ("GET", "/v2/clusters/{c}", "v2GetCluster"), ("PATCH", "/v2/clusters/{c}", "V2UpdateCluster"),
+    ("DELETE", "/v2/clusters/{c}", "v2DeregisterCluster"), ("POST", "/v2/clusters/import", "v2ImportCluster"),
+    ("POST", "/v2/clusters/{c}/actions/install", "v2InstallCluster"),
+    ("POST", "/v2/clusters/{c}/actions/cancel", "V2CancelInstallation"),
+    ("POST", "/v2/clusters/{c}/actions/reset", "v2ResetCluster"),
+    ("POST", "/v2/clusters/{c}/actions/allow-add-workers", "TransformClusterToDay2"),
+    ("PATCH", "/v2/clusters/{c}/install-config", "v2UpdateClusterInstallConfig"),
+    ("GET", "/v2/clusters/{c}/ignored-validations", "v2GetIgnoredValidations"),
+    ("PUT", "/v2/clusters/{c}/ignored-validations", "v2SetIgnoredValidations"),
+    ("GET", "/v2/clusters/{c}/manifests", "V2ListClusterManifests"),
+    ("POST", "/v2/clusters/{c}/manifests", "V2CreateClusterManifest"),
+    ("DELETE", "/v2/clusters/{c}/manifests?file_name=x.yaml", "V2DeleteClusterManifest"),
+    ("GET", "/v2/clusters/{c}/downloads/credentials?file_name=kubeconfig", "V2DownloadClusterCredentials"),
+    ("GET", "/v2/clusters/{c}/credentials", "V2GetCredentials"),
+]
+
+
+@local_only("a refservice started with --token")
+class TestHubAuth(unittest.TestCase):
+    """userAuth: the token as `Authorization: Bearer`; each operation takes
+    the credentials swagger's security names for it, no others."""
+
+    def test_security_per_operation(self):
+        token = "hub-auth-t0ken"
+        with RefService(token=token) as svc:
+            for method, tmpl, op_id in HUB_OPERATIONS:
+                path = "/api/assisted-install" + tmpl.format(ie=IE, h=H1, c=CL)
+                tmpl_path, op, _ = SWAGGER.route(method, path[len(SWAGGER.base_path):].split("?")[0])
+                self.assertEqual(op.get("operationId"), op_id, (method, tmpl))
+                schemes = SWAGGER.op_security(op)
+                self.assertIn("userAuth", schemes, op_id)
+                r = svc.raw(method, path, headers={"Accept": "*/*"})
+                self.assertEqual((r.status, json.loads(r.body)), (401, {
+                    "code": 401, "message": "unauthenticated for invalid credentials"}), op_id)
+                r = svc.raw(method, path, headers={"Accept": "*/*", "Authorization": "Bearer wrong"})
+                self.assertEqual(r.status, 401, op_id)
+                r = svc.raw(method, path, headers={"Accept": "*/*", "Authorization": "Bearer " + token})
+                self.assertNotIn(r.status, (401, 501), (op_id, r.body))
+                r = svc.raw(method, path, headers={"Accept": "*/*", "X-Secret-Key": token})
+                if "agentAuth" in schemes:
+                    self.assertNotEqual(r.status, 401, op_id)
+                else:
+                    self.assertEqual(r.status, 401, op_id)
+            recs = svc.requests()
+            with open(svc.record_path) as f:
+                text = f.read()
+            self.assertNotIn(token, text)
+            # pull secrets and passwords stay out of the record
+            hub = HubClient(svc)
+            self.assertEqual(hub.register_infra_env()[0], 201)
+            rec = svc.requests(operation="RegisterInfraEnv")[-1]
+            self.assertEqual(rec["body"]["pull_secret"], "<redacted>")
+            with open(svc.record_path) as f:
+                self.assertNotIn("ZmFrZTpmYWtl", f.read())
+            self.assertGreater(len(recs), 4 * len(HUB_OPERATIONS) - 1)
+
+
+@local_only("runs the user-facing tests against a second local refservice")
+class TestHubSuiteAgainstAttachedService(unittest.TestCase):
+    """The user-facing tests with CRADLE_TEST_SERVICE_URL pointing at a
+    refservice started here (standing for a real service): they run there,
+    only those that need the control API skip."""
+
+    def test_hub_classes_attached(self):
+        with RefService() as other:
+            env = dict(os.environ, CRADLE_TEST_SERVICE_URL=other.url)
+            env.pop("CRADLE_TEST_SERVICE_TOKEN", None)
+            p = subprocess.run(["/usr/bin/python3", "-m", "unittest", "-v", "test_refservice.TestInfraEnvs",
+                                "test_refservice.TestEvents", "test_refservice.TestHostsUserSide",
+                                "test_refservice.TestClusters", "test_refservice.TestRegistration"],
+                               cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=600)
+            self.assertEqual(p.returncode, 0, p.stdout[-3000:])
+            skipped = re.findall(r"^(test_\w+) \(test_refservice\.(\w+)\..* \.\.\. skipped ['\"](.*)['\"]$",
+                                 p.stdout, re.M)
+            self.assertEqual(set(c for _, c, _ in skipped if c == "TestRegistration"), {"TestRegistration"})
+            self.assertEqual(sorted(t for t, c, _ in skipped if c != "TestRegistration"), sorted([
+                "test_image_service_standins", "test_signed_urls_with_token", "test_host_status_events",
+                "test_role_refused_after_installation_started", "test_install_to_installed_with_controller_standin",
+                "test_cancel_and_reset"]), p.stdout[-3000:])
+            for _, _, why in skipped:
+                self.assertIn("CRADLE_TEST_SERVICE_URL is set", why)
+            self.assertRegex(p.stdout, r"Ran \d+ tests")
+            # the attached service saw the user-facing calls, none of the control API
+            ops = set(r["operation"] for r in other.requests())
+            self.assertTrue({"RegisterInfraEnv", "v2RegisterCluster", "v2ListEvents", "BindHost"} <= ops, ops)
 
 
 def _main():

@@ -73,6 +73,9 @@ def check_output(step_type, output):
     return json.loads(output)
 
 
+last_log = ""  # the step-run helper's log (stderr) of the last step()
+
+
 def step(step_type, *args, netns=None, dry_run=False, lab_nics=None, cacert=None, env=None, wrap=None,
          timeout=600):
     argv = [STEP_RUN]
@@ -91,7 +94,9 @@ def step(step_type, *args, netns=None, dry_run=False, lab_nics=None, cacert=None
     e["CRADLE_LOG_TARGET"] = "stderr"
     e.update(env or {})
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e, timeout=timeout)
-    sys.stderr.write(p.stderr.decode(errors="replace"))
+    global last_log
+    last_log = p.stderr.decode(errors="replace")
+    sys.stderr.write(last_log)
     if p.returncode != 0:
         raise AssertionError("step-run failed (%d): %s" % (p.returncode, p.stderr.decode(errors="replace")))
     return json.loads(p.stdout)

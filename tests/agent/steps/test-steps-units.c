@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ares.h>
 #include <json-c/json.h>
 
 #include "agent/steps.h"
@@ -232,6 +233,39 @@ TEST(dns_cname_chain_with_compression)
                 _cleanup_free_ char *q2 = NULL;
                 int r = dns_parse_cname_chain(m, k, &q2, &c2);
                 ASSERT_TRUE(r == -EBADMSG || (r == 0 && strv_length(c2) < 2));
+        }
+}
+
+/* Go's resolver's words for each kind of failure (net.DNSError) */
+TEST(dns_errors_in_go_words)
+{
+        static const struct {
+                int status;
+                const char *server, *want;
+        } cases[] = {
+                { ARES_ENOTFOUND, "198.51.100.1:53", "lookup api.x.test on 198.51.100.1:53: no such host" },
+                { ARES_ENODATA, "198.51.100.1:53", "lookup api.x.test on 198.51.100.1:53: no such host" },
+                { ARES_ETIMEOUT, "198.51.100.1:53", "lookup api.x.test on 198.51.100.1:53: i/o timeout" },
+                { ARES_ESERVFAIL, "[2001:db8::1]:53",
+                  "lookup api.x.test on [2001:db8::1]:53: server misbehaving" },
+                { ARES_EREFUSED, "198.51.100.1:53",
+                  "lookup api.x.test on 198.51.100.1:53: server misbehaving" },
+                { ARES_ECONNREFUSED, "198.51.100.1:53",
+                  "lookup api.x.test on 198.51.100.1:53: read udp 198.51.100.1:53: read: connection "
+                  "refused" },
+                { ARES_ETIMEOUT, NULL, "lookup api.x.test: i/o timeout" },
+                { ARES_ECANCELLED, NULL, "lookup api.x.test: operation was canceled" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *m =
+                        resolve_error_message("api.x.test", cases[i].server, cases[i].status);
+                ASSERT_STREQ(m, cases[i].want);
+                ASSERT_NOT_CONTAINS(m, "DNS");
+        }
+        ASSERT_NULL(resolve_go_error(ARES_ENOMEM));
+        {
+                _cleanup_free_ char *m = resolve_error_message("a.test", NULL, ARES_ENOMEM);
+                ASSERT_STREQ(m, "lookup a.test: Out of memory");
         }
 }
 

@@ -59,10 +59,24 @@ for _ in range(50):
 else:
     stepslib.skip("dnsmasq did not start")
 
-# a private mount namespace whose resolv.conf and hosts are ours
-WRAP = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-        'mount --bind "$1" /etc/resolv.conf && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"',
-        "sh", resolv, hosts]
+
+
+def wrap(resolv_conf):
+    """a private mount namespace whose resolv.conf and hosts are ours"""
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+            'mount --bind "$1" /etc/resolv.conf && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"',
+            "sh", resolv_conf, hosts]
+
+
+WRAP = wrap(resolv)
+# 127.0.0.2: nothing listens (ICMP port unreachable); 127.0.0.3: a server
+# that reads every query and never answers
+for name, server in (("refused", "127.0.0.2"), ("silent", "127.0.0.3")):
+    with open(os.path.join(lab.tmp, "resolv-%s.conf" % name), "w") as f:
+        f.write("nameserver %s\noptions timeout:1 attempts:1\n" % server)
+lab.spawn(NS, ["/usr/bin/python3", "-c", "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+               "s.bind(('127.0.0.3', 53)); open(%r, 'w').close()\nwhile True: s.recv(512)"
+               % os.path.join(lab.tmp, "silent.ready")])
 
 
 def resolve(*names):
@@ -104,6 +118,32 @@ def test_hosts_file_and_refused_names():
     assert res[1]["ipv4_addresses"] == ["127.0.0.1"] and res[1]["ipv6_addresses"] == ["::1"], res
     # dnsmasq has no upstream: the lookup fails, reported as empty lists
     assert res[2] == {"cnames": [], "domain_name": "quay.io", "ipv4_addresses": [], "ipv6_addresses": []}, res
+
+
+def test_failures_in_go_words():
+    """A failed lookup is logged in the Go resolver's words (net.DNSError),
+    each kind its own, never c-ares' ("DNS query cancelled"); the reply
+    holds empty lists, as the Go agent's."""
+    for _ in range(50):
+        if os.path.exists(os.path.join(lab.tmp, "silent.ready")):
+            break
+        time.sleep(0.1)
+    empty = {"cnames": [], "domain_name": None, "ipv4_addresses": [], "ipv6_addresses": []}
+    cases = [
+        # dnsmasq answers REFUSED for what it is not authoritative for
+        (resolv, "quay.io", "lookup quay.io on 127.0.0.1:53: server misbehaving"),
+        (os.path.join(lab.tmp, "resolv-refused.conf"), "api.lab.example.test",
+         "lookup api.lab.example.test on 127.0.0.2:53: read udp 127.0.0.2:53: read: connection refused"),
+        (os.path.join(lab.tmp, "resolv-silent.conf"), "api.lab.example.test",
+         "lookup api.lab.example.test on 127.0.0.3:53: i/o timeout"),
+    ]
+    for conf, name, want in cases:
+        r = step("domain-resolution", json.dumps({"domains": [{"domain_name": name}]}), netns=NS, wrap=wrap(conf))
+        assert r["exit_code"] == 0, r
+        assert json.loads(r["output"])["resolutions"] == [dict(empty, domain_name=name)], r
+        line = "error occurred during domain resolution of %s: %s" % (name, want)
+        assert line in stepslib.last_log, "%r not in:\n%s" % (line, stepslib.last_log)
+        assert "DNS query" not in stepslib.last_log and "DNS server" not in stepslib.last_log, stepslib.last_log
 
 
 def test_invalid_requests():
