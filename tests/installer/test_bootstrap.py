@@ -1010,6 +1010,7 @@ class TestDryRun(BootstrapBase):
         self.assertEqual(L.sha256_file(dev), before)
         self.assertFalse(os.path.exists(os.path.join(self.root, "root/.docker/config.json")))
         self.assertFalse(os.path.exists(os.path.join(self.root, "opt/openshift")))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "root/.ssh")))
         # (the log upload lists the bootkube unit whose journal it collects)
         self.assertEqual([c for c in self.systemctl_calls() if c[0] != "list-units"], [])
         self.assertEqual(self.inst.standin_runs("shutdown"), [])
