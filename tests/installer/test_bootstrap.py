@@ -571,6 +571,70 @@ class TestBootstrap(BootstrapBase):
         self.assertTrue(info.startswith("Failed executing systemctl restart [NetworkManager.service]: "), info)
         self.assertNotIn(["start", "bootkube.service"], self.systemctl_calls())
 
+    def test_pull_secret_missing_fails(self):
+        """bootstrap.ign without /root/.docker/config.json: ExtractFromIgnition
+        fails, so does the installation, before anything is laid."""
+        self.common_start()
+        ign = bootstrap_ign(self.kube.kubeconfig_text())
+        ign["storage"]["files"] = [f for f in ign["storage"]["files"] if f["path"] != "/root/.docker/config.json"]
+        self.set_bootstrap_ign(ign)
+        dev = self.lab.loop()
+        self.assertEqual(self.finish(self.start(dev)), 1)
+        stage, info = self.stages()[-1]
+        self.assertEqual(stage, "Failed")
+        self.assertTrue(info.startswith("cannot extract /root/.docker/config.json from bootstrap.ign"), info)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "opt/openshift/auth/kubeconfig")))
+
+    def test_ssh_keygen_failure_is_fatal(self):
+        """ssh-keygen cannot write the key (notes §9: fatal), before bootkube."""
+        self.common_start()
+        os.makedirs(os.path.join(self.root, "root/.ssh/id_rsa"))  # a directory where the key goes
+        dev = self.lab.loop()
+        self.assertEqual(self.finish(self.start(dev)), 1)
+        stage, info = self.stages()[-1]
+        self.assertEqual(stage, "Failed")
+        self.assertIn("ssh-keygen", info)
+        self.assertIn("Failed to generate SSH key pair", self.inst.output())
+        self.assertNotIn(["start", "bootkube.service"], self.systemctl_calls())
+
+    def test_controller_manifests_failure_is_fatal(self):
+        """The manifests cannot be written (PrepareController: fatal)."""
+        self.common_start()
+        os.makedirs(os.path.join(self.root, "opt/openshift"), exist_ok=True)
+        open(os.path.join(self.root, "opt/openshift/manifests"), "w").close()  # a file, not a directory
+        dev = self.lab.loop()
+        self.assertEqual(self.finish(self.start(dev)), 1)
+        stage, info = self.stages()[-1]
+        self.assertEqual(stage, "Failed")
+        self.assertIn("/opt/openshift/manifests/", info)
+        self.assertNotIn(["start", "bootkube.service"], self.systemctl_calls())
+
+    def test_bootkube_start_failure_is_fatal(self):
+        self.common_start()
+        dev = self.lab.loop()
+        proc = self.start(dev, env=self.env(STANDIN_FAIL_UNITS="bootkube.service"))
+        self.assertEqual(self.finish(proc), 1)
+        stage, info = self.stages()[-1]
+        self.assertEqual(stage, "Failed")
+        self.assertTrue(info.startswith("Failed executing systemctl start [bootkube.service]: "), info)
+        self.assertNotIn(["start", "approve-csr.service"], self.systemctl_calls())
+        self.assertIn("failed to start bootstrap services", self.inst.output())
+
+    def test_cluster_query_failure_is_fatal(self):
+        """GetCluster in waitForControlPlane failing for good (a 403 is not
+        retried) fails the installation; the image is on disk by then."""
+        self.common_start()
+        self.svc.add_fault(method="GET", path="/v2/clusters/%s$" % L.CL, query="exclude-hosts=true", status=403,
+                           count=None)
+        dev = self.lab.loop()
+        proc = self.start(dev)
+        self.assertEqual(self.finish(proc), 1)
+        got = self.stages()
+        self.assertEqual(got[-2:], [("Waiting for control plane", "Waiting for masters to join bootstrap control plane"),
+                                    ("Failed", got[-1][1])])
+        self.assertIn("403", got[-1][1])
+        self.assertEqual(self.inst.standin_runs("shutdown"), [])
+
     def test_invalid_hostname_is_replaced(self):
         """hostname "localhost" (a UTS namespace of the test's): a random one
         through hostnamectl."""
