@@ -368,11 +368,12 @@ class Proxy:
             except OSError:
                 c.close()
                 continue
+            pair = {"lock": threading.Lock(), "left": 2}
             for a, b in ((c, u), (u, c)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+                threading.Thread(target=self._pipe, args=(a, b, pair), daemon=True).start()
 
     @staticmethod
-    def _pipe(a, b):
+    def _pipe(a, b, pair):
         try:
             while True:
                 d = a.recv(65536)
@@ -386,6 +387,12 @@ class Proxy:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+        with pair["lock"]:
+            pair["left"] -= 1
+            last = pair["left"] == 0
+        if last:  # the other direction is done too
+            a.close()
+            b.close()
 
     def stop(self):
         self.stopping = True

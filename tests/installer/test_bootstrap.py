@@ -247,6 +247,13 @@ class BootstrapBase(L.ServiceCase):
             proc.wait()
             raise AssertionError("the installer did not finish:\n%s" % self.inst.output()[-8000:])
 
+    def failed_info(self, env=None):
+        """Runs the bootstrap to its end, which must be Failed: its info."""
+        self.assertEqual(self.finish(self.start(self.lab.loop(), env=env)), 1, self.inst.output()[-5000:])
+        stage, info = self.stages()[-1]
+        self.assertEqual(stage, "Failed", self.stages())
+        return info
+
     def set_unit_state(self, unit, state):
         path = self.inst.standin_log + ".units.json"
         with open(path) as f:
@@ -563,11 +570,7 @@ class TestBootstrap(BootstrapBase):
 
     def test_network_manager_failure_is_fatal(self):
         self.common_start()
-        dev = self.lab.loop()
-        proc = self.start(dev, env=self.env(STANDIN_FAIL_UNITS="NetworkManager.service"))
-        self.assertEqual(self.finish(proc), 1)
-        stage, info = self.stages()[-1]
-        self.assertEqual(stage, "Failed")
+        info = self.failed_info(env=self.env(STANDIN_FAIL_UNITS="NetworkManager.service"))
         self.assertTrue(info.startswith("Failed executing systemctl restart [NetworkManager.service]: "), info)
         self.assertNotIn(["start", "bootkube.service"], self.systemctl_calls())
 
@@ -578,10 +581,7 @@ class TestBootstrap(BootstrapBase):
         ign = bootstrap_ign(self.kube.kubeconfig_text())
         ign["storage"]["files"] = [f for f in ign["storage"]["files"] if f["path"] != "/root/.docker/config.json"]
         self.set_bootstrap_ign(ign)
-        dev = self.lab.loop()
-        self.assertEqual(self.finish(self.start(dev)), 1)
-        stage, info = self.stages()[-1]
-        self.assertEqual(stage, "Failed")
+        info = self.failed_info()
         self.assertTrue(info.startswith("cannot extract /root/.docker/config.json from bootstrap.ign"), info)
         self.assertFalse(os.path.exists(os.path.join(self.root, "opt/openshift/auth/kubeconfig")))
 
@@ -589,10 +589,7 @@ class TestBootstrap(BootstrapBase):
         """ssh-keygen cannot write the key (notes §9: fatal), before bootkube."""
         self.common_start()
         os.makedirs(os.path.join(self.root, "root/.ssh/id_rsa"))  # a directory where the key goes
-        dev = self.lab.loop()
-        self.assertEqual(self.finish(self.start(dev)), 1)
-        stage, info = self.stages()[-1]
-        self.assertEqual(stage, "Failed")
+        info = self.failed_info()
         self.assertIn("ssh-keygen", info)
         self.assertIn("Failed to generate SSH key pair", self.inst.output())
         self.assertNotIn(["start", "bootkube.service"], self.systemctl_calls())
@@ -602,20 +599,13 @@ class TestBootstrap(BootstrapBase):
         self.common_start()
         os.makedirs(os.path.join(self.root, "opt/openshift"), exist_ok=True)
         open(os.path.join(self.root, "opt/openshift/manifests"), "w").close()  # a file, not a directory
-        dev = self.lab.loop()
-        self.assertEqual(self.finish(self.start(dev)), 1)
-        stage, info = self.stages()[-1]
-        self.assertEqual(stage, "Failed")
+        info = self.failed_info()
         self.assertIn("/opt/openshift/manifests/", info)
         self.assertNotIn(["start", "bootkube.service"], self.systemctl_calls())
 
     def test_bootkube_start_failure_is_fatal(self):
         self.common_start()
-        dev = self.lab.loop()
-        proc = self.start(dev, env=self.env(STANDIN_FAIL_UNITS="bootkube.service"))
-        self.assertEqual(self.finish(proc), 1)
-        stage, info = self.stages()[-1]
-        self.assertEqual(stage, "Failed")
+        info = self.failed_info(env=self.env(STANDIN_FAIL_UNITS="bootkube.service"))
         self.assertTrue(info.startswith("Failed executing systemctl start [bootkube.service]: "), info)
         self.assertNotIn(["start", "approve-csr.service"], self.systemctl_calls())
         self.assertIn("failed to start bootstrap services", self.inst.output())
