@@ -829,6 +829,28 @@ class TestBootstrapBefore47(BootstrapBase):
         self.assertNotIn("unsupportedConfigOverrides", self.kube.get_etcd()["spec"])
 
 
+    def test_stopped_with_the_override_on_says_so(self):
+        """SIGTERM while bootkube runs (the override on): every request is
+        aborted, the undo with them, so the log says to remove it by hand
+        and the override stays."""
+        self.kube.etcd()
+        self.common_start(version_marker=False)
+        dev = self.lab.loop()
+        proc = self.start(dev)
+        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
+                        proc=proc)
+        self.masters_ready(proc)
+        self.wait_stage("Waiting for bootkube", "", proc=proc)
+        self.assertTrue(self.kube.get_etcd()["spec"]["unsupportedConfigOverrides"][
+            "useUnsupportedUnsafeNonHANonProductionUnstableEtcd"])
+        proc.send_signal(signal.SIGTERM)
+        self.assertNotEqual(self.finish(proc), 0)
+        self.assertIn("cannot remove the unsafe etcd override (etcds.operator.openshift.io/cluster "
+                      "spec.unsupportedConfigOverrides)", self.inst.output())
+        self.assertIn("unsupportedConfigOverrides", self.kube.get_etcd()["spec"])
+        self.assertEqual(self.inst.standin_runs("shutdown"), [])
+
+
 class TestSingleNode(BootstrapBase):
     """Bootstrap in place (notes §4.9)."""
 
