@@ -796,11 +796,21 @@ class TestBootstrapBefore47(BootstrapBase):
                               {"spec": {"unsupportedConfigOverrides": None}}])
             self.assertEqual(patches[0]["contentType"], "application/merge-patch+json")
 
+    def override(self):
+        return self.kube.get_etcd()["spec"].get("unsupportedConfigOverrides", {}).get(
+            "useUnsupportedUnsafeNonHANonProductionUnstableEtcd")
+
+    def start_to_masters_ready(self):
+        self.common_start(version_marker=False)
+        proc = self.start(self.lab.loop())
+        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
+                        proc=proc)
+        self.masters_ready(proc)
+        return proc
+
     def after_bootkube_stage(self, proc):
         # bootkube runs: the override is on
-        etcd = self.kube.get_etcd()
-        self.seen_override = etcd["spec"].get("unsupportedConfigOverrides", {}).get(
-            "useUnsupportedUnsafeNonHANonProductionUnstableEtcd")
+        self.seen_override = self.override()
 
     def before_controller_ready(self, proc):
         # bootkube is done: the override is off before the controller wait
@@ -810,39 +820,26 @@ class TestBootstrapBefore47(BootstrapBase):
         """No etcds/cluster yet when the masters are Ready: the bootstrap
         keeps trying until it exists."""
         self.kube.request("DELETE", "/apis/operator.openshift.io/v1/etcds/cluster")
-        self.common_start(version_marker=False)
-        dev = self.lab.loop()
-        proc = self.start(dev)
-        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
-                        proc=proc)
-        self.masters_ready(proc)
+        proc = self.start_to_masters_ready()
         self.wait_output("cannot patch etcds.operator.openshift.io/cluster yet", proc)
         self.assertNotIn("Waiting for bootkube", [s for s, _ in self.stages()])
         self.kube.etcd()
         self.wait_stage("Waiting for bootkube", "", proc=proc)
-        self.assertTrue(self.kube.get_etcd()["spec"]["unsupportedConfigOverrides"][
-            "useUnsupportedUnsafeNonHANonProductionUnstableEtcd"])
+        self.assertTrue(self.override())
         self.bootkube_done()
         self.wait_stage("Waiting for controller", proc=proc)
         self.kube.controller_ready_event()
         self.assertEqual(self.finish(proc), 0, self.inst.output()[-5000:])
         self.assertNotIn("unsupportedConfigOverrides", self.kube.get_etcd()["spec"])
 
-
     def test_stopped_with_the_override_on_says_so(self):
         """SIGTERM while bootkube runs (the override on): every request is
         aborted, the undo with them, so the log says to remove it by hand
         and the override stays."""
         self.kube.etcd()
-        self.common_start(version_marker=False)
-        dev = self.lab.loop()
-        proc = self.start(dev)
-        self.wait_stage("Waiting for control plane", "Waiting for masters to join bootstrap control plane",
-                        proc=proc)
-        self.masters_ready(proc)
+        proc = self.start_to_masters_ready()
         self.wait_stage("Waiting for bootkube", "", proc=proc)
-        self.assertTrue(self.kube.get_etcd()["spec"]["unsupportedConfigOverrides"][
-            "useUnsupportedUnsafeNonHANonProductionUnstableEtcd"])
+        self.assertTrue(self.override())
         proc.send_signal(signal.SIGTERM)
         self.assertNotEqual(self.finish(proc), 0)
         self.assertIn("cannot remove the unsafe etcd override (etcds.operator.openshift.io/cluster "
