@@ -435,7 +435,7 @@ class TestBootstrap(BootstrapBase):
                 o = yaml.safe_load(f)
             r = self.kube.dry_run_create(o)
             if r is None:
-                print("note: the test kube-apiserver does not serve %s; %s checked by structure only "
+                print("note: the API server does not serve %s; %s checked by structure only "
                       "(test-controller-manifests)" % (o["kind"], n))
                 continue
             # AlreadyExists comes after validation (the namespace is there)
