@@ -1514,6 +1514,8 @@ class Model(object):
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
         if cluster is None:
             return None
+        if h.kind == "AddToExistingClusterHost":
+            return "success", "Day2 host is not required to be connected to other hosts in the cluster"
         if cluster.sno:
             return "success", "Host has connectivity to the majority of hosts in the cluster"
         if not cluster.spec.get("machine_networks") or not cluster.majority_groups:
