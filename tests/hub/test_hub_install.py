@@ -267,8 +267,11 @@ class Day2(Base):
         agent = self.wait("the Agent of %s" % host["hostname"], lambda: f.kube.get("Agent", self.ns, host["id"]))
         f.kube.patch("Agent", self.ns, host["id"], {"spec": {"approved": True, "nodeLabels": labels}})
         say("approved agent/%s with node labels %s" % (host["hostname"], labels))
-        self.wait("the host to reboot", lambda: (f.step(approve=False, controller=False),
-                                                 os.path.exists(host["marker"]))[1], 300)
+        try:
+            self.wait("the host to reboot", lambda: (f.step(approve=False, controller=False),
+                                                     os.path.exists(host["marker"]))[1], 300)
+        except H.LabError as e:
+            raise H.LabError("%s\n%s" % (e, f.where()))
         say("%s rebooted: its kubelet joins the spoke" % host["hostname"])
         kubelet = H.SpokeKubelet(spoke, host)
         client = kubelet.client_csr()
