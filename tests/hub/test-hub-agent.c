@@ -231,7 +231,11 @@ TEST(status_inventory_and_labels_kept_current)
                 hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
                 ASSERT_EQ(run.writes.n, 1);
                 ASSERT_EQ(hubtest_count(&run, HUB_WRITE_PATCH_STATUS, NULL), 1);
-                ASSERT_CONTAINS(json_to_string(run.writes.writes[0].body, 0), "192.168.1.101/24");
+                {
+                        _cleanup_free_ char *t = json_to_string(run.writes.writes[0].body, 0);
+
+                        ASSERT_CONTAINS(t, "192.168.1.101/24");
+                }
                 hubtest_run_done(&run);
         }
         fixture_done(&f);
