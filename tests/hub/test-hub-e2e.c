@@ -911,6 +911,12 @@ TEST(agents_created_for_registered_hosts)
         create_infraenv(c, ns, "hosts", ",\"agentLabels\":{\"team\":\"blue\"}");
         hub_start(&h, ns, NULL);
         id = ready_infraenv(c, ns, "hosts", &h);
+        /* the poller has listed the infra-env's hosts once (none): from now
+         * on it follows the infra-env's events */
+        for (int i = 0; i < 300 && metric(&h, "cradle_hub_service_request_duration_seconds_count{operation="
+                                              "\"v2ListHosts\",code=\"200\"}") < 1;
+             i++)
+                usleep(100 * 1000);
         register_host(id, h1, "02:00:00:00:01:01", "198.51.100.61", "host-1");
         register_host(id, h2, "02:00:00:00:01:02", "198.51.100.62", "host-2");
         a1 = wait_for(c, HUB_KIND_AGENT, ns, h1, agent_with_inventory, NULL, 120, &h);
@@ -933,6 +939,10 @@ TEST(agents_created_for_registered_hosts)
                             "macAddress"),
                      "02:00:00:00:01:02");
         ASSERT_STREQ(str_at(a2, "status.inventory.hostname"), "host-2");
+        /* the hosts were found through the infra-env's event feed */
+        ASSERT_TRUE(metric(&h,
+                           "cradle_hub_service_request_duration_seconds_count{operation=\"v2ListEvents\","
+                           "code=\"200\"}") > 0);
         hub_stop_ok(&h);
 }
 
