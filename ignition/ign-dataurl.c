@@ -235,12 +235,10 @@ char *ign_data_url_encode(const void *data, size_t len, bool percent)
                                 return NULL;
                 }
         } else {
-                size_t enc = 4 * ((len + 2) / 3);
-                _cleanup_free_ char *tmp = malloc(enc + 1);
-                if (!tmp || len > INT32_MAX)
+                _cleanup_free_ char *tmp = base64_encode(p, len);
+                if (!tmp)
                         return NULL;
-                (void)EVP_EncodeBlock((unsigned char *)tmp, p, (int)len);
-                if (buf_append_str(&b, "data:;base64,") < 0 || buf_append(&b, tmp, enc) < 0)
+                if (buf_append_str(&b, "data:;base64,") < 0 || buf_append_str(&b, tmp) < 0)
                         return NULL;
         }
         if (buf_take(&b, &s, NULL) < 0)

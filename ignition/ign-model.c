@@ -1070,6 +1070,12 @@ IgnConfig *ign_config_copy(const IgnConfig *c)
         return n;
 }
 
+void ign_config_clear_pointers(IgnConfig *c)
+{
+        ign_obj_done(&ign_type_ignition_config, &c->ignition.config);
+        c->ignition.config = (IgnIgnitionConfig){};
+}
+
 /* ---- Duplicates (Ignition's ValidateDups, on every struct) ---------------------------- */
 
 typedef struct KeySeen {

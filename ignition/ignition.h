@@ -382,6 +382,9 @@ static inline void ign_config_freep(IgnConfig **c)
 #define _cleanup_ign_config_ __attribute__((cleanup(ign_config_freep)))
 /* Deep copy; NULL on allocation failure. */
 IgnConfig *ign_config_copy(const IgnConfig *c);
+/* Drops ignition.config (the merge and replace pointers), as the installer
+ * does to a host config before merging it into another one. */
+void ign_config_clear_pointers(IgnConfig *c);
 
 /*
  * Parses one Ignition config of at most max_size bytes (0: IGN_PARSE_MAX).

@@ -46,6 +46,7 @@ void installer_config_done(InstallerConfig *c)
                 &c->mount_dir,
                 &c->registry_dir,
                 &c->efi_dir,
+                &c->host_root,
                 &c->log_level,
         };
 
@@ -131,10 +132,10 @@ static int installer_apply_high_availability_mode(InstallerConfig *c)
 
 int installer_config_parse(int argc, char **argv, InstallerConfig *ret)
 {
-        _cleanup_free_ char *host_exec = NULL;
+        _cleanup_free_ char *host_exec = NULL, *bootstrap_apply = NULL;
         InstallerConfig c = {};
-        double retry_delay = 2, retry_max_delay = 10, poll = 5, write_delay = 1, cmd_delay = 5,
-               mc_timeout = 1200;
+        double retry_delay = 2, retry_max_delay = 10, poll = 5, slow_poll = 30, controller_logs = 300,
+               write_delay = 1, cmd_delay = 5, mc_timeout = 1200;
         bool help = false;
         int optind, r;
         const GoFlag flags[] = {
@@ -225,8 +226,32 @@ int installer_config_parse(int argc, char **argv, InstallerConfig *ret)
                   "cradle: seconds, base of the jittered back-off of service calls", "CRADLE_RETRY_DELAY" },
                 { "retry-max-delay", GOFLAG_DOUBLE, &retry_max_delay, "10",
                   "cradle: seconds, cap of that back-off", "CRADLE_RETRY_MAX_DELAY" },
-                { "poll-interval", GOFLAG_DOUBLE, &poll, "5", "cradle: seconds between the worker's checks",
+                { "poll-interval", GOFLAG_DOUBLE, &poll, "5",
+                  "cradle: seconds between the checks of the waits upstream repeats every 5 s (the worker's "
+                  "masters; the bootstrap's nodes, bootkube, etcd, controller, MachineConfigs; node-image)",
                   "CRADLE_POLL_INTERVAL" },
+                { "slow-poll-interval", GOFLAG_DOUBLE, &slow_poll, "30",
+                  "cradle: seconds between the bootstrap's slower checks (Configuring reporting for the "
+                  "other "
+                  "hosts, the agent-based installer's workers)",
+                  "CRADLE_SLOW_POLL_INTERVAL" },
+                { "controller-logs-interval", GOFLAG_DOUBLE, &controller_logs, "300",
+                  "cradle: seconds between uploads of the controller's logs while the bootstrap waits for "
+                  "it",
+                  "CRADLE_CONTROLLER_LOGS_INTERVAL" },
+                { "bootstrap-apply", GOFLAG_STRING, &bootstrap_apply, "mcd",
+                  "cradle: how the bootstrap lays bootstrap.ign onto the live root: 'mcd' runs the "
+                  "machine-config-daemon of --mco-image through podman as upstream; 'native' applies it "
+                  "with "
+                  "cradle's Ignition code and pulls no image (refusing a config it cannot apply as the "
+                  "daemon "
+                  "would)",
+                  "CRADLE_BOOTSTRAP_APPLY" },
+                { "host-root", GOFLAG_STRING, &c.host_root, NULL,
+                  "cradle: where the host's files are (default: / when host commands run directly, "
+                  "/proc/1/root "
+                  "when they enter PID 1's namespaces); tests name a directory",
+                  "CRADLE_HOST_ROOT" },
                 { "write-retry-delay", GOFLAG_DOUBLE, &write_delay, "1",
                   "cradle: seconds between coreos-installer attempts", "CRADLE_WRITE_RETRY_DELAY" },
                 { "command-retry-delay", GOFLAG_DOUBLE, &cmd_delay, "5",
@@ -272,10 +297,19 @@ int installer_config_parse(int argc, char **argv, InstallerConfig *ret)
                 goto fail;
         }
         c.host_exec = host_exec_mode_from_string(host_exec);
+        c.bootstrap_apply = bootstrap_apply_from_string(bootstrap_apply);
+        if (c.bootstrap_apply < 0) {
+                fprintf(stderr, "installer: invalid --bootstrap-apply '%s': 'mcd' or 'native'\n",
+                        strna(bootstrap_apply));
+                r = -EINVAL;
+                goto fail;
+        }
         if (c.host_exec < 0 || log_level_from_string(c.log_level) < 0 ||
             seconds_to_usec(retry_delay, &c.retry_delay) < 0 ||
             seconds_to_usec(retry_max_delay, &c.retry_max_delay) < 0 ||
             seconds_to_usec(poll, &c.poll_interval) < 0 ||
+            seconds_to_usec(slow_poll, &c.slow_poll_interval) < 0 ||
+            seconds_to_usec(controller_logs, &c.controller_logs_interval) < 0 ||
             seconds_to_usec(write_delay, &c.write_retry_delay) < 0 ||
             seconds_to_usec(cmd_delay, &c.command_retry_delay) < 0 ||
             seconds_to_usec(mc_timeout, &c.mc_fetch_timeout) < 0) {

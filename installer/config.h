@@ -24,6 +24,7 @@
 #include <stdbool.h>
 
 #include "hostexec.h"
+#include "installer/bootstrap-apply.h"
 #include "timeutil.h"
 
 typedef struct InstallerConfig {
@@ -72,7 +73,11 @@ typedef struct InstallerConfig {
         char *efi_dir; /* /sys/firmware/efi */
         usec_t retry_delay; /* service calls: base of the jittered back-off (2 s) */
         usec_t retry_max_delay; /* and its cap (10 s) */
-        usec_t poll_interval; /* worker wait (5 s) */
+        usec_t poll_interval; /* every wait upstream checks each 5 s */
+        usec_t slow_poll_interval; /* Configuring reporting, the ABI workers (30 s) */
+        usec_t controller_logs_interval; /* controller log uploads while waiting for it (5 min) */
+        BootstrapApply bootstrap_apply; /* how bootstrap.ign is laid onto the live root */
+        char *host_root; /* where the host's files are seen ("": / or /proc/1/root) */
         usec_t write_retry_delay; /* between coreos-installer attempts (1 s) */
         usec_t command_retry_delay; /* mount, growpart, ... attempts (5 s) */
         usec_t mc_fetch_timeout; /* --enable-skip-mco-reboot's machine config fetch (20 min) */

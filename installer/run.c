@@ -23,6 +23,7 @@
 #include "installer/devclean.h"
 #include "installer/config.h"
 #include "installer/disk.h"
+#include "installer/installer-private.h"
 #include "installer/installer.h"
 #include "installer/osimage.h"
 #include "installer/plan.h"
@@ -33,22 +34,6 @@
 #include "redact.h"
 #include "shell.h"
 #include "strutil.h"
-
-typedef struct Installer {
-        const InstallerConfig *cfg;
-        HostExec *host;
-        AssistedClient *client;
-        Service svc;
-        char *device; /* --boot-device, resolved */
-        char *role; /* the current role (the bootstrap becomes a master) */
-        char *ignition_path;
-        char **cmd_env; /* proxy variables for the commands we run */
-        /* percentage reporting of the running command */
-        const char *percent_stage;
-        unsigned last_percent;
-        int (*parse_percent)(const char *line, unsigned *ret);
-        bool reported_starting; /* every flow's first stage, also one that fails before it */
-} Installer;
 
 /* ---- host commands ------------------------------------------------------ */
 
@@ -72,10 +57,7 @@ static void log_command_line(void *userdata, const char *line, bool is_stderr)
         }
 }
 
-/* Runs argv on the host, output merged and logged line by line. On
- * failure *reterr is the Go installer's error text (command, exit status,
- * tail of the output). ret_out gets the output (may be NULL). */
-static int host_run(Installer *in, char *const *argv, bool stream, char **ret_out, char **reterr)
+int installer_host_run(Installer *in, char *const *argv, bool stream, char **ret_out, char **reterr)
 {
         _cleanup_spawn_result_ SpawnResult res = {};
         _cleanup_free_ char *line = shell_join(argv);
@@ -102,9 +84,53 @@ static int host_run(Installer *in, char *const *argv, bool stream, char **ret_ou
         return 0;
 }
 
-/* utils.Retry: up to attempts runs, delay apart; the error names them. */
-static int host_run_retry(Installer *in, char *const *argv, unsigned attempts, usec_t delay, bool stream,
-                          char **reterr)
+int installer_host_run_status(Installer *in, char *const *argv, int *ret_status, char **ret_out)
+{
+        _cleanup_spawn_result_ SpawnResult res = {};
+        SpawnOptions o = {
+                .argv = argv,
+                .env_extra = in->cmd_env,
+                .merge_output = true,
+        };
+        int r;
+
+        r = host_exec_run(in->host, &o, &res);
+        if (r < 0)
+                return r;
+        *ret_status = res.exit_status;
+        if (ret_out) {
+                strstrip(res.out);
+                *ret_out = TAKE_PTR(res.out);
+        }
+        return 0;
+}
+
+char *installer_host_file(const Installer *in, const char *path)
+{
+        if (streq(in->host_root, "/"))
+                return strdup(path);
+        return strdup_printf("%s%s", in->host_root, path);
+}
+
+char *installer_host_arg(const Installer *in, const char *path)
+{
+        if (!in->host_root_is_directory)
+                return strdup(path);
+        return installer_host_file(in, path);
+}
+
+const char *installer_host_view(const Installer *in, const char *path)
+{
+        const char *rest;
+
+        if (!in->host_root_is_directory)
+                return path;
+        rest = startswith(path, in->host_root);
+        return rest && rest[0] == '/' ? rest : path;
+}
+
+int installer_host_run_retry(Installer *in, char *const *argv, unsigned attempts, usec_t delay, bool stream,
+                             char **reterr)
 {
         _cleanup_free_ char *err = NULL;
         int r = 0;
@@ -112,7 +138,7 @@ static int host_run_retry(Installer *in, char *const *argv, unsigned attempts, u
         for (unsigned i = 0; i < attempts; i++) {
                 free(err);
                 err = NULL;
-                r = host_run(in, argv, stream, NULL, &err);
+                r = installer_host_run(in, argv, stream, NULL, &err);
                 if (r >= 0)
                         return 0;
                 if (i + 1 < attempts) {
@@ -133,7 +159,8 @@ static int run_plan(Installer *in, char ***plan, unsigned attempts, bool stream,
         int r = 0;
 
         for (; plan && plan[i]; i++) {
-                r = host_run_retry(in, plan[i], attempts, in->cfg->command_retry_delay, stream, reterr);
+                r = installer_host_run_retry(in, plan[i], attempts, in->cfg->command_retry_delay, stream,
+                                             reterr);
                 if (r < 0)
                         break;
         }
@@ -146,7 +173,7 @@ static bool host_path_exists(Installer *in, const char *path)
 {
         char *argv[] = { (char *)"stat", (char *)path, NULL };
 
-        return host_run(in, argv, false, NULL, NULL) >= 0;
+        return installer_host_run(in, argv, false, NULL, NULL) >= 0;
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -224,7 +251,7 @@ static int step_mkdir_install_dir(Installer *in, char **reterr)
         char *argv[] = { (char *)"mkdir", (char *)"-p", in->cfg->install_dir, NULL };
 
         log_info("Creating directory: %s", in->cfg->install_dir);
-        return host_run(in, argv, true, NULL, reterr);
+        return installer_host_run(in, argv, true, NULL, reterr);
 }
 
 static int step_report_installing(Installer *in, char **reterr)
@@ -282,7 +309,7 @@ static int write_to_existing_root(Installer *in, char **reterr)
         };
         int r;
 
-        if (host_run(in, refs_argv, false, &refs, NULL) >= 0)
+        if (installer_host_run(in, refs_argv, false, &refs, NULL) >= 0)
                 pi.has_node_image_ref = strstr(strempty(refs), "coreos/node-image") != NULL;
         r = existing_root_plan(&pi, &plan);
         if (r < 0)
@@ -353,7 +380,7 @@ static int step_write_image(Installer *in, char **reterr)
         in->percent_stage = host_stage_to_string(HOST_STAGE_WRITING_IMAGE_TO_DISK);
         in->parse_percent = coreos_progress_parse;
         in->last_percent = 0;
-        r = host_run_retry(in, argv, 3, in->cfg->write_retry_delay, true, reterr);
+        r = installer_host_run_retry(in, argv, 3, in->cfg->write_retry_delay, true, reterr);
         in->parse_percent = NULL;
         if (r < 0) {
                 log_error("Failed to write image to disk: %s", *reterr ? *reterr : strerror(-r));
@@ -487,11 +514,11 @@ static int step_skip_mco_reboot(Installer *in, char **reterr)
                  * root, plan[1] the boot partition */
                 if (done >= 2 && boot) {
                         char *umount_boot[] = { (char *)"umount", boot, NULL };
-                        (void)host_run(in, umount_boot, false, NULL, NULL);
+                        (void)installer_host_run(in, umount_boot, false, NULL, NULL);
                 }
                 if (done >= 1) {
                         char *umount_root[] = { (char *)"umount", in->cfg->mount_dir, NULL };
-                        (void)host_run(in, umount_root, false, NULL, NULL);
+                        (void)installer_host_run(in, umount_root, false, NULL, NULL);
                 }
         }
         argvs_free(plan);
@@ -513,7 +540,7 @@ static int set_boot_order(Installer *in)
         if (host_path_exists(in, "/usr/sbin/bootlist")) {
                 char *argv[] = { (char *)"bootlist", (char *)"-m", (char *)"normal",
                                  (char *)"-o",       in->device,   NULL };
-                (void)host_run(in, argv, true, NULL, NULL); /* errors ignored, as upstream */
+                (void)installer_host_run(in, argv, true, NULL, NULL); /* errors ignored, as upstream */
                 return 0;
         }
         if (stat(in->cfg->efi_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -532,7 +559,7 @@ static int set_boot_order(Installer *in)
         }
         {
                 char *mount[] = { (char *)"mount", p2, in->cfg->mount_dir, NULL };
-                r = host_run_retry(in, mount, 3, in->cfg->command_retry_delay, true, &err);
+                r = installer_host_run_retry(in, mount, 3, in->cfg->command_retry_delay, true, &err);
                 if (r < 0) {
                         log_warning("%s", strna(err));
                         return r;
@@ -544,8 +571,8 @@ static int set_boot_order(Installer *in)
         {
                 char *ls[] = { (char *)"ls", (char *)"-1", efi_dir, NULL };
                 char *umount[] = { (char *)"umount", in->cfg->mount_dir, NULL };
-                r = host_run(in, ls, false, &efi_ls, NULL);
-                (void)host_run(in, umount, true, NULL, NULL);
+                r = installer_host_run(in, ls, false, &efi_ls, NULL);
+                (void)installer_host_run(in, umount, true, NULL, NULL);
                 if (r < 0)
                         return r;
         }
@@ -562,7 +589,7 @@ static int set_boot_order(Installer *in)
                 return -ENOMEM;
         free(err);
         err = NULL;
-        r = host_run(in, create, true, &out, &err);
+        r = installer_host_run(in, create, true, &out, &err);
         if (r < 0) {
                 log_warning("Failed to set efibootmgr to boot from disk %s, err: %s", in->device,
                             strna(err));
@@ -570,11 +597,11 @@ static int set_boot_order(Installer *in)
         }
         deletes = efibootmgr_delete_argvs(out, loader);
         for (size_t i = 0; deletes && deletes[i]; i++)
-                (void)host_run(in, deletes[i], true, NULL, NULL);
+                (void)installer_host_run(in, deletes[i], true, NULL, NULL);
         argvs_free(deletes);
         {
                 char *list[] = { (char *)"efibootmgr", (char *)"-l", loader, NULL };
-                (void)host_run(in, list, true, NULL, NULL);
+                (void)installer_host_run(in, list, true, NULL, NULL);
         }
         return 0;
 }
@@ -659,7 +686,7 @@ static int step_finalize(Installer *in, char **reterr)
                 char *list[] = { (char *)"systemctl", (char *)"list-units", (char *)"--no-legend",
                                  (char *)"ironic-agent.service", NULL };
                 _cleanup_free_ char *err = NULL;
-                r = host_run(in, list, false, &out, &err);
+                r = installer_host_run(in, list, false, &out, &err);
                 if (r < 0) {
                         log_error("Failed to check if ironic agent service exists on the node %s",
                                   strna(err));
@@ -675,7 +702,7 @@ static int step_finalize(Installer *in, char **reterr)
                 return -ENOMEM;
         if (kind == REBOOT_SHUTDOWN)
                 log_info("Rebooting node");
-        r = host_run(in, argv, true, NULL, reterr);
+        r = installer_host_run(in, argv, true, NULL, reterr);
         if (r < 0) {
                 if (kind == REBOOT_FAKE) {
                         _cleanup_free_ char *e = *reterr;
@@ -687,21 +714,49 @@ static int step_finalize(Installer *in, char **reterr)
         return 0;
 }
 
+static int step_start_bootstrap(Installer *in, char **reterr)
+{
+        int r = bootstrap_start(in, /* single_node= */ false, reterr);
+
+        if (r < 0) {
+                log_error("failed to start bootstrap services: %s", *reterr ? *reterr : strerror(-r));
+                return r;
+        }
+        /* the other hosts' Configuring / Waiting for ignition from here on,
+         * in parallel with the image write and the waits (best effort) */
+        r = configuring_start(in);
+        if (r < 0)
+                log_warning_errno(
+                        r, "cannot start the Configuring reporting for the other hosts, going on: %m");
+        return 0;
+}
+
+static int step_single_node_ignition(Installer *in, char **reterr)
+{
+        return single_node_ignition(in, reterr);
+}
+
+static int step_bootstrap_waits(Installer *in, char **reterr)
+{
+        return bootstrap_waits(in, reterr);
+}
+
 static const StepFn step_handlers[_STEP_MAX] = {
         [STEP_FORMAT_DISKS] = step_format_disks,
         [STEP_REPORT_STARTING] = step_report_starting,
         [STEP_RESOLVE_DEVICE] = step_resolve_device,
         [STEP_CLEANUP_DEVICE] = step_cleanup_device,
         [STEP_MKDIR_INSTALL_DIR] = step_mkdir_install_dir,
-        /* STEP_START_BOOTSTRAP, STEP_SINGLE_NODE_IGNITION, STEP_BOOTSTRAP_WAITS:
-         * the bootstrap and single-node issue */
+        [STEP_START_BOOTSTRAP] = step_start_bootstrap,
         [STEP_REPORT_INSTALLING] = step_report_installing,
         [STEP_FETCH_IGNITION] = step_fetch_ignition,
+        [STEP_SINGLE_NODE_IGNITION] = step_single_node_ignition,
         [STEP_WRITE_IMAGE] = step_write_image,
         [STEP_WAIT_CONTROL_PLANE] = step_wait_control_plane,
         [STEP_SKIP_MCO_REBOOT] = step_skip_mco_reboot,
         [STEP_SET_BOOT_ORDER] = step_set_boot_order,
         [STEP_COPY_REGISTRY] = step_copy_registry,
+        [STEP_BOOTSTRAP_WAITS] = step_bootstrap_waits,
         [STEP_UPLOAD_LOGS] = step_upload_logs,
         [STEP_FINALIZE] = step_finalize,
 };
@@ -710,6 +765,11 @@ static const StepFn step_handlers[_STEP_MAX] = {
 
 static void installer_done(Installer *in)
 {
+        /* the Configuring reporting ends with the installer (upstream's
+         * context), before the client it may still use */
+        configuring_stop(in);
+        bootstrap_done(in);
+        free(in->host_root);
         assisted_client_free(in->client);
         free(in->device);
         free(in->role);
@@ -785,7 +845,15 @@ int installer_run(const InstallerConfig *c, HostExec *host)
 
         in.device = strdup(strempty(c->boot_device));
         in.role = strdup(strempty(c->role));
-        if (!in.device || !in.role || setup_proxy_env(&in) < 0) {
+        in.etcd = etcd_bootstrap_for(c->openshift_version);
+        in.host_root_is_directory =
+                !isempty(c->host_root) && !streq(c->host_root, "/") && !streq(c->host_root, "/proc/1/root");
+        /* the host's files: ours, or PID 1's root when we entered its
+         * namespaces from a container */
+        in.host_root = strdup(!isempty(c->host_root)   ? c->host_root
+                              : host_exec_enters(host) ? "/proc/1/root"
+                                                       : "/");
+        if (!in.device || !in.role || !in.host_root || setup_proxy_env(&in) < 0) {
                 installer_done(&in);
                 log_oom();
                 return 1;
@@ -797,14 +865,7 @@ int installer_run(const InstallerConfig *c, HostExec *host)
                 goto failed;
         }
         n = install_plan(&pi, steps);
-        for (size_t i = 0; i < n; i++)
-                if (!step_handlers[steps[i]]) {
-                        free(err);
-                        err = strdup_printf(
-                                "the %s flow (step %s) is not supported by this cradle installer yet",
-                                install_flow_to_string(flow), install_step_to_string(steps[i]));
-                        goto failed;
-                }
+        log_debug("the %s flow: %zu steps", install_flow_to_string(flow), n);
         if (!isempty(c->coreos_image))
                 log_info("not attempting disk format when installing to boot device");
 
@@ -834,6 +895,7 @@ failed:
         if (!in.reported_starting)
                 (void)step_report_starting(&in, NULL);
         log_error("Installation failed: %s", strna(err));
+        bootstrap_cleanup(&in);
         (void)service_progress(&in.svc, host_stage_to_string(HOST_STAGE_FAILED), strempty(err));
         status = 1;
         installer_done(&in);

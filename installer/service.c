@@ -73,8 +73,43 @@ bool service_progress(Service *s, const char *stage, const char *info)
         return true;
 }
 
+typedef struct OtherProgressArgs {
+        const char *infra_env_id;
+        const char *host_id;
+        const char *stage;
+        const char *info;
+} OtherProgressArgs;
+
+static int op_other_progress(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        OtherProgressArgs *a = userdata;
+
+        return assisted_update_progress(c, a->infra_env_id, a->host_id, a->stage, a->info, ret_status,
+                                        reterr);
+}
+
+bool service_progress_for(Service *s, const char *infra_env_id, const char *host_id, const char *stage,
+                          const char *info)
+{
+        _cleanup_free_ char *err = NULL;
+        OtherProgressArgs a = {
+                .infra_env_id = infra_env_id, .host_id = host_id, .stage = stage, .info = info
+        };
+        int r;
+
+        log_info("Updating installation stage of host %s: %s - %s", host_id, stage, strempty(info));
+        r = service_call(s, "progress update", op_other_progress, &a, &err);
+        if (r < 0) {
+                log_error("Failed to update node installation status of host %s, %s", host_id,
+                          err ? err : strerror(-r));
+                return false;
+        }
+        return true;
+}
+
 typedef struct DownloadArgs {
         Service *s;
+        const char *name;
         char *data;
         size_t len;
 } DownloadArgs;
@@ -87,6 +122,31 @@ static int op_ignition(AssistedClient *c, void *userdata, long *ret_status, char
         a->data = NULL;
         return assisted_download_host_ignition(c, a->s->infra_env_id, a->s->host_id, ret_status, &a->data,
                                                &a->len, reterr);
+}
+
+static int op_file(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        DownloadArgs *a = userdata;
+
+        free(a->data);
+        a->data = NULL;
+        return assisted_download_cluster_file(c, a->s->cluster_id, a->name, ret_status, &a->data, &a->len,
+                                              reterr);
+}
+
+int service_download_file(Service *s, const char *name, char **ret, size_t *ret_len, char **reterr)
+{
+        DownloadArgs a = { .s = s, .name = name };
+        int r;
+
+        r = service_call(s, "file download", op_file, &a, reterr);
+        if (r < 0) {
+                free(a.data);
+                return r;
+        }
+        *ret = a.data;
+        *ret_len = a.len;
+        return 0;
 }
 
 int service_download_ignition(Service *s, char **ret, size_t *ret_len, char **reterr)
@@ -107,6 +167,7 @@ int service_download_ignition(Service *s, char **ret, size_t *ret_len, char **re
 typedef struct JsonArgs {
         Service *s;
         const char *role;
+        bool with_hosts;
         json_object *out;
 } JsonArgs;
 
@@ -116,7 +177,7 @@ static int op_cluster(AssistedClient *c, void *userdata, long *ret_status, char 
 
         json_object_put(a->out);
         a->out = NULL;
-        return assisted_get_cluster(c, a->s->cluster_id, false, ret_status, &a->out, reterr);
+        return assisted_get_cluster(c, a->s->cluster_id, a->with_hosts, ret_status, &a->out, reterr);
 }
 
 static int op_hosts(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
@@ -131,6 +192,19 @@ static int op_hosts(AssistedClient *c, void *userdata, long *ret_status, char **
 int service_get_cluster(Service *s, json_object **ret, char **reterr)
 {
         JsonArgs a = { .s = s };
+        int r = service_call(s, "cluster query", op_cluster, &a, reterr);
+
+        if (r < 0) {
+                json_object_put(a.out);
+                return r;
+        }
+        *ret = a.out;
+        return 0;
+}
+
+int service_get_cluster_hosts(Service *s, json_object **ret, char **reterr)
+{
+        JsonArgs a = { .s = s, .with_hosts = true };
         int r = service_call(s, "cluster query", op_cluster, &a, reterr);
 
         if (r < 0) {
@@ -172,4 +246,38 @@ int service_logs_progress(Service *s, const char *state, char **reterr)
         LogsArgs a = { .s = s, .state = state };
 
         return service_call(s, "logs progress", op_logs, &a, reterr);
+}
+
+static int op_cluster_logs(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        LogsArgs *a = userdata;
+
+        return assisted_update_cluster_logs_progress(c, a->s->cluster_id, a->state, ret_status, reterr);
+}
+
+int service_cluster_logs_progress(Service *s, const char *state, char **reterr)
+{
+        LogsArgs a = { .s = s, .state = state };
+
+        return service_call(s, "cluster logs progress", op_cluster_logs, &a, reterr);
+}
+
+typedef struct UploadArgs {
+        Service *s;
+        const char *path;
+} UploadArgs;
+
+static int op_upload(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        UploadArgs *a = userdata;
+
+        return assisted_upload_logs(c, a->s->cluster_id, "controller", NULL, NULL, a->path, ret_status,
+                                    reterr);
+}
+
+int service_upload_controller_logs(Service *s, const char *path, char **reterr)
+{
+        UploadArgs a = { .s = s, .path = path };
+
+        return service_call(s, "controller logs upload", op_upload, &a, reterr);
 }

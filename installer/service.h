@@ -35,7 +35,20 @@ int service_call(Service *s, const char *what, ServiceOp op, void *userdata, cha
  * only advances then). */
 bool service_progress(Service *s, const char *stage, const char *info);
 
+/* PUT .../progress for another host of the cluster (the bootstrap reports
+ * Joined, Configuring and Waiting for ignition for them); logged, never
+ * fatal. */
+bool service_progress_for(Service *s, const char *infra_env_id, const char *host_id, const char *stage,
+                          const char *info);
+
 int service_download_ignition(Service *s, char **ret, size_t *ret_len, char **reterr);
+/* GET /v2/clusters/{id}/downloads/files?file_name=NAME */
+int service_download_file(Service *s, const char *name, char **ret, size_t *ret_len, char **reterr);
+/* GET /v2/clusters/{id}: without hosts (exclude_hosts=true), or with them */
 int service_get_cluster(Service *s, json_object **ret, char **reterr);
+int service_get_cluster_hosts(Service *s, json_object **ret, char **reterr);
 int service_list_hosts(Service *s, const char *role, json_object **ret, char **reterr);
 int service_logs_progress(Service *s, const char *state, char **reterr);
+int service_cluster_logs_progress(Service *s, const char *state, char **reterr);
+/* POST /v2/clusters/{id}/logs?logs_type=controller of the tar.gz at path */
+int service_upload_controller_logs(Service *s, const char *path, char **reterr);

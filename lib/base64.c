@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,4 +64,17 @@ int base64_decode(const char *s, const char *skip, char **ret, size_t *ret_len)
                 *ret_len = n;
         *ret = TAKE_PTR(out);
         return 0;
+}
+
+char *base64_encode(const void *data, size_t len)
+{
+        char *out;
+
+        if (len > (size_t)INT32_MAX / 2)
+                return NULL;
+        out = malloc(4 * ((len + 2) / 3) + 1);
+        if (!out)
+                return NULL;
+        (void)EVP_EncodeBlock((unsigned char *)out, data, (int)len);
+        return out;
 }

@@ -51,4 +51,16 @@ TEST(skipped_characters)
         refuse("Zm9v\nYmFy", NULL);
 }
 
+TEST(encoding_round_trips)
+{
+        static const char *const in[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+        static const char *const out[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy" };
+
+        for (size_t i = 0; i < ELEMENTSOF(in); i++) {
+                _cleanup_free_ char *e = base64_encode(in[i], strlen(in[i]));
+                ASSERT_STREQ(e, out[i]);
+                expect(e, NULL, in[i]);
+        }
+}
+
 DEFINE_TEST_MAIN

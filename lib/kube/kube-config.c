@@ -2,12 +2,9 @@
 /*
  * kubeconfig and in-cluster configuration.
  *
- * YAML is read with libyaml (a small, well-kept C library that Debian ships
- * with a static archive, so the static build links it as it is) into a
- * json-c tree, which is then walked. Only what kubeconfigs use is accepted:
- * mappings, sequences and scalars; anchors, aliases and tags other than the
- * core ones are errors. Plain scalars stay strings (true/false are read as
- * booleans where a boolean is expected), null and ~ become null.
+ * YAML is read into a json-c tree (lib/yamlutil.h), which is then walked.
+ * Plain scalars stay strings (true/false are read as booleans where a
+ * boolean is expected), null and ~ become null.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -18,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "buf.h"
 #include "base64.h"
@@ -28,9 +24,9 @@
 #include "kube-config.h"
 #include "redact.h"
 #include "strutil.h"
+#include "yamlutil.h"
 
 #define KUBECONFIG_MAX (4u * 1024 * 1024)
-#define YAML_MAX_DEPTH 64
 
 static KubeExecConfig *kube_exec_config_free(KubeExecConfig *e);
 DEFINE_TRIVIAL_CLEANUP_FUNC(KubeExecConfig *, kube_exec_config_free)
@@ -70,182 +66,6 @@ KubeConfig *kube_config_free(KubeConfig *c)
         free(c->namespace);
         free(c);
         return NULL;
-}
-
-/* ---- YAML to json-c ---- */
-
-typedef struct YamlReader {
-        yaml_parser_t parser;
-        yaml_event_t event;
-        bool have_event;
-        char *error;
-} YamlReader;
-
-static int yaml_next(YamlReader *y)
-{
-        if (y->have_event) {
-                yaml_event_delete(&y->event);
-                y->have_event = false;
-        }
-        if (!yaml_parser_parse(&y->parser, &y->event)) {
-                if (!y->error)
-                        y->error =
-                                strdup_printf("YAML error at line %zu: %s", y->parser.problem_mark.line + 1,
-                                              y->parser.problem ? y->parser.problem : "unknown");
-                return -EBADMSG;
-        }
-        y->have_event = true;
-        return 0;
-}
-
-static int yaml_fail(YamlReader *y, const char *what)
-{
-        if (!y->error)
-                y->error = strdup_printf("YAML line %zu: %s", y->event.start_mark.line + 1, what);
-        return -EBADMSG;
-}
-
-static int yaml_scalar_to_json(YamlReader *y, json_object **ret)
-{
-        const char *v = (const char *)y->event.data.scalar.value;
-        size_t len = y->event.data.scalar.length;
-        const char *tag = (const char *)y->event.data.scalar.tag;
-
-        if (tag && !startswith(tag, "tag:yaml.org,2002:"))
-                return yaml_fail(y, "unsupported tag");
-        if (y->event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !tag &&
-            (len == 0 || streq(v, "~") || streq(v, "null") || streq(v, "Null") || streq(v, "NULL"))) {
-                *ret = NULL;
-                return 0;
-        }
-        if (memchr(v, 0, len))
-                return yaml_fail(y, "NUL byte in a string");
-        *ret = json_object_new_string_len(v, (int)len);
-        return *ret ? 0 : -ENOMEM;
-}
-
-static int yaml_node_to_json(YamlReader *y, unsigned depth, json_object **ret)
-{
-        _cleanup_(json_object_putp) json_object *o = NULL;
-        int r;
-
-        if (depth > YAML_MAX_DEPTH)
-                return yaml_fail(y, "nested too deeply");
-
-        switch (y->event.type) {
-        case YAML_SCALAR_EVENT:
-                if (y->event.data.scalar.anchor)
-                        return yaml_fail(y, "anchors are not supported");
-                return yaml_scalar_to_json(y, ret);
-        case YAML_ALIAS_EVENT:
-                return yaml_fail(y, "aliases are not supported");
-        case YAML_SEQUENCE_START_EVENT:
-                if (y->event.data.sequence_start.anchor)
-                        return yaml_fail(y, "anchors are not supported");
-                o = json_object_new_array();
-                if (!o)
-                        return -ENOMEM;
-                for (;;) {
-                        json_object *item = NULL;
-
-                        r = yaml_next(y);
-                        if (r < 0)
-                                return r;
-                        if (y->event.type == YAML_SEQUENCE_END_EVENT)
-                                break;
-                        r = yaml_node_to_json(y, depth + 1, &item);
-                        if (r < 0)
-                                return r;
-                        if (json_object_array_add(o, item) < 0) {
-                                json_object_put(item);
-                                return -ENOMEM;
-                        }
-                }
-                *ret = TAKE_PTR(o);
-                return 0;
-        case YAML_MAPPING_START_EVENT:
-                if (y->event.data.mapping_start.anchor)
-                        return yaml_fail(y, "anchors are not supported");
-                o = json_object_new_object();
-                if (!o)
-                        return -ENOMEM;
-                for (;;) {
-                        _cleanup_free_ char *key = NULL;
-                        json_object *value = NULL;
-
-                        r = yaml_next(y);
-                        if (r < 0)
-                                return r;
-                        if (y->event.type == YAML_MAPPING_END_EVENT)
-                                break;
-                        if (y->event.type != YAML_SCALAR_EVENT)
-                                return yaml_fail(y, "mapping keys must be scalars");
-                        key = strndup((const char *)y->event.data.scalar.value, y->event.data.scalar.length);
-                        if (!key)
-                                return -ENOMEM;
-                        if (strlen(key) != y->event.data.scalar.length)
-                                return yaml_fail(y, "NUL byte in a key");
-                        if (json_object_object_get_ex(o, key, NULL))
-                                return yaml_fail(y, "duplicate mapping key");
-                        r = yaml_next(y);
-                        if (r < 0)
-                                return r;
-                        r = yaml_node_to_json(y, depth + 1, &value);
-                        if (r < 0)
-                                return r;
-                        if (json_object_object_add(o, key, value) < 0) {
-                                json_object_put(value);
-                                return -ENOMEM;
-                        }
-                }
-                *ret = TAKE_PTR(o);
-                return 0;
-        default:
-                return yaml_fail(y, "unexpected YAML event");
-        }
-}
-
-/* One YAML (or JSON, a subset) document into json-c. An empty document gives
- * NULL. */
-static int yaml_to_json(const char *data, size_t len, json_object **ret, char **reterr)
-{
-        _cleanup_(json_object_putp) json_object *root = NULL;
-        YamlReader y = {};
-        bool have_doc = false;
-        int r;
-
-        if (!yaml_parser_initialize(&y.parser))
-                return -ENOMEM;
-        yaml_parser_set_input_string(&y.parser, (const unsigned char *)data, len);
-
-        for (;;) {
-                r = yaml_next(&y);
-                if (r < 0)
-                        goto finish;
-                if (y.event.type == YAML_STREAM_END_EVENT)
-                        break;
-                if (y.event.type == YAML_STREAM_START_EVENT || y.event.type == YAML_DOCUMENT_START_EVENT ||
-                    y.event.type == YAML_DOCUMENT_END_EVENT)
-                        continue;
-                if (have_doc) {
-                        r = yaml_fail(&y, "more than one document");
-                        goto finish;
-                }
-                have_doc = true;
-                r = yaml_node_to_json(&y, 0, &root);
-                if (r < 0)
-                        goto finish;
-        }
-        r = 0;
-        *ret = TAKE_PTR(root);
-finish:
-        if (y.have_event)
-                yaml_event_delete(&y.event);
-        yaml_parser_delete(&y.parser);
-        if (r < 0 && reterr)
-                *reterr = y.error ? TAKE_PTR(y.error) : strdup("cannot parse YAML");
-        free(y.error);
-        return r;
 }
 
 /* ---- helpers ---- */

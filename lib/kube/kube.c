@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base64.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "fileio.h"
@@ -341,17 +341,6 @@ static int parse_rfc3339(const char *s, time_t *ret)
         return 0;
 }
 
-static char *base64_encode(const char *s)
-{
-        size_t n = strlen(s);
-        char *out = malloc(4 * ((n + 2) / 3) + 1);
-
-        if (!out)
-                return NULL;
-        EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)s, (int)n);
-        return out;
-}
-
 /* Runs the exec plugin; called with the lock held. */
 static int exec_refresh(KubeClient *c, KubeStatus *err)
 {
@@ -386,7 +375,7 @@ static int exec_refresh(KubeClient *c, KubeStatus *err)
                 if (!cl || json_add_string(cl, "server", c->cfg->server) < 0)
                         return -ENOMEM;
                 if (c->cfg->ca_pem) {
-                        ca = base64_encode(c->cfg->ca_pem);
+                        ca = base64_encode(c->cfg->ca_pem, strlen(c->cfg->ca_pem));
                         if (!ca || json_add_string(cl, "certificate-authority-data", ca) < 0)
                                 return -ENOMEM;
                 }
@@ -1033,6 +1022,8 @@ int kube_pod_logs(KubeClient *c, const char *ns, const char *name, const KubePod
                 if (query_add(&q, "container", o->container) < 0 ||
                     (o->tail_lines > 0 && query_add_u64(&q, "tailLines", (uint64_t)o->tail_lines) < 0) ||
                     (o->limit_bytes > 0 && query_add_u64(&q, "limitBytes", (uint64_t)o->limit_bytes) < 0) ||
+                    (o->since_seconds > 0 &&
+                     query_add_u64(&q, "sinceSeconds", (uint64_t)o->since_seconds) < 0) ||
                     (o->previous && query_add(&q, "previous", "true") < 0))
                         return -ENOMEM;
         }

@@ -236,6 +236,7 @@ typedef struct KubePodLogOptions {
         const char *container;
         int64_t tail_lines; /* <= 0: all */
         int64_t limit_bytes; /* <= 0: no limit */
+        int64_t since_seconds; /* <= 0: from the start */
         bool previous;
 } KubePodLogOptions;
 

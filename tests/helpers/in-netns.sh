@@ -27,15 +27,6 @@ ip -n "$ns" link set nic0-peer up
 ip -n "$ns" addr add 198.51.100.10/24 dev nic0
 ip -n "$ns" link set nic0 up
 export CRADLE_TEST_NETNS="$ns"
-# In the background, so that a signal runs its trap at once: the shell would
-# hold it until a foreground command ended, and meson sends SIGKILL half a
-# second after SIGTERM, which would leave the namespace behind.
-ip netns exec "$ns" unshare --pid --fork --kill-child=SIGTERM --mount-proc -- "$@" &
-child=$!
-trap 'kill -TERM "$child" 2> /dev/null; exit 143' TERM
-trap 'kill -INT "$child" 2> /dev/null; exit 130' INT
-set +e
-wait "$child"
-rc=$?
-set -e
-exit $rc
+# (a signal still removes the namespace: lib-bg.sh)
+. "$(dirname "$0")/lib-bg.sh"
+run_bg ip netns exec "$ns" unshare --pid --fork --kill-child=SIGTERM --mount-proc -- "$@"

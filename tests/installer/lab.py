@@ -517,3 +517,92 @@ def apply_with_ignition(config_bytes, root):
         if p.returncode != 0:
             return False, log
     return "Ignition finished successfully" in log, log
+
+
+class Podman(object):
+    """podman as ../shared/TESTING.md says it works here: runc, a test-owned
+    containers.conf (ulimits from this machine's hard limits, an optional
+    container environment) and a vfs storage under the lab, the cgroup
+    hierarchies mounted when the mount namespace lacks them. Needs the
+    private mount namespace of tests/helpers/in-netns.sh or in-pidns.sh;
+    skips (unittest) otherwise. cleanup() removes the images it built and
+    undoes its mounts."""
+
+    def __init__(self, lab, container_env=()):
+        self.lab = lab
+        self.mounts = []
+        self.images = []
+        if not shutil.which("podman") or not shutil.which("runc"):
+            raise unittest.SkipTest("podman and runc are not installed (tools/deps --test)")
+        if not os.environ.get("CRADLE_TEST_NETNS") and not os.environ.get("CRADLE_TEST_PIDNS"):
+            raise unittest.SkipTest("the podman tests change their mount namespace: run them through "
+                                    "tests/helpers/in-netns.sh or in-pidns.sh")
+        if not os.path.isdir("/sys/fs/cgroup/cpu") and not self._mount_cgroups():
+            raise unittest.SkipTest("cannot mount the cgroup hierarchies podman needs")
+        nofile = subprocess.run(["sh", "-c", "ulimit -Hn"], stdout=subprocess.PIPE, text=True).stdout.strip()
+        self.conf = lab.path("containers.conf")
+        self.storage = lab.path("storage.conf")
+        with open(self.conf, "w") as f:
+            f.write("[containers]\ndefault_ulimits = [\"nofile=%s:%s\", \"nproc=4096:4096\"]\nenv = %s\n"
+                    "[engine]\nruntime = \"runc\"\n" % (nofile, nofile, json.dumps(list(container_env))))
+        with open(self.storage, "w") as f:
+            f.write("[storage]\ndriver = \"vfs\"\ngraphroot = \"%s\"\nrunroot = \"%s\"\n"
+                    % (lab.path("containers", "graph"), lab.path("containers", "run")))
+        self.env = dict(os.environ, CONTAINERS_CONF=self.conf, CONTAINERS_STORAGE_CONF=self.storage)
+
+    def _mount_cgroups(self):
+        try:
+            run(["mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", "/sys/fs/cgroup"])
+            self.mounts.append("/sys/fs/cgroup")
+            with open("/proc/cgroups") as f:
+                ctrls = [ln.split()[0] for ln in f if not ln.startswith("#") and ln.split()[1] != "0"]
+            for c in ctrls + ["name=systemd"]:
+                d = "/sys/fs/cgroup/" + c.replace("name=", "")
+                os.makedirs(d, exist_ok=True)
+                run(["mount", "-t", "cgroup", "-o", ("none," + c) if c.startswith("name=") else c, "cgroup", d])
+            return True
+        except AssertionError:
+            return False
+
+    def overlay(self, target, name):
+        """A writable overlay over target, private to the test."""
+        up, work = self.lab.path("ov", name, "up"), self.lab.path("ov", name, "work")
+        os.makedirs(up)
+        os.makedirs(work)
+        run(["mount", "-t", "overlay", "overlay", "-o", "lowerdir=%s,upperdir=%s,workdir=%s" % (target, up, work),
+             target])
+        self.mounts.append(target)
+
+    @staticmethod
+    def add_binary(root, binary, dest):
+        """binary at dest in the image's root, and the libraries ldd lists
+        (none for a static binary)."""
+        for d in ("usr/bin", "lib64", "lib/x86_64-linux-gnu", "tmp", "etc", "dev", "proc", "sys", "run"):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        os.makedirs(os.path.dirname(os.path.join(root, dest.lstrip("/"))), exist_ok=True)
+        shutil.copy(binary, os.path.join(root, dest.lstrip("/")))
+        ldd = subprocess.run(["ldd", binary], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+        for line in ldd.split("\n"):
+            parts = line.split()
+            path = parts[2] if "=>" in parts and len(parts) > 2 else (parts[0] if parts and parts[0].startswith("/")
+                                                                     else None)
+            if not path or not path.startswith("/"):
+                continue
+            lib = os.path.join(root, "lib64" if path.startswith("/lib64") else "lib/x86_64-linux-gnu",
+                               os.path.basename(path))
+            shutil.copy(os.path.realpath(path), lib)
+
+    def build(self, tag, context, entrypoint):
+        """podman build of FROM scratch with context/rootfs; removed at cleanup."""
+        with open(os.path.join(context, "Containerfile"), "w") as f:
+            f.write("FROM scratch\nCOPY rootfs/ /\nENTRYPOINT [\"%s\"]\n" % entrypoint)
+        run(["podman", "build", "-q", "-t", tag, context], env=self.env)
+        self.images.append(tag)
+
+    def cleanup(self):
+        for tag in self.images:
+            subprocess.run(["podman", "rmi", "-f", tag], env=self.env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        for m in reversed(self.mounts):
+            subprocess.run(["umount", "-l", m], stderr=subprocess.DEVNULL)
+        self.mounts = []

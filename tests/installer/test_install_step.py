@@ -373,30 +373,27 @@ class JournalListener(threading.Thread):
 
 class PodmanLab(object):
     """The mount namespace set-up the podman test needs (see the module
-    docstring); everything is undone by cleanup()."""
+    docstring) on top of lab.Podman; everything is undone by cleanup()."""
 
     def __init__(self, lab):
         self.lab = lab
-        self.mounts = []
-        if not shutil.which("podman") or not shutil.which("runc"):
-            raise unittest.SkipTest("podman and runc are not installed (tools/deps --test)")
-        if not os.environ.get("CRADLE_TEST_NETNS"):
-            raise unittest.SkipTest("the podman test changes its mount namespace: run it through in-netns.sh")
-        if not os.path.isdir("/sys/fs/cgroup/cpu") and not self._mount_cgroups():
-            raise unittest.SkipTest("cannot mount the cgroup hierarchies podman needs")
         if not os.path.isdir("/run/systemd"):
             raise unittest.SkipTest("no /run/systemd to lay the journal socket over")
-        self._overlay("/etc", "etc")
+        env = installer_env(lab)
+        keys = [k for k in env if k.startswith("CRADLE_") or k.startswith("STANDIN_")]
+        # the container's environment: the test's paths and short delays
+        cenv = ["CRADLE_LOG_LEVEL=debug"] + \
+            ["%s=%s" % (k, env[k]) for k in sorted(keys) if k not in ("CRADLE_HOST_EXEC", "CRADLE_LOG_TARGET")]
+        self.podman = L.Podman(lab, container_env=cenv)
+        self.env = self.podman.env
+        self.podman.overlay("/etc", "etc")
         os.makedirs("/etc/pki", exist_ok=True)
-        self._overlay("/run/systemd", "run-systemd")
+        self.podman.overlay("/run/systemd", "run-systemd")
         os.makedirs("/run/systemd/journal", exist_ok=True)
         self.journal = JournalListener("/run/systemd/journal/socket")
-        nofile = subprocess.run(["sh", "-c", "ulimit -Hn"], stdout=subprocess.PIPE, text=True).stdout.strip()
-        self.conf = lab.path("containers.conf")
-        self.storage = lab.path("storage.conf")
         # the stand-ins on the default PATH of the "host" the installer enters
         # (/usr/local/bin comes first), through an overlay private to the test
-        self._overlay("/usr/local/bin", "usr-local-bin")
+        self.podman.overlay("/usr/local/bin", "usr-local-bin")
         for name in os.listdir(L.STAND_INS):
             src = os.path.join(L.STAND_INS, name)
             dst = os.path.join("/usr/local/bin", name)
@@ -404,40 +401,6 @@ class PodmanLab(object):
                 os.symlink(os.readlink(src), dst)
             else:
                 shutil.copy(src, dst)
-        env = installer_env(lab)
-        keys = [k for k in env if k.startswith("CRADLE_") or k.startswith("STANDIN_")]
-        # the container's environment: the test's paths and short delays
-        cenv = ["CRADLE_LOG_LEVEL=debug"] + \
-            ["%s=%s" % (k, env[k]) for k in sorted(keys) if k not in ("CRADLE_HOST_EXEC", "CRADLE_LOG_TARGET")]
-        with open(self.conf, "w") as f:
-            f.write("[containers]\ndefault_ulimits = [\"nofile=%s:%s\", \"nproc=4096:4096\"]\nenv = %s\n"
-                    "[engine]\nruntime = \"runc\"\n" % (nofile, nofile, json.dumps(cenv)))
-        with open(self.storage, "w") as f:
-            f.write("[storage]\ndriver = \"vfs\"\ngraphroot = \"%s\"\nrunroot = \"%s\"\n"
-                    % (lab.path("containers", "graph"), lab.path("containers", "run")))
-        self.env = dict(os.environ, CONTAINERS_CONF=self.conf, CONTAINERS_STORAGE_CONF=self.storage)
-
-    def _mount_cgroups(self):
-        try:
-            L.run(["mount", "-t", "tmpfs", "-o", "mode=755", "tmpfs", "/sys/fs/cgroup"])
-            self.mounts.append("/sys/fs/cgroup")
-            with open("/proc/cgroups") as f:
-                ctrls = [ln.split()[0] for ln in f if not ln.startswith("#") and ln.split()[1] != "0"]
-            for c in ctrls + ["name=systemd"]:
-                d = "/sys/fs/cgroup/" + c.replace("name=", "")
-                os.makedirs(d, exist_ok=True)
-                L.run(["mount", "-t", "cgroup", "-o", ("none," + c) if c.startswith("name=") else c, "cgroup", d])
-            return True
-        except AssertionError:
-            return False
-
-    def _overlay(self, target, name):
-        up, work = self.lab.path("ov", name, "up"), self.lab.path("ov", name, "work")
-        os.makedirs(up)
-        os.makedirs(work)
-        L.run(["mount", "-t", "overlay", "overlay", "-o", "lowerdir=%s,upperdir=%s,workdir=%s" % (target, up, work),
-               target])
-        self.mounts.append(target)
 
     @staticmethod
     def static_binary():
@@ -465,32 +428,18 @@ class PodmanLab(object):
                   env=self.env)
             return
         root = self.lab.path("image", "rootfs")
-        for d in ("usr/bin", "lib64", "lib/x86_64-linux-gnu", "tmp", "opt", "var/log", "etc", "dev", "proc", "sys",
-                  "run"):
+        for d in ("opt", "var/log"):
             os.makedirs(os.path.join(root, d), exist_ok=True)
-        shutil.copy(L.CRADLE, os.path.join(root, "usr/bin/cradle"))
+        L.Podman.add_binary(root, L.CRADLE, "/usr/bin/cradle")
         os.symlink("cradle", os.path.join(root, "usr/bin/installer"))
         print("note: the binary is not static: the image holds the test's dynamic cradle and its libraries")
-        libs = subprocess.run(["ldd", L.CRADLE], stdout=subprocess.PIPE, text=True).stdout.split("\n")
-        for line in libs:
-            parts = line.split()
-            path = parts[2] if "=>" in parts and len(parts) > 2 else (parts[0] if parts and parts[0].startswith("/")
-                                                                     else None)
-            if not path or not path.startswith("/"):
-                continue
-            dest = os.path.join(root, "lib64" if path.startswith("/lib64") else "lib/x86_64-linux-gnu",
-                                os.path.basename(path))
-            shutil.copy(os.path.realpath(path), dest)
-        with open(self.lab.path("image", "Containerfile"), "w") as f:
-            f.write("FROM scratch\nCOPY rootfs/ /\nENTRYPOINT [\"/usr/bin/installer\"]\n")
-        L.run(["podman", "build", "-q", "-t", LOCAL_IMAGE, self.lab.path("image")], env=self.env)
+        self.podman.build(LOCAL_IMAGE, self.lab.path("image"), "/usr/bin/installer")
 
     def cleanup(self):
         subprocess.run(["podman", "rm", "-f", "assisted-installer"], env=self.env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         self.journal.sock.close()
-        for m in reversed(self.mounts):
-            subprocess.run(["umount", "-l", m], stderr=subprocess.DEVNULL)
+        self.podman.cleanup()
 
 
 class TestPodman(Base):

@@ -664,6 +664,12 @@ class EventStrategy(Strategy):
         d['type'] = obj.get('type', '')
         return d
 
+    def name_errors(self, name):
+        # core/v1 keeps legacy event validation (ValidateEventCreate): the
+        # name only has to be a path segment ("AssistedControllerIsReady"
+        # is a valid core Event name); events.k8s.io/v1 is strict
+        return is_path_segment_name(name)
+
     def validate(self, obj, ctx):
         errs = []
         ns = obj['metadata'].get('namespace', '')
@@ -709,6 +715,10 @@ def _validate_new_event(obj, rc_name, regarding='involvedObject'):
 
 class EventsV1Strategy(EventStrategy):
     """events.k8s.io/v1 Event: another view of the core Event storage."""
+
+    def name_errors(self, name):
+        return is_dns1123_subdomain(name)
+
     MAP = [('regarding', 'involvedObject'), ('note', 'message'), ('reportingController', 'reportingComponent'),
            ('deprecatedSource', 'source'), ('deprecatedFirstTimestamp', 'firstTimestamp'),
            ('deprecatedLastTimestamp', 'lastTimestamp'), ('deprecatedCount', 'count')]

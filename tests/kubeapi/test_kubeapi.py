@@ -1294,6 +1294,26 @@ class BuiltIns(Base):
                                                                                reportingController=''))
         self.assertEqual(r.status, 422)
 
+    def test_event_names(self):
+        """core/v1 keeps kube's legacy event validation: any path segment is
+        a name (the assisted-installer-controller creates "AssistedControllerIsReady");
+        events.k8s.io/v1 wants a DNS subdomain."""
+        e = {'apiVersion': 'v1', 'kind': 'Event', 'metadata': {'name': 'AssistedControllerIsReady'},
+             'involvedObject': {'namespace': 'core', 'name': 'assisted-installer-controller'},
+             'reason': 'AssistedControllerIsReady', 'message': 'ready', 'type': 'Normal', 'count': 1}
+        self.ok(self.s.post('/api/v1/namespaces/core/events', e), 201)
+        self.ok(self.s.get('/api/v1/namespaces/core/events/AssistedControllerIsReady'))
+        r = self.s.post('/api/v1/namespaces/core/events', dict(e, metadata={'name': 'a%b'}))
+        self.assertEqual(r.status, 422)
+        self.assertIn('may not contain "%"', r.json['message'])
+        ne = {'apiVersion': 'events.k8s.io/v1', 'kind': 'Event', 'metadata': {'name': 'UpperCase'},
+              'eventTime': '2026-01-01T00:00:00Z', 'reportingController': 'example.com/ctl',
+              'reportingInstance': 'i', 'action': 'Act', 'reason': 'Why', 'type': 'Normal',
+              'regarding': {'kind': 'Node', 'name': 'n'}, 'note': 'n'}
+        r = self.s.post('/apis/events.k8s.io/v1/namespaces/core/events', ne)
+        self.assertEqual(r.status, 422)
+        self.assertIn('a lowercase RFC 1123 subdomain', r.json['message'])
+
     def test_event_nulls_are_zero_values(self):
         """A core/v1 Event as client-go writes it: "eventTime": null and
         "firstTimestamp": null (metav1 times take null as zero) in a create,

@@ -520,7 +520,8 @@ class Cluster(object):
             "network_type": d.get("network_type", "OVNKubernetes"),
             "ocp_release_image": d.get("ocp_release_image", ""),
             "openshift_version": d.get("openshift_version", ""),
-            "platform": {"is_external": False, "type": "none" if d.get("user_managed_networking") else "baremetal"},
+            "platform": {"is_external": False, "type": d.get("platform_type") or
+                         ("none" if d.get("user_managed_networking") else "baremetal")},
             "progress": {},
             "pull_secret_set": True,
             "ready_host_count": len(known),
@@ -632,7 +633,8 @@ class Host(object):
         role = self.role
         if self.bootstrap or role == "bootstrap":
             return SNO_STAGES if sno else BOOTSTRAP_STAGES
-        if role == "master":
+        if role in ("master", "arbiter"):
+            # an arbiter joins the control plane as a master does
             return MASTER_STAGES
         if role == "worker":
             return WORKER_STAGES
@@ -3246,7 +3248,7 @@ class Model(object):
         return d
 
 
-CLUSTER_KEYS = set(DEFAULT_CLUSTER) | {"id", "status", "status_info", "files", "installer_args",
+CLUSTER_KEYS = set(DEFAULT_CLUSTER) | {"id", "status", "status_info", "files", "installer_args", "platform_type",
                                        "high_availability_mode", "kind", "pull_secret", "hyperthreading",
                                        "schedulable_masters", "additional_ntp_source", "tags", "api_vip_dns_name",
                                        "openshift_cluster_id", "imported", "monitored_operators"}

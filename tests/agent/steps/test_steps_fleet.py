@@ -36,7 +36,11 @@ installer in-process, in dry run. The lab's stand-ins come first on PATH
 host-tool, which only logs its argv): nothing is written to this
 machine's disk, which the dry-run hosts report as their installation disk
 and which is in use (mounted on /). Each non-bootstrap master reaches
-`Rebooting`; the bootstrap's expectation is BOOTSTRAP_EXPECTED below.
+`Rebooting`; so does the bootstrap, through its whole flow in dry run: its
+cluster is the three hosts listed in a --dry-run-cluster-hosts-path file
+(DRY_CLUSTER_HOSTS_PATH), each a Ready node once its fake reboot marker
+exists, so it reports Joined for the two others, waits for its own
+(faked) bootkube and reboots (its marker).
 
 The service runs with its defaults as the real one (inventory interfaces
 of a virtual type dropped, connectivity majority groups of at least three
@@ -204,7 +208,9 @@ def wait(pred, timeout, what):
         v = pred()
         if v:
             return v
-        if any(h["agent"].poll() is not None for h in HOSTS.values()):
+        # (a dry-run agent stops once its fake reboot marker exists)
+        if any(h["agent"].poll() is not None and not os.path.exists(h.get("marker") or "/nonexistent")
+               for h in HOSTS.values()):
             raise AssertionError("an agent exited:\n" + "\n".join(open(h["log"]).read()[-3000:] for h in HOSTS.values()))
         time.sleep(0.5)
     raise AssertionError("timed out waiting for %s" % what)
@@ -303,13 +309,15 @@ def test_4_dhcp_vip_allocation():
 
 # ---- the installation, with dry-run agents ---------------------------------------
 
-# ==== ISSUE 16 (bootstrap flow): the one place to change =========================
-# The bootstrap flow is not implemented yet: its installer reports "Starting
-# installation" (info = role) and then refuses the flow (Failed). When the
-# bootstrap flow lands, set this to "Rebooting": the test then waits for the
-# bootstrap host to reach that stage too, as it does for the other masters.
-BOOTSTRAP_EXPECTED = "Starting installation"
-# ==================================================================================
+# the bootstrap's stages in dry run (installer/README.md, notes §5): what changes
+# the machine is logged, not done; the masters' nodes are Ready once they "reboot"
+BOOTSTRAP_STAGES = [("Starting installation", "bootstrap"), ("Installing", "master"), ("Writing image to disk", ""),
+                    ("Waiting for control plane", "Waiting for bootstrap node preparation"),
+                    ("Waiting for control plane", "Waiting for masters to join bootstrap control plane"),
+                    ("Waiting for bootkube", ""), ("Waiting for bootkube", "waiting for ETCD bootstrap to be complete"),
+                    ("Waiting for controller", "waiting for controller pod ready event")]
+MASTER_STAGES = [("Starting installation", "master"), ("Installing", "master"),
+                 ("Writing image to disk", ""), ("Rebooting", "")]
 
 CLUSTER2 = "5e1f0c3b-8a2d-4b6e-9c7f-1a2b3c4d5e6f"
 IE2 = "6f2a1d4c-9b3e-4c7f-8d1a-2b3c4d5e6f70"
@@ -349,6 +357,12 @@ def test_5_dry_run_agents_install():
     path = bindir + ":" + os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
     assert shutil.which("dry-installer", path=path) == os.path.join(bindir, "dry-installer")
     standin_log = os.path.join(T, "standin.jsonl")
+    # the bootstrap's view of the cluster in dry run: the three hosts, each Ready once rebooted
+    cluster_hosts = os.path.join(T, "cluster-hosts.json")
+    with open(cluster_hosts, "w") as f:
+        json.dump([{"hostname": "fleet2-master-%d" % i, "ip": h["ip"],
+                    "rebootMarkerPath": os.path.join(T, ns, "install", "rebooted")}
+                   for i, (ns, h) in enumerate(sorted(HOSTS.items()), 1)], f)
     for i, (ns, h) in enumerate(sorted(HOSTS.items()), 1):
         d = os.path.join(T, ns, "install")
         for sub in ("opt-install-dir", "var-log", "journal", "mnt"):
@@ -360,7 +374,8 @@ def test_5_dry_run_agents_install():
                    CRADLE_LOGS_DIR=os.path.join(d, "var-log"), CRADLE_JOURNAL_DIR=os.path.join(d, "journal"),
                    CRADLE_MOUNT_DIR=os.path.join(d, "mnt"), CRADLE_REGISTRY_DIR=os.path.join(d, "no-registry"),
                    CRADLE_EFI_DIR=os.path.join(d, "no-efi"), CRADLE_RETRY_DELAY="0.1",
-                   CRADLE_RETRY_MAX_DELAY="0.5", CRADLE_POLL_INTERVAL="0.5")
+                   CRADLE_RETRY_MAX_DELAY="0.5", CRADLE_POLL_INTERVAL="0.5",
+                   CRADLE_SLOW_POLL_INTERVAL="1", DRY_CLUSTER_HOSTS_PATH=cluster_hosts)
         h["marker"] = os.path.join(d, "rebooted")
         h["log"] = os.path.join(d, "agent.log")
         h["agent"] = lab.spawn(None, h["enter"] + [
@@ -384,14 +399,13 @@ def test_5_dry_run_agents_install():
     bootstrap = DRY[sorted(HOSTS)[0]]
     svc.install(CLUSTER2, prepare=True, bootstrap_host_id=bootstrap)
     masters = [x for x in ids if x != bootstrap]
-    wait(lambda: all(("Rebooting", "") in progress().get(x, []) for x in masters)
-         and BOOTSTRAP_EXPECTED in [st for st, _ in progress().get(bootstrap, [])], 400,
-         "every master at Rebooting, the bootstrap at " + BOOTSTRAP_EXPECTED)
+    wait(lambda: all(("Rebooting", "") in progress().get(x, []) for x in ids), 400,
+         "every host at Rebooting, the bootstrap included")
     got = progress()
     for x in masters:
-        assert got[x] == [("Starting installation", "master"), ("Installing", "master"),
-                          ("Writing image to disk", ""), ("Rebooting", "")], (x, got[x])
-    assert got[bootstrap][0] == ("Starting installation", "bootstrap"), got[bootstrap]
+        # Joined: the bootstrap saw its node Ready
+        assert got[x] == MASTER_STAGES + [("Joined", "")], (x, got[x])
+    assert got[bootstrap] == BOOTSTRAP_STAGES + [("Rebooting", "")], got[bootstrap]
     # through installing: every host got the install step and ran it in-process, in dry run
     for ns, h in HOSTS.items():
         out = open(h["log"]).read()
@@ -402,7 +416,11 @@ def test_5_dry_run_agents_install():
     writes = [r for r in runs if r[0] in ("dry-installer", "coreos-installer")]
     assert writes and all(r[0] == "dry-installer" for r in writes), runs
     assert not [r for r in runs if r[0] == "shutdown"], runs
-    for x in masters:
+    # no unit touched (the log upload lists the bootkube unit), no pull secret, no manifests
+    assert not [r for r in runs if r[0] == "systemctl" and r[1:2] != ["list-units"]], runs
+    bout = open(HOSTS[sorted(HOSTS)[0]]["log"]).read()
+    assert "dry run: the cluster is the 3 hosts of %s" % cluster_hosts in bout, bout[-3000:]
+    for x in ids:
         ns = [n for n, v in DRY.items() if v == x][0]
         assert os.path.exists(HOSTS[ns]["marker"]), "no fake reboot for %s" % x
 

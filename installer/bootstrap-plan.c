@@ -1,0 +1,805 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <ctype.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assisted/assisted-models.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "installer/bootstrap-plan.h"
+#include "jsonutil.h"
+#include "strutil.h"
+#include "yamlutil.h"
+
+/* ---- plans ------------------------------------------------------------------ */
+
+static const char *const action_names[_BOOTSTRAP_ACTION_MAX] = {
+        [BOOTSTRAP_MKDIR_SSH] = "mkdir-ssh",
+        [BOOTSTRAP_DOWNLOAD] = "download-bootstrap-ignition",
+        [BOOTSTRAP_PULL_SECRET] = "pull-secret",
+        [BOOTSTRAP_APPLY] = "apply-bootstrap-ignition",
+        [BOOTSTRAP_SSH_KEY] = "ssh-key",
+        [BOOTSTRAP_DAEMON_RELOAD] = "daemon-reload",
+        [BOOTSTRAP_HOSTNAME] = "hostname",
+        [BOOTSTRAP_NETWORK_MANAGER] = "restart-network-manager",
+        [BOOTSTRAP_CONTROLLER_MANIFESTS] = "controller-manifests",
+        [BOOTSTRAP_NODE_IMAGE] = "node-image",
+        [BOOTSTRAP_START_UNITS] = "start-units",
+};
+
+const char *bootstrap_action_to_string(BootstrapAction a)
+{
+        return a >= 0 && a < _BOOTSTRAP_ACTION_MAX ? action_names[a] : NULL;
+}
+
+size_t start_bootstrap_plan(bool single_node, BootstrapAction out[static _BOOTSTRAP_ACTION_MAX])
+{
+        size_t n = 0;
+
+        out[n++] = BOOTSTRAP_MKDIR_SSH;
+        out[n++] = BOOTSTRAP_DOWNLOAD;
+        out[n++] = BOOTSTRAP_PULL_SECRET;
+        out[n++] = BOOTSTRAP_APPLY;
+        /* the bootstrap's root can ssh to the masters for log gathering;
+         * single node has nobody to ssh to */
+        if (!single_node)
+                out[n++] = BOOTSTRAP_SSH_KEY;
+        out[n++] = BOOTSTRAP_DAEMON_RELOAD;
+        out[n++] = BOOTSTRAP_HOSTNAME;
+        /* to run the 30-local-dns-prepender dispatcher script, which the
+         * none platform of single node does not have */
+        if (!single_node)
+                out[n++] = BOOTSTRAP_NETWORK_MANAGER;
+        /* before bootkube starts: bootkube applies them */
+        out[n++] = BOOTSTRAP_CONTROLLER_MANIFESTS;
+        out[n++] = BOOTSTRAP_NODE_IMAGE;
+        out[n++] = BOOTSTRAP_START_UNITS;
+        return n;
+}
+
+bool hostname_valid(const char *name)
+{
+        size_t label = 0, len = strlen(strempty(name));
+
+        if (len == 0 || len > 253)
+                return false;
+        for (size_t i = 0; i <= len; i++) {
+                char c = name[i];
+                if (c == '.' || c == 0) {
+                        /* a label: 1-63, alphanumeric at both ends */
+                        if (label == 0 || label > 63 || name[i - 1] == '-' || name[i - label] == '-')
+                                return false;
+                        label = 0;
+                        continue;
+                }
+                if (!(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9') && c != '-')
+                        return false;
+                label++;
+        }
+        return true;
+}
+
+bool hostname_needs_replacing(const char *name)
+{
+        return !hostname_valid(name) || streq(name, "localhost");
+}
+
+const char *const bootstrap_units[] = { "bootkube.service", "approve-csr.service", "progress.service",
+                                        NULL };
+
+static const char *const wait_names[_WAIT_MAX] = {
+        [WAIT_RELOAD_RESOLV_CONF] = "reload-resolv-conf",
+        [WAIT_KUBE_CLIENT] = "kube-client",
+        [WAIT_REPORT_MASTERS_JOIN] = "report-masters-join",
+        [WAIT_GET_CLUSTER] = "get-cluster",
+        [WAIT_MASTERS] = "masters",
+        [WAIT_ETCD_OVERRIDE] = "etcd-override",
+        [WAIT_ARBITERS] = "arbiters",
+        [WAIT_BOOTKUBE] = "bootkube",
+        [WAIT_ETCD_OVERRIDE_UNDO] = "etcd-override-undo",
+        [WAIT_ETCD_BOOTSTRAP] = "etcd-bootstrap",
+        [WAIT_CONTROLLER] = "controller",
+        [WAIT_WORKERS] = "workers",
+        [WAIT_MC_ANNOTATIONS] = "machine-config-annotations",
+};
+
+const char *bootstrap_wait_to_string(BootstrapWait w)
+{
+        return w >= 0 && w < _WAIT_MAX ? wait_names[w] : NULL;
+}
+
+size_t bootstrap_waits_plan(EtcdBootstrap e, BootstrapWait out[static _WAIT_MAX])
+{
+        size_t n = 0;
+
+        out[n++] = WAIT_RELOAD_RESOLV_CONF;
+        out[n++] = WAIT_KUBE_CLIENT;
+        out[n++] = WAIT_REPORT_MASTERS_JOIN;
+        out[n++] = WAIT_GET_CLUSTER;
+        out[n++] = WAIT_MASTERS;
+        /* the original flow: with the bootstrap as the missing third master,
+         * cluster-etcd-operator removes the bootstrap member only in the
+         * unsafe non-HA mode, set once the other masters are Ready */
+        if (e == ETCD_BOOTSTRAP_UNSAFE_OVERRIDE)
+                out[n++] = WAIT_ETCD_OVERRIDE;
+        out[n++] = WAIT_ARBITERS;
+        out[n++] = WAIT_BOOTKUBE;
+        /* bootkube.sh ends with cluster-etcd-operator's wait-for-ceo: once
+         * .bootkube.done is there the bootstrap member is gone and the
+         * override has done its work; off before this host reboots, so the
+         * cluster never stays in the unsafe mode */
+        if (e == ETCD_BOOTSTRAP_UNSAFE_OVERRIDE)
+                out[n++] = WAIT_ETCD_OVERRIDE_UNDO;
+        else
+                out[n++] = WAIT_ETCD_BOOTSTRAP;
+        out[n++] = WAIT_CONTROLLER;
+        out[n++] = WAIT_WORKERS;
+        out[n++] = WAIT_MC_ANNOTATIONS;
+        return n;
+}
+
+/* ---- versions and etcd ----------------------------------------------------- */
+
+static int parse_number_prefix(const char **p, unsigned *ret)
+{
+        unsigned v = 0;
+        const char *s = *p;
+
+        if (!isdigit((unsigned char)*s))
+                return -EINVAL;
+        for (; isdigit((unsigned char)*s); s++) {
+                if (v > 100000)
+                        return -ERANGE;
+                v = v * 10 + (unsigned)(*s - '0');
+        }
+        *p = s;
+        *ret = v;
+        return 0;
+}
+
+int openshift_version_parse(const char *s, unsigned *ret_major, unsigned *ret_minor)
+{
+        unsigned major, minor;
+        const char *p = s;
+
+        if (isempty(s))
+                return -EINVAL;
+        if (*p == 'v')
+                p++;
+        if (parse_number_prefix(&p, &major) < 0 || *p != '.')
+                return -EINVAL;
+        p++;
+        if (parse_number_prefix(&p, &minor) < 0)
+                return -EINVAL;
+        /* then nothing, ".patch", or a pre-release/build suffix */
+        if (*p && *p != '.' && *p != '-' && *p != '+')
+                return -EINVAL;
+        *ret_major = major;
+        *ret_minor = minor;
+        return 0;
+}
+
+bool openshift_version_at_least(const char *s, unsigned major, unsigned minor)
+{
+        unsigned ma, mi;
+
+        if (openshift_version_parse(s, &ma, &mi) < 0)
+                return true;
+        return ma > major || (ma == major && mi >= minor);
+}
+
+EtcdBootstrap etcd_bootstrap_for(const char *openshift_version)
+{
+        return openshift_version_at_least(openshift_version, 4, 7) ? ETCD_BOOTSTRAP_DELAYED_HA
+                                                                   : ETCD_BOOTSTRAP_UNSAFE_OVERRIDE;
+}
+
+const char *etcd_bootstrap_to_string(EtcdBootstrap e)
+{
+        switch (e) {
+        case ETCD_BOOTSTRAP_DELAYED_HA:
+                return "delayed-ha";
+        case ETCD_BOOTSTRAP_UNSAFE_OVERRIDE:
+                return "unsafe-override";
+        default:
+                return NULL;
+        }
+}
+
+static json_object *json_literal(const char *text)
+{
+        json_object *o = NULL;
+
+        if (json_parse(text, strlen(text), BUF_MAX_SMALL_FILE, &o, NULL) < 0)
+                return NULL;
+        return o;
+}
+
+json_object *etcd_override_patch(void)
+{
+        return json_literal("{\"spec\": {\"unsupportedConfigOverrides\": "
+                            "{\"useUnsupportedUnsafeNonHANonProductionUnstableEtcd\": true}}}");
+}
+
+json_object *etcd_override_undo_patch(void)
+{
+        return json_literal("{\"spec\": {\"unsupportedConfigOverrides\": null}}");
+}
+
+bool etcd_override_is_set(json_object *etcd)
+{
+        json_object *o = json_get_path(etcd, "spec.unsupportedConfigOverrides");
+        json_object *v = json_get(o, "useUnsupportedUnsafeNonHANonProductionUnstableEtcd");
+
+        if (!v)
+                return false;
+        /* Go's bool, or the string kube's unstructured overrides may hold */
+        if (json_object_is_type(v, json_type_boolean))
+                return json_object_get_boolean(v);
+        if (json_object_is_type(v, json_type_string)) {
+                bool b;
+                return parse_bool_go(json_object_get_string(v), &b) >= 0 && b;
+        }
+        return false;
+}
+
+/* ---- install config ---------------------------------------------------------- */
+
+int install_config_replicas(const char *install_config, const char *pool, int64_t *ret, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *ic = NULL;
+        _cleanup_free_ char *err = NULL;
+        json_object *p, *v;
+        int r;
+
+        r = yaml_to_json(strempty(install_config), strlen(strempty(install_config)), &ic, &err);
+        if (r < 0) {
+                if (reterr)
+                        *reterr = strdup_printf("install-config: %s", strna(err));
+                return -EBADMSG;
+        }
+        p = json_get(ic, pool);
+        v = json_get(p, "replicas");
+        if (!v) {
+                *ret = 0;
+                return 0;
+        }
+        if (json_object_is_type(v, json_type_int)) {
+                *ret = json_object_get_int64(v);
+                return 0;
+        }
+        if (json_object_is_type(v, json_type_string) && safe_atoi64(json_object_get_string(v), ret) >= 0)
+                return 0;
+        if (reterr)
+                *reterr = strdup_printf("install-config: %s.replicas is not a number: %s", pool,
+                                        json_object_get_string(v));
+        return -EBADMSG;
+}
+
+unsigned nodes_wait_target(const char *role, int64_t replicas)
+{
+        if (replicas < 1)
+                return 0;
+        if (streq_ptr(role, "arbiter"))
+                return 1;
+        /* masters: all but this one, at most two (the minimum the etcd
+         * bootstrap needs besides the bootstrap) */
+        return (unsigned)MIN(replicas - 1, 2);
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+bool kube_node_ready(json_object *node)
+{
+        json_object *conds = json_get_path(node, "status.conditions");
+
+        for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+                json_object *c = json_object_array_get_idx(conds, i);
+                if (streq_ptr(json_get_string(c, "type"), "Ready"))
+                        return streq_ptr(json_get_string(c, "status"), "True");
+        }
+        return false;
+}
+
+char **kube_node_internal_ips(json_object *node)
+{
+        json_object *addrs = json_get_path(node, "status.addresses");
+        _cleanup_strv_free_ char **l = NULL;
+
+        for (size_t i = 0; addrs && i < json_object_array_length(addrs); i++) {
+                json_object *a = json_object_array_get_idx(addrs, i);
+                const char *ip = json_get_string(a, "address");
+                if (streq_ptr(json_get_string(a, "type"), "InternalIP") && !isempty(ip) &&
+                    strv_extend(&l, ip) < 0)
+                        return NULL;
+        }
+        if (!l)
+                return calloc(1, sizeof(char *));
+        return TAKE_PTR(l);
+}
+
+int kube_node_taint_index(json_object *node, const char *key)
+{
+        json_object *taints = json_get_path(node, "spec.taints");
+
+        for (size_t i = 0; taints && i < json_object_array_length(taints); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(taints, i), "key"), key))
+                        return (int)i;
+        return -ENOENT;
+}
+
+json_object *taint_remove_patch(unsigned index)
+{
+        _cleanup_free_ char *text =
+                strdup_printf("[{\"op\": \"remove\", \"path\": \"/spec/taints/%u\"}]", index);
+
+        return text ? json_literal(text) : NULL;
+}
+
+/* ---- the other hosts ------------------------------------------------------- */
+
+static void inventory_host_done(InventoryHost *h)
+{
+        free(h->id);
+        free(h->infra_env_id);
+        free(h->name);
+        free(h->role);
+        free(h->status);
+        free(h->stage);
+        strv_free(h->ips);
+}
+
+void inventory_done(Inventory *inv)
+{
+        for (size_t i = 0; i < inv->n; i++)
+                inventory_host_done(&inv->hosts[i]);
+        free(inv->hosts);
+        *inv = (Inventory){};
+}
+
+/* utils.GetHostIpsFromInventory: every IPv4 and IPv6 address of every
+ * interface, without the prefix length */
+static int inventory_ips(const char *inventory, char ***ret, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *inv = NULL;
+        _cleanup_strv_free_ char **ips = NULL;
+        _cleanup_free_ char *err = NULL;
+        json_object *ifaces;
+        int r;
+
+        r = json_parse(strempty(inventory), strlen(strempty(inventory)), BUF_MAX_JSON_DOC, &inv, &err);
+        if (r < 0) {
+                if (reterr)
+                        *reterr = TAKE_PTR(err);
+                return r;
+        }
+        ifaces = json_get(inv, "interfaces");
+        for (size_t i = 0; ifaces && i < json_object_array_length(ifaces); i++) {
+                static const char *const keys[] = { "ipv4_addresses", "ipv6_addresses" };
+                json_object *iface = json_object_array_get_idx(ifaces, i);
+                for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
+                        json_object *l = json_get(iface, keys[k]);
+                        for (size_t j = 0; l && j < json_object_array_length(l); j++) {
+                                const char *cidr = json_object_get_string(json_object_array_get_idx(l, j));
+                                const char *slash = cidr ? strchr(cidr, '/') : NULL;
+                                _cleanup_free_ char *ip =
+                                        cidr ? strndup(cidr, slash ? (size_t)(slash - cidr) : strlen(cidr))
+                                             : NULL;
+                                if (isempty(ip))
+                                        continue;
+                                if (strv_contains(ips, ip))
+                                        continue;
+                                if (strv_push(&ips, ip) < 0)
+                                        return -ENOMEM;
+                                ip = NULL;
+                        }
+                }
+        }
+        *ret = TAKE_PTR(ips);
+        return 0;
+}
+
+int inventory_from_cluster(json_object *cluster, const char *self_host_id, Inventory *ret, char **reterr)
+{
+        json_object *hosts = json_get(cluster, "hosts");
+        Inventory inv = {};
+        int r;
+
+        for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                const char *id = json_get_string(h, "id");
+                _cleanup_free_ char *err = NULL;
+                InventoryHost *grown, host = {};
+
+                if (streq_ptr(json_get_string(h, "status"), "disabled") || streq_ptr(id, self_host_id))
+                        continue;
+                r = inventory_ips(json_get_string(h, "inventory"), &host.ips, &err);
+                if (r < 0) {
+                        if (reterr)
+                                *reterr = strdup_printf("cannot parse the inventory of host %s: %s",
+                                                        strna(id), strna(err));
+                        inventory_done(&inv);
+                        return r;
+                }
+                host.id = strdup(strempty(id));
+                host.infra_env_id = strdup(strempty(json_get_string(h, "infra_env_id")));
+                host.name = strdup_lower(strempty(json_get_string(h, "requested_hostname")));
+                host.role = strdup(strempty(json_get_string(h, "role")));
+                host.status = strdup(strempty(json_get_string(h, "status")));
+                host.stage = strdup(strempty(json_get_string(json_get(h, "progress"), "current_stage")));
+                grown = reallocarray(inv.hosts, inv.n + 1, sizeof(InventoryHost));
+                if (!host.id || !host.infra_env_id || !host.name || !host.role || !host.status ||
+                    !host.stage || !grown) {
+                        if (grown)
+                                inv.hosts = grown;
+                        inventory_host_done(&host);
+                        inventory_done(&inv);
+                        return -ENOMEM;
+                }
+                inv.hosts = grown;
+                inv.hosts[inv.n++] = host;
+        }
+        *ret = inv;
+        return 0;
+}
+
+int inventory_match_node(const Inventory *inv, json_object *node)
+{
+        const char *name = json_get_string(json_get(node, "metadata"), "name");
+        _cleanup_free_ char *lower = name ? strdup_lower(name) : NULL;
+        _cleanup_strv_free_ char **ips = kube_node_internal_ips(node);
+
+        for (size_t i = 0; lower && i < inv->n; i++)
+                if (!isempty(inv->hosts[i].name) && streq(inv->hosts[i].name, lower))
+                        return (int)i;
+        STRV_FOREACH (ip, ips)
+                for (size_t i = 0; i < inv->n; i++)
+                        if (strv_contains(inv->hosts[i].ips, *ip))
+                                return (int)i;
+        return -ENOENT;
+}
+
+void node_actions_free(NodeAction *a, size_t n)
+{
+        for (size_t i = 0; a && i < n; i++)
+                free(a[i].node);
+        free(a);
+}
+
+int ready_nodes_plan(json_object *nodes, char *const *ready, const Inventory *inv, NodeAction **ret,
+                     size_t *ret_n)
+{
+        json_object *items = json_get(nodes, "items");
+        NodeAction *out = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+                json_object *node = json_object_array_get_idx(items, i);
+                const char *name = json_get_string(json_get(node, "metadata"), "name");
+                NodeAction *grown;
+                int host;
+
+                if (isempty(name) || !kube_node_ready(node) || strv_contains(ready, name))
+                        continue;
+                host = inventory_match_node(inv, node);
+                grown = reallocarray(out, n + 1, sizeof(NodeAction));
+                if (!grown)
+                        goto oom;
+                out = grown;
+                out[n] = (NodeAction){
+                        .node = strdup(name),
+                        .host = host < 0 ? -1 : host,
+                        .report_joined = host >= 0 && !streq(inv->hosts[host].status, "installed"),
+                };
+                if (!out[n++].node)
+                        goto oom;
+                if (host < 0)
+                        break;
+        }
+        *ret = out;
+        *ret_n = n;
+        return (int)n;
+oom:
+        node_actions_free(out, n);
+        return -ENOMEM;
+}
+
+/* ---- Configuring ----------------------------------------------------------- */
+
+bool configuring_stage_done(const char *stage)
+{
+        static const HostStage done[] = { HOST_STAGE_CONFIGURING, HOST_STAGE_JOINED, HOST_STAGE_DONE,
+                                          HOST_STAGE_WAITING_FOR_IGNITION };
+
+        for (size_t i = 0; i < ELEMENTSOF(done); i++)
+                if (streq_ptr(stage, host_stage_to_string(done[i])))
+                        return true;
+        return false;
+}
+
+const char *configuring_stage_for(const char *role)
+{
+        return host_stage_to_string(streq_ptr(role, "worker") ? HOST_STAGE_WAITING_FOR_IGNITION
+                                                              : HOST_STAGE_CONFIGURING);
+}
+
+static bool is_addr_char(char c)
+{
+        return isalnum((unsigned char)c) || c == '.' || c == ':' || c == '_';
+}
+
+/* After the address: (%zone)?(])?:\d+"? User-Agent:"Ignition */
+static bool ignition_request_follows(const char *p)
+{
+        if (*p == '%') {
+                const char *z = ++p;
+                while (isalnum((unsigned char)*p))
+                        p++;
+                if (p == z)
+                        return false;
+        }
+        if (*p == ']')
+                p++;
+        if (*p != ':' || !isdigit((unsigned char)p[1]))
+                return false;
+        for (p++; isdigit((unsigned char)*p); p++)
+                ;
+        if (*p == '"')
+                p++;
+        return startswith(p, " User-Agent:\"Ignition") != NULL;
+}
+
+bool mcs_log_shows(const char *log, char *const *ips)
+{
+        STRV_FOREACH (ip, ips) {
+                size_t len = strlen(*ip);
+                if (len == 0)
+                        continue;
+                for (const char *p = strempty(log); (p = strstr(p, *ip)); p++) {
+                        bool start = p == log || !is_addr_char(p[-1]);
+                        /* "\b" after the address: the next character is no
+                         * word character (a ':' or ']' or '%' is fine) */
+                        bool end = !isalnum((unsigned char)p[len]) && p[len] != '_';
+                        if (start && end && ignition_request_follows(p + len))
+                                return true;
+                }
+        }
+        return false;
+}
+
+/* ---- taint --------------------------------------------------------------------- */
+
+static bool credential_set(const char *v, const char *placeholder)
+{
+        return !isempty(v) && !streq(v, placeholder);
+}
+
+bool vsphere_credentials_valid(json_object *install_config)
+{
+        json_object *vs = json_get_path(install_config, "platform.vsphere");
+        json_object *vcenters = json_get(vs, "vcenters");
+
+        if (!vs)
+                return false;
+        if (vcenters && json_object_array_length(vcenters) > 0) {
+                json_object *v = json_object_array_get_idx(vcenters, 0);
+                return credential_set(json_get_string(v, "user"), "usernameplaceholder") &&
+                       credential_set(json_get_string(v, "password"), "passwordplaceholder") &&
+                       credential_set(json_get_string(v, "server"), "vcenterplaceholder");
+        }
+        /* the deprecated flat fields */
+        return credential_set(json_get_string(vs, "username"), "usernameplaceholder") &&
+               credential_set(json_get_string(vs, "password"), "passwordplaceholder") &&
+               credential_set(json_get_string(vs, "vCenter"), "vcenterplaceholder");
+}
+
+bool remove_uninitialized_taint(const char *platform, const char *openshift_version, const char *invoker,
+                                bool vsphere_credentials)
+{
+        if (streq_ptr(platform, "nutanix"))
+                return true;
+        if (!streq_ptr(platform, "vsphere"))
+                return false;
+        /* the agent-based installer with credentials has the vSphere cloud
+         * provider initialize the nodes itself */
+        if (streq_ptr(invoker, INVOKER_AGENT_INSTALLER) && vsphere_credentials &&
+            openshift_version_at_least(openshift_version, 4, 15))
+                return false;
+        return true;
+}
+
+const char *invoker_of(json_object *configmap)
+{
+        const char *v = json_get_string(json_get(configmap, "data"), "invoker");
+
+        return isempty(v) ? INVOKER_DEFAULT : v;
+}
+
+/* ---- controller --------------------------------------------------------------- */
+
+bool controller_events_scan(json_object *events, char ***seen, char ***new_messages)
+{
+        json_object *items = json_get(events, "items");
+        bool ready = false;
+
+        for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+                json_object *e = json_object_array_get_idx(items, i);
+                json_object *meta = json_get(e, "metadata");
+                const char *uid = json_get_string(meta, "uid");
+
+                if (!isempty(uid) && !strv_contains(*seen, uid)) {
+                        if (strv_extend(seen, uid) < 0 ||
+                            strv_extend(new_messages, strempty(json_get_string(e, "message"))) < 0)
+                                return ready; /* out of memory: the next round sees them again */
+                }
+                if (streq_ptr(json_get_string(meta, "name"), CONTROLLER_READY_EVENT))
+                        ready = true;
+        }
+        return ready;
+}
+
+json_object *controller_pod_pick(json_object *pods)
+{
+        json_object *items = json_get(pods, "items");
+
+        for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+                json_object *p = json_object_array_get_idx(items, i);
+                if (startswith(strempty(json_get_string(json_get(p, "metadata"), "name")),
+                               CONTROLLER_NAME) &&
+                    streq_ptr(json_get_string(json_get(p, "status"), "phase"), "Running"))
+                        return p;
+        }
+        return NULL;
+}
+
+/* ---- MachineConfig annotations ---------------------------------------------------- */
+
+static const char *annotation(json_object *node, const char *key)
+{
+        return json_get_string(json_get_path(node, "metadata.annotations"), key);
+}
+
+char **mc_annotation_names(json_object *nodes)
+{
+        json_object *items = json_get(nodes, "items");
+        _cleanup_strv_free_ char **l = NULL;
+
+        for (size_t i = 0; items && i < json_object_array_length(items); i++) {
+                json_object *node = json_object_array_get_idx(items, i);
+                const char *names[] = { annotation(node, MC_CURRENT_CONFIG),
+                                        annotation(node, MC_DESIRED_CONFIG) };
+                for (size_t k = 0; k < ELEMENTSOF(names); k++)
+                        if (!isempty(names[k]) && !strv_contains(l, names[k]) &&
+                            strv_extend(&l, names[k]) < 0)
+                                return NULL;
+        }
+        if (!l)
+                return calloc(1, sizeof(char *));
+        strv_sort(l);
+        return TAKE_PTR(l);
+}
+
+bool mc_annotations_consistent(json_object *nodes, char *const *existing, char **ret_reason,
+                               char **ret_desired)
+{
+        json_object *items = json_get(nodes, "items");
+        const char *desired = NULL;
+        size_t n = items ? json_object_array_length(items) : 0;
+
+        if (n == 0) {
+                *ret_reason = strdup("no master nodes yet");
+                return false;
+        }
+        for (size_t i = 0; i < n; i++) {
+                json_object *node = json_object_array_get_idx(items, i);
+                const char *name = strna(json_get_string(json_get(node, "metadata"), "name"));
+                const char *cur = annotation(node, MC_CURRENT_CONFIG),
+                           *want = annotation(node, MC_DESIRED_CONFIG);
+
+                if (isempty(cur) || isempty(want)) {
+                        *ret_reason = strdup_printf("node %s has no %s annotation yet", name,
+                                                    isempty(cur) ? "currentConfig" : "desiredConfig");
+                        return false;
+                }
+                if (!strv_contains(existing, cur) || !strv_contains(existing, want)) {
+                        *ret_reason = strdup_printf("MachineConfig %s of node %s does not exist yet",
+                                                    strv_contains(existing, cur) ? want : cur, name);
+                        return false;
+                }
+                if (desired && !streq(desired, want)) {
+                        *ret_reason =
+                                strdup_printf("node %s wants %s, another node %s", name, want, desired);
+                        return false;
+                }
+                desired = want;
+        }
+        *ret_desired = strdup(desired);
+        return true;
+}
+
+/* ---- agent-based installer workers -------------------------------------------------- */
+
+bool abi_workers_joining(json_object *workers, char **ret_waiting)
+{
+        static const HostStage before[] = { HOST_STAGE_WAITING_FOR_CONTROL_PLANE, HOST_STAGE_INSTALLING,
+                                            HOST_STAGE_STARTING_INSTALLATION };
+
+        for (size_t i = 0; workers && i < json_object_array_length(workers); i++) {
+                json_object *w = json_object_array_get_idx(workers, i);
+                const char *stage = json_get_string(json_get(w, "progress"), "current_stage");
+                for (size_t k = 0; k < ELEMENTSOF(before); k++)
+                        if (streq_ptr(stage, host_stage_to_string(before[k]))) {
+                                if (ret_waiting)
+                                        *ret_waiting = strdup_printf("%s (current stage: %s)",
+                                                                     strna(json_get_string(w, "id")), stage);
+                                return false;
+                        }
+        }
+        return true;
+}
+
+/* ---- dry run ----------------------------------------------------------------------- */
+
+void dry_cluster_hosts_free(DryClusterHost *h, size_t n)
+{
+        for (size_t i = 0; h && i < n; i++) {
+                free(h[i].hostname);
+                free(h[i].ip);
+                free(h[i].reboot_marker_path);
+        }
+        free(h);
+}
+
+int dry_cluster_hosts_parse(const char *json, size_t len, DryClusterHost **ret, size_t *ret_n, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        DryClusterHost *hosts = NULL;
+        size_t n = 0;
+        int r;
+
+        r = json_parse(json, len, BUF_MAX_JSON_DOC, &o, reterr);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(o, json_type_array)) {
+                if (reterr)
+                        *reterr = strdup_printf("expected a JSON array of hosts, got %s", json_kind_name(o));
+                return -EBADMSG;
+        }
+        hosts = calloc(json_object_array_length(o) + 1, sizeof(DryClusterHost));
+        if (!hosts)
+                return -ENOMEM;
+        for (size_t i = 0; i < json_object_array_length(o); i++) {
+                static const JsonDispatch table[] = {
+                        { "hostname", json_dispatch_string, offsetof(DryClusterHost, hostname), 0 },
+                        { "ip", json_dispatch_string, offsetof(DryClusterHost, ip), 0 },
+                        { "rebootMarkerPath", json_dispatch_string,
+                          offsetof(DryClusterHost, reboot_marker_path), 0 },
+                        {},
+                };
+                _cleanup_free_ char *err = NULL;
+
+                r = json_dispatch(json_object_array_get_idx(o, i), table, &hosts[n++], 0, &err);
+                if (r < 0) {
+                        if (reterr)
+                                *reterr = strdup_printf("host %zu: %s", i, strna(err));
+                        dry_cluster_hosts_free(hosts, n);
+                        return r;
+                }
+        }
+        *ret = hosts;
+        *ret_n = n;
+        return 0;
+}
+
+/* ---- messages ----------------------------------------------------------------------- */
+
+char *nodes_wait_status(const char *role, char *const *ready, unsigned target)
+{
+        _cleanup_free_ char *names = strv_join(ready, ", ");
+
+        if (!names)
+                return NULL;
+        return strdup_printf("%zu of %u %s nodes Ready%s%s%s", strv_length(ready), target, role,
+                             isempty(names) ? "" : " (", names, isempty(names) ? "" : ")");
+}
