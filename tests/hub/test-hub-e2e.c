@@ -32,6 +32,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "http.h"
+#include "hub-claim.h"
 #include "hub-names.h"
 #include "hub-plan.h"
 #include "jsonutil.h"
@@ -112,7 +113,8 @@ static AssistedClient *service_client(void)
         return c;
 }
 
-/* A user-API call; returns the status, *ret the answer. */
+/* A user-API call; returns the status, *ret the answer (of a GET: 200; of a
+ * POST: 201, as the service's registrations answer). */
 static long service_call(const char *method, const char *path, const char *body, json_object **ret)
 {
         _cleanup_(assisted_client_freep) AssistedClient *c = service_client();
@@ -120,7 +122,7 @@ static long service_call(const char *method, const char *path, const char *body,
         _cleanup_free_ char *err = NULL;
         long status = 0;
 
-        (void)assisted_call(c, method, path, b, 200, &status, ret, &err);
+        (void)assisted_call(c, method, path, b, streq(method, "POST") ? 201 : 200, &status, ret, &err);
         return status;
 }
 
@@ -582,6 +584,45 @@ TEST(restart_registers_nothing_twice)
                 if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "id"), id))
                         same++;
         ASSERT_EQ(same, 1);
+}
+
+/* A hub that crashed between the service's answer to its register call and
+ * the write of the id: the InfraEnv has the "registering" marker (of a
+ * replica that is gone, older than the hold time) and no id, the service
+ * has the infra-env. The next hub finds it and links it: one infra-env. */
+TEST(crash_after_register_adopts_instead_of_registering_again)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-crash");
+        _cleanup_(json_object_putp) json_object *made = NULL, *list = NULL;
+        _cleanup_free_ char *marker = hub_claim_marker(now_usec(CLOCK_REALTIME) - 180 * USEC_PER_SEC,
+                                                       "cradle-hub-gone_1"),
+                            *name = NULL, *id = NULL, *body = NULL, *patch = NULL;
+        _cleanup_(json_object_putp) json_object *ps = json_object_new_string(PULL_SECRET);
+        unsigned named = 0;
+        Hub h;
+
+        ASSERT_NOT_NULL(marker);
+        create_pull_secret(c, ns, true);
+        /* a name of its own: the service's list is shared with other cases */
+        name = strdup_printf("crashed-%.8s", ns + strlen(ns) - 8);
+        create_infraenv(c, ns, name, NULL);
+        patch = strdup_printf("{\"metadata\":{\"annotations\":{\"%s\":\"%s\"}}}", HUB_ANNOTATION_REGISTERING,
+                              marker);
+        kpatch(c, HUB_KIND_INFRAENV, ns, name, false, patch);
+        body = strdup_printf("{\"name\":\"%s\",\"image_type\":\"minimal-iso\",\"pull_secret\":%s}", name,
+                             json_object_to_json_string_ext(ps, JSON_C_TO_STRING_PLAIN));
+        ASSERT_EQ(service_call("POST", "/v2/infra-envs", body, &made), 201);
+
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, name, &h);
+        ASSERT_STREQ(id, json_get_string(made, "id"));
+        hub_stop_ok(&h);
+        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
+        for (size_t i = 0; i < hub_json_array_length(list); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "name"), name))
+                        named++;
+        ASSERT_EQ(named, 1u);
 }
 
 TEST(infraenv_input_errors)
