@@ -467,6 +467,12 @@ int json_add(json_object *o, const char *key, json_object *v)
 {
         if (!v)
                 return -ENOMEM;
+        /* json-c asserts on a parent that is not an object: input that is
+         * not the shape a caller expected must be an error, not an abort */
+        if (!json_object_is_type(o, json_type_object)) {
+                json_object_put(v);
+                return -EINVAL;
+        }
         if (json_object_object_add(o, key, v) < 0) {
                 json_object_put(v);
                 return -ENOMEM;
@@ -478,6 +484,10 @@ int json_append(json_object *array, json_object *v)
 {
         if (!v)
                 return -ENOMEM;
+        if (!json_object_is_type(array, json_type_array)) {
+                json_object_put(v);
+                return -EINVAL;
+        }
         if (json_object_array_add(array, v) < 0) {
                 json_object_put(v);
                 return -ENOMEM;

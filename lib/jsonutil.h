@@ -85,7 +85,8 @@ int json_get_int64(json_object *o, const char *key, int64_t *ret);
 int json_get_bool(json_object *o, const char *key, bool *ret);
 
 /* Building. Each json_add_* takes ownership of nothing but copies its
- * value; json_add() takes ownership of v, also on failure. */
+ * value; json_add() takes ownership of v, also on failure. Adding to
+ * something that is not an object (json_append: not an array) is -EINVAL. */
 json_object *json_new_object(void);
 json_object *json_new_array(void);
 json_object *json_new_string(const char *s);

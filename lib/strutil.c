@@ -157,16 +157,22 @@ char *strstrip(char *s)
         return s;
 }
 
+char *strdup_vprintf(const char *fmt, va_list ap)
+{
+        char *p;
+
+        return vasprintf(&p, fmt, ap) < 0 ? NULL : p;
+}
+
 char *strdup_printf(const char *fmt, ...)
 {
         va_list ap;
         char *p;
-        int n;
 
         va_start(ap, fmt);
-        n = vasprintf(&p, fmt, ap);
+        p = strdup_vprintf(fmt, ap);
         va_end(ap);
-        return n < 0 ? NULL : p;
+        return p;
 }
 
 char *str_replace_all(const char *s, const char *needle, const char *replacement)

@@ -7,6 +7,7 @@
  * their result only on success.
  */
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,7 @@ bool endswith(const char *s, const char *suffix) _pure_;
 char *strstrip(char *s);
 /* Newly allocated formatted string, NULL on allocation failure. */
 char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
+char *strdup_vprintf(const char *fmt, va_list ap) _printf_(1, 0);
 /* Newly allocated copy with every occurrence of needle replaced. */
 char *str_replace_all(const char *s, const char *needle, const char *replacement);
 /* Newly allocated, lower-cased copy. */

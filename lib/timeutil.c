@@ -194,3 +194,87 @@ bool cond_sleep_unless_stopped(pthread_cond_t *cond, pthread_mutex_t *lock, cons
         pthread_mutex_unlock(lock);
         return b;
 }
+
+int parse_go_duration(const char *s, usec_t *ret)
+{
+        static const struct {
+                const char *unit;
+                double usec;
+        } units[] = {
+                /* longest first where one is a prefix of another */
+                { "ns", 0.001 }, { "us", 1 },  { "\u00b5s", 1 }, { "\u03bcs", 1 },
+                { "ms", 1000 },  { "s", 1e6 }, { "m", 60e6 },    { "h", 3600e6 },
+        };
+        double total = 0;
+        const char *p = s;
+
+        if (!s || !*s)
+                return -EINVAL;
+        if (streq(s, "0")) {
+                *ret = 0;
+                return 0;
+        }
+        while (*p) {
+                double v = 0, frac = 0.1;
+                bool digits = false, matched = false;
+
+                while (*p >= '0' && *p <= '9') {
+                        v = v * 10 + (*p++ - '0');
+                        digits = true;
+                }
+                if (*p == '.') {
+                        p++;
+                        while (*p >= '0' && *p <= '9') {
+                                v += (*p++ - '0') * frac;
+                                frac /= 10;
+                                digits = true;
+                        }
+                }
+                if (!digits)
+                        return -EINVAL;
+                for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                        size_t n = strlen(units[i].unit);
+
+                        /* "m" must not eat the "m" of "ms" */
+                        if (strneq(p, units[i].unit, n) && !(streq(units[i].unit, "m") && p[1] == 's')) {
+                                total += v * units[i].usec;
+                                p += n;
+                                matched = true;
+                                break;
+                        }
+                }
+                if (!matched)
+                        return -EINVAL;
+        }
+        if (total >= (double)UINT64_MAX / 2)
+                return -ERANGE;
+        *ret = (usec_t)total;
+        return 0;
+}
+
+void format_go_duration(usec_t d, char ret[static 32])
+{
+        usec_t h = d / (3600 * USEC_PER_SEC), m = d / (60 * USEC_PER_SEC) % 60, us = d % (60 * USEC_PER_SEC);
+        int n = 0;
+
+        if (d == 0) {
+                snprintf(ret, 32, "0s");
+                return;
+        }
+        if (d < USEC_PER_SEC) {
+                if (d % USEC_PER_MSEC == 0)
+                        snprintf(ret, 32, "%llums", (unsigned long long)(d / USEC_PER_MSEC));
+                else
+                        snprintf(ret, 32, "%lluus", (unsigned long long)d);
+                return;
+        }
+        if (h > 0)
+                n += snprintf(ret + n, 32 - (size_t)n, "%lluh", (unsigned long long)h);
+        if (h > 0 || m > 0)
+                n += snprintf(ret + n, 32 - (size_t)n, "%llum", (unsigned long long)m);
+        if (us % USEC_PER_SEC == 0)
+                snprintf(ret + n, 32 - (size_t)n, "%llus", (unsigned long long)(us / USEC_PER_SEC));
+        else
+                snprintf(ret + n, 32 - (size_t)n, "%llu.%06llus", (unsigned long long)(us / USEC_PER_SEC),
+                         (unsigned long long)(us % USEC_PER_SEC));
+}

@@ -79,3 +79,11 @@ usec_t exp_backoff_next(ExpBackoff *b);
 
 /* RFC 3339 UTC with seconds ("2026-11-23T09:07:00Z") into ret (>= 21 bytes). */
 void format_rfc3339_utc(time_t t, char ret[static 32]);
+
+/* Go's time.ParseDuration for non-negative durations: a sequence of
+ * decimal numbers with units ns, us (µs), ms, s, m, h ("1h30m", "2.5s",
+ * "0"); the result rounded down to microseconds. -EINVAL when malformed,
+ * -ERANGE on overflow. */
+int parse_go_duration(const char *s, usec_t *ret);
+/* The shortest Go-style text of a duration ("1m30s", "500ms", "0s"). */
+void format_go_duration(usec_t d, char ret[static 32]);

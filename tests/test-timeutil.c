@@ -104,4 +104,43 @@ TEST(rfc3339)
         ASSERT_STREQ(s, "2026-11-23T09:07:00Z");
 }
 
+TEST(go_durations)
+{
+        static const struct {
+                const char *in;
+                int r;
+                usec_t v;
+                const char *out;
+        } cases[] = {
+                { "0", 0, 0, "0s" },
+                { "10s", 0, 10 * USEC_PER_SEC, "10s" },
+                { "2m", 0, 120 * USEC_PER_SEC, "2m0s" },
+                { "1h30m", 0, 5400 * USEC_PER_SEC, "1h30m0s" },
+                { "500ms", 0, 500 * USEC_PER_MSEC, "500ms" },
+                { "1.5s", 0, 1500 * USEC_PER_MSEC, "1.500000s" },
+                { "2m3s", 0, 123 * USEC_PER_SEC, "2m3s" },
+                { "10us", 0, 10, "10us" },
+                { "", -EINVAL, 0, NULL },
+                { "10", -EINVAL, 0, NULL },
+                { "s", -EINVAL, 0, NULL },
+                { "10x", -EINVAL, 0, NULL },
+                { "-1s", -EINVAL, 0, NULL },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                usec_t v = 7;
+                int r = parse_go_duration(cases[i].in, &v);
+
+                ASSERT_EQ(r, cases[i].r);
+                if (r == 0) {
+                        char text[32];
+
+                        ASSERT_EQ(v, cases[i].v);
+                        format_go_duration(v, text);
+                        ASSERT_STREQ(text, cases[i].out);
+                } else
+                        ASSERT_EQ(v, 7);
+        }
+}
+
 DEFINE_TEST_MAIN

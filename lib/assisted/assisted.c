@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <json-c/json.h>
@@ -10,6 +11,7 @@
 #include "assisted.h"
 #include "buf.h"
 #include "cleanup.h"
+#include "fileio.h"
 #include "jsonutil.h"
 #include "redact.h"
 #include "strutil.h"
@@ -18,6 +20,9 @@
 struct AssistedClient {
         HttpClient *http;
         char request_id[UUID_STRING_MAX];
+        char *token_file;
+        struct stat token_stat; /* of the file when last read */
+        bool token_set;
 };
 
 AssistedClient *assisted_client_free(AssistedClient *c)
@@ -25,6 +30,7 @@ AssistedClient *assisted_client_free(AssistedClient *c)
         if (!c)
                 return NULL;
         http_client_free(c->http);
+        free(c->token_file);
         free(c);
         return NULL;
 }
@@ -65,6 +71,11 @@ int assisted_client_new(const AssistedClientOptions *o, AssistedClient **ret, ch
                 if (r < 0)
                         return r;
         }
+        if (!isempty(o->bearer_token_file)) {
+                c->token_file = strdup(o->bearer_token_file);
+                if (!c->token_file)
+                        return -ENOMEM;
+        }
         if (!isempty(o->agent_version)) {
                 /* the swagger name is discovery_agent_version; Go writes it
                  * canonicalised like this, underscore kept */
@@ -92,6 +103,58 @@ void assisted_client_set_request_id(AssistedClient *c, const char *request_id)
 const char *assisted_client_request_id(const AssistedClient *c)
 {
         return c->request_id;
+}
+
+/* Reads the bearer token file again when it changed since the last read
+ * (inode, size or modification time), as client-go does with its token
+ * file. A file that cannot be read keeps the previous token, when there
+ * was one. */
+static int refresh_bearer_token(AssistedClient *c, char **reterr)
+{
+        _cleanup_erase_ char *token = NULL;
+        _cleanup_free_ char *header = NULL;
+        struct stat st;
+        int r;
+
+        if (!c->token_file)
+                return 0;
+        if (stat(c->token_file, &st) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (c->token_set && st.st_ino == c->token_stat.st_ino && st.st_size == c->token_stat.st_size &&
+            st.st_mtim.tv_sec == c->token_stat.st_mtim.tv_sec &&
+            st.st_mtim.tv_nsec == c->token_stat.st_mtim.tv_nsec)
+                return 0;
+        r = read_full_file(c->token_file, 64 * 1024, &token, NULL);
+        if (r < 0)
+                goto fail;
+        strstrip(token);
+        if (isempty(token)) {
+                r = -EKEYREJECTED;
+                goto fail;
+        }
+        (void)redact_register_secret(token);
+        header = strdup_printf("Bearer %s", token);
+        if (!header)
+                return -ENOMEM;
+        (void)redact_register_secret(header);
+        r = http_client_set_header(c->http, "Authorization", header);
+        explicit_bzero(header, strlen(header));
+        if (r < 0)
+                return r;
+        c->token_stat = st;
+        c->token_set = true;
+        return 0;
+fail:
+        if (c->token_set)
+                return 0;
+        if (reterr) {
+                free(*reterr);
+                *reterr = strdup_printf("cannot read the token file '%s': %s", c->token_file,
+                                        r == -EKEYREJECTED ? "it is empty" : strerror(-r));
+        }
+        return r;
 }
 
 char *assisted_error_text(long status, const char *body, size_t len)
@@ -132,6 +195,11 @@ int assisted_call(AssistedClient *c, const char *method, const char *path, json_
         _cleanup_(json_object_putp) json_object *j = NULL;
         int q;
 
+        if (ret_status)
+                *ret_status = 0;
+        q = refresh_bearer_token(c, reterr);
+        if (q < 0)
+                return q;
         q = http_request_json(c->http, method, path, body, &r, NULL, reterr);
         if (ret_status)
                 *ret_status = q < 0 ? 0 : r.status;
@@ -163,6 +231,11 @@ int assisted_download(AssistedClient *c, const char *path, size_t max, long *ret
         HttpRequest req = { .method = "GET", .path = path };
         int q;
 
+        if (ret_status)
+                *ret_status = 0;
+        q = refresh_bearer_token(c, reterr);
+        if (q < 0)
+                return q;
         q = http_request(c->http, &req, &r, reterr);
         if (ret_status)
                 *ret_status = q < 0 ? 0 : r.status;

@@ -30,6 +30,10 @@ typedef struct AssistedClientOptions {
         bool insecure; /* --insecure */
         const char *token; /* PULL_SECRET_TOKEN, sent as X-Secret-Key; may be NULL */
         const char *agent_version; /* --agent-version, sent as Discovery_agent_version; may be NULL */
+        /* the user API's credential: "Authorization: Bearer <the file's
+         * content>", the file re-read whenever it changes (a mounted
+         * Secret being rotated); may be NULL */
+        const char *bearer_token_file;
         const char *user_agent;
         HttpRetryPolicy retry;
         HttpRetryCallback on_retry;

@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "macro.h"
 #include "timeutil.h"
 
 typedef struct KubeClient KubeClient;
@@ -84,6 +85,7 @@ int kube_informer_new(KubeClient *c, const KubeResource *r, const char *ns, cons
                       KubeInformer **ret);
 /* Stops it first when running. Accepts NULL, returns NULL. */
 KubeInformer *kube_informer_free(KubeInformer *inf);
+DEFINE_TRIVIAL_CLEANUP_FUNC(KubeInformer *, kube_informer_free)
 
 /* Before start: adds handlers (several sets may be added) and indexes. */
 int kube_informer_add_handlers(KubeInformer *inf, const KubeInformerHandlers *h);

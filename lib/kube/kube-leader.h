@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 
+#include "macro.h"
 #include "timeutil.h"
 
 typedef struct KubeClient KubeClient;
@@ -61,6 +62,7 @@ int kube_leader_new(KubeClient *c, const KubeLeaderConfig *cfg, const KubeLeader
                     KubeLeader **ret);
 /* Stops it first. Accepts NULL, returns NULL. */
 KubeLeader *kube_leader_free(KubeLeader *le);
+DEFINE_TRIVIAL_CLEANUP_FUNC(KubeLeader *, kube_leader_free)
 
 /* Starts the elector's thread. */
 int kube_leader_start(KubeLeader *le);

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "macro.h"
 #include "timeutil.h"
 
 typedef struct KubeWorkQueue KubeWorkQueue;
@@ -55,6 +56,7 @@ int kube_workqueue_new(const KubeRateLimit *limit, KubeClockFn clock, void *cloc
                        KubeWorkQueue **ret);
 /* Accepts NULL; returns NULL. No thread may be inside a call any more. */
 KubeWorkQueue *kube_workqueue_free(KubeWorkQueue *q);
+DEFINE_TRIVIAL_CLEANUP_FUNC(KubeWorkQueue *, kube_workqueue_free)
 
 /* 0 (also when the key was already queued or the queue is shutting down),
  * -ENOMEM. */

@@ -26,7 +26,16 @@ static struct {
         unsigned control_port;
         pid_t pid;
         char **namespaces;
+        char **applies;
 } env;
+
+void kube_test_add_apply(const char *rel)
+{
+        char *p = test_src_path(rel);
+
+        ASSERT_NOT_NULL(p);
+        ASSERT_OK(strv_push(&env.applies, p));
+}
 
 static void kube_test_cleanup(void)
 {
@@ -84,8 +93,18 @@ static void kube_test_start(void)
         ASSERT_TRUE(pid >= 0);
         if (pid == 0) {
                 setpgid(0, 0);
-                execl("/usr/bin/python3", "python3", script, "--state-dir", env.state_dir, "--port-file",
-                      port_file, "--control-port-file", cport_file, "--apply", crds, (char *)NULL);
+                char **argv = NULL;
+
+                if (strv_extend(&argv, "python3") < 0 || strv_extend(&argv, script) < 0 ||
+                    strv_extend_pair(&argv, "--state-dir", env.state_dir) < 0 ||
+                    strv_extend_pair(&argv, "--port-file", port_file) < 0 ||
+                    strv_extend_pair(&argv, "--control-port-file", cport_file) < 0 ||
+                    strv_extend_pair(&argv, "--apply", crds) < 0)
+                        _exit(127);
+                STRV_FOREACH (a, env.applies)
+                        if (strv_extend_pair(&argv, "--apply", *a) < 0)
+                                _exit(127);
+                execv("/usr/bin/python3", argv);
                 _exit(127);
         }
         env.pid = pid;

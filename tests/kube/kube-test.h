@@ -17,6 +17,11 @@
 
 typedef struct json_object json_object;
 
+/* Before the first call of any other function: the test server also
+ * applies these (a path under the source tree: a YAML file or a directory
+ * of them, e.g. the hive and metal3 CRDs the hub reads). On a real cluster
+ * they must be installed already. */
+void kube_test_add_apply(const char *rel);
 /* True when running against CRADLE_TEST_KUBECONFIG. */
 bool kube_test_real(void);
 /* The kubeconfig path of the cluster (the test server's admin certificate

@@ -29,7 +29,12 @@ for l in $links; do
         "$b/$l" --help >"$tmp/help" 2>&1 || fail "$l --help through the installed link: $(cat "$tmp/help")"
         [ -s "$tmp/help" ] || fail "$l --help printed nothing"
 done
-want=$(printf '%s\n' cradle $links | sort | tr '\n' ' ')
+others=${CRADLE_OTHER_PROGRAMS:-}
+for p in $others; do
+        [ -f "$b/$p" ] && [ -x "$b/$p" ] || fail "no executable $bindir/$p"
+        "$b/$p" --help >/dev/null 2>&1 || fail "the installed $p does not run"
+done
+want=$(printf '%s\n' cradle $links $others | sort | tr '\n' ' ')
 have=$(ls -A "$b" | sort | tr '\n' ' ')
 [ "$have" = "$want" ] || fail "$bindir holds '$have', expected '$want'"
 

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""bench/hub [BENCH-HUB] [bmac|nmstate|all]: cradle-hub's controllers at scale.
+
+The two benchmarks of issue 13, against the test kube-apiserver
+(tests/kubeapi, the reference CRDs) and the reference service
+(tests/service):
+
+bmac     1,000 BareMetalHosts and 1,000 Agents (each Agent's inventory has
+         its BMH's boot MAC, the InfraEnv has an image): BMAC matches,
+         approves and specs every Agent and sets every BMH's image; then
+         the same pass again, which must write nothing. Reports time, peak
+         RSS of the hub side, and the API requests the hub made per object
+         (from the server's request log).
+
+nmstate  one InfraEnv selecting 3,960 NMStateConfigs (the docs' sample,
+         crds/nmstate.yaml, varied by MAC and address): the reconcile that
+         builds the static network config and registers the infra-env with
+         it, a reconcile with nothing new (no service call, no write), and
+         the one after a single NMStateConfig changed (the whole list sent
+         again, as the service takes it).
+
+Not a test: figures, no verdict. Use a build without -Dsanitize.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'kubeapi'))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'service'))
+import kubeapi_harness as H  # noqa: E402
+from refclient import RefService  # noqa: E402
+
+REF = os.path.join(ROOT, 'tests', 'reference', 'assisted-service')
+CRDS = [os.path.join(REF, 'config', 'crd', 'bases'), os.path.join(REF, 'hack', 'crds', 'metal3'),
+        os.path.join(REF, 'hack', 'crds', 'hive')]
+WORKERS = 8
+AI = '/apis/agent-install.openshift.io/v1beta1/namespaces/%s/'
+M3 = '/apis/metal3.io/v1alpha1/namespaces/%s/'
+PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNzd29yZAo=","email":"r@rr.com"}}}'
+
+
+def parallel(s, n, fn):
+    errors = []
+
+    def work(k):
+        c = s.conn()
+        try:
+            for i in range(k, n, WORKERS):
+                fn(c, i)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(WORKERS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        sys.exit('bench-hub: %s' % errors[0])
+
+
+def req(c, method, path, body, ctype='application/json'):
+    c.request(method, path, body=json.dumps(body), headers={'Content-Type': ctype})
+    r = c.getresponse()
+    raw = r.read()
+    if r.status >= 300:
+        raise RuntimeError('%s %s: %s %s' % (method, path, r.status, raw[:300]))
+    return raw
+
+
+def mac(i):
+    return '02:%02x:%02x:%02x:%02x:%02x' % ((i >> 32) & 255, (i >> 24) & 255, (i >> 16) & 255, (i >> 8) & 255, i & 255)
+
+
+def hub_requests(s, since):
+    """What the hub side sent (its user agent), by verb and resource."""
+    got = s.ctl('GET', '/requests?since=%d' % since)
+    items = got.get('requests', got) if isinstance(got, dict) else got
+    counts = {}
+    for r in items:
+        if not str(r.get('userAgent', r.get('user_agent', ''))).startswith('cradle'):
+            continue
+        k = '%s %s%s' % (r.get('verb'), r.get('resource'), '/' + r['subresource'] if r.get('subresource') else '')
+        counts[k] = counts.get(k, 0) + 1
+    return counts
+
+
+def last_seq(s):
+    got = s.ctl('GET', '/requests')
+    items = got.get('requests', got) if isinstance(got, dict) else got
+    return max([r.get('seq', 0) for r in items] or [0])
+
+
+def bench_bmac(bench, s, url, n=1000):
+    ns = 'bench-bmac'
+    s.post('/api/v1/namespaces', {'metadata': {'name': ns}})
+    s.post(AI % ns + 'infraenvs', {'apiVersion': 'agent-install.openshift.io/v1beta1', 'kind': 'InfraEnv',
+                                   'metadata': {'name': 'myinfraenv'}, 'spec': {'pullSecretRef': {'name': 'ps'}}})
+    s.patch(AI % ns + 'infraenvs/myinfraenv/status',
+            {'status': {'isoDownloadURL': 'http://img/byid/ie/4.14/x86_64/minimal.iso',
+                        'createdTime': '2020-01-01T00:00:00Z'}})
+    t0 = time.monotonic()
+
+    def create(c, i):
+        name = 'host-%04d' % i
+        req(c, 'POST', M3 % ns + 'baremetalhosts',
+            {'apiVersion': 'metal3.io/v1alpha1', 'kind': 'BareMetalHost',
+             'metadata': {'name': name, 'labels': {'infraenvs.agent-install.openshift.io': 'myinfraenv'},
+                          'annotations': {'bmac.agent-install.openshift.io/role': 'worker',
+                                          'bmac.agent-install.openshift.io/hostname': name + '.example.test'}},
+             'spec': {'online': False, 'bootMACAddress': mac(i),
+                      'bmc': {'address': 'redfish://198.51.100.5/%d' % i, 'credentialsName': 'bmc'}}})
+        req(c, 'PATCH', M3 % ns + 'baremetalhosts/' + name + '/status',
+            {'status': {'operationalStatus': 'OK', 'poweredOn': False, 'errorCount': 0, 'errorMessage': '',
+                        'hardwareProfile': '',
+                        'provisioning': {'ID': str(i), 'state': 'ready'}}}, 'application/merge-patch+json')
+        agent = '%08x-0000-4000-8000-%012x' % (i, i)
+        req(c, 'POST', AI % ns + 'agents',
+            {'apiVersion': 'agent-install.openshift.io/v1beta1', 'kind': 'Agent',
+             'metadata': {'name': agent, 'labels': {'infraenvs.agent-install.openshift.io': 'myinfraenv'}},
+             'spec': {'approved': False, 'role': ''}})
+        req(c, 'PATCH', AI % ns + 'agents/' + agent + '/status',
+            {'status': {'inventory': {
+                'hostname': name, 'memory': {'physicalBytes': 17179869184},
+                'cpu': {'count': 8, 'architecture': 'x86_64', 'flags': ['vmx']},
+                'systemVendor': {'manufacturer': 'Red Hat', 'productName': 'KVM', 'virtual': True},
+                'interfaces': [{'name': 'eth0', 'macAddress': mac(i), 'flags': [], 'speedMbps': 10000,
+                                'ipV4Addresses': ['198.51.100.%d/24' % (i % 250 + 1)], 'ipV6Addresses': []}],
+                'disks': [{'id': '/dev/disk/by-path/pci-%d' % i, 'path': '/dev/sda', 'driveType': 'SSD',
+                           'sizeBytes': 128849018880,
+                           'installationEligibility': {'eligible': True, 'notEligibleReasons': []}}]}}},
+            'application/merge-patch+json')
+    parallel(s, n, create)
+    print('bmac: %d BareMetalHosts and %d Agents made in %.1f s' % (n, n, time.monotonic() - t0))
+    since = last_seq(s)
+    p = subprocess.run([bench, s.path('kubeconfig'), url, ns, 'bmac', str(n)], stdout=subprocess.PIPE, text=True)
+    print(p.stdout.rstrip())
+    if p.returncode != 0:
+        sys.exit('bench-hub exited with %d' % p.returncode)
+    counts = hub_requests(s, since)
+    total = sum(counts.values())
+    print('API requests of the hub side: %d in all (%.2f per BMH+Agent pair): %s' %
+          (total, total / n, ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+
+
+def bench_nmstate(bench, s, url, n=3960):
+    ns = 'bench-nm'
+    s.post('/api/v1/namespaces', {'metadata': {'name': ns}})
+    s.post('/api/v1/namespaces/%s/secrets' % ns,
+           {'apiVersion': 'v1', 'kind': 'Secret', 'type': 'kubernetes.io/dockerconfigjson',
+            'metadata': {'name': 'pull-secret', 'labels': {'agent-install.openshift.io/watch': 'true'}},
+            'stringData': {'.dockerconfigjson': PULL_SECRET}})
+    t0 = time.monotonic()
+
+    def config(i, ip_offset=0):
+        # the docs' sample, crds/nmstate.yaml, its MACs and addresses varied
+        a, b = mac(2 * i), mac(2 * i + 1)
+        ip1 = '10.%d.%d.%d' % (i // 60000, (i // 250) % 240, i % 250 + 1 + ip_offset)
+        ip2 = '10.%d.%d.%d' % (100 + i // 60000, (i // 250) % 240, i % 250 + 1)
+        return {'config': {
+            'interfaces': [
+                {'name': 'eth0', 'type': 'ethernet', 'state': 'up', 'mac-address': a,
+                 'ipv4': {'enabled': True, 'address': [{'ip': ip1, 'prefix-length': 24}], 'dhcp': False}},
+                {'name': 'eth1', 'type': 'ethernet', 'state': 'up', 'mac-address': b,
+                 'ipv4': {'enabled': True, 'address': [{'ip': ip2, 'prefix-length': 24}], 'dhcp': False}}],
+            'dns-resolver': {'config': {'server': ['192.168.126.1']}},
+            'routes': {'config': [
+                {'destination': '0.0.0.0/0', 'next-hop-address': '192.168.126.1', 'next-hop-interface': 'eth0',
+                 'table-id': 254},
+                {'destination': '0.0.0.0/0', 'next-hop-address': '192.168.140.1', 'next-hop-interface': 'eth1',
+                 'table-id': 254, 'metric': 100}]}},
+            'interfaces': [{'name': 'eth0', 'macAddress': a}, {'name': 'eth1', 'macAddress': b}]}
+
+    def create(c, i):
+        req(c, 'POST', AI % ns + 'nmstateconfigs',
+            {'apiVersion': 'agent-install.openshift.io/v1beta1', 'kind': 'NMStateConfig',
+             'metadata': {'name': 'host-%04d' % i,
+                          'labels': {'some-user-defined-label-name': 'some-user-defined-label-value'}},
+             'spec': config(i)})
+    parallel(s, n, create)
+    s.post(AI % ns + 'infraenvs',
+           {'apiVersion': 'agent-install.openshift.io/v1beta1', 'kind': 'InfraEnv', 'metadata': {'name': 'myinfraenv'},
+            'spec': {'pullSecretRef': {'name': 'pull-secret'},
+                     'nmStateConfigLabelSelector': {'matchLabels': {
+                         'some-user-defined-label-name': 'some-user-defined-label-value'}}}})
+    print('nmstate: %d NMStateConfigs made in %.1f s' % (n, time.monotonic() - t0))
+    p = subprocess.Popen([bench, s.path('kubeconfig'), url, ns, 'nmstate', 'myinfraenv'], stdout=subprocess.PIPE,
+                         stdin=subprocess.PIPE, text=True)
+    for line in p.stdout:
+        line = line.rstrip()
+        if line == 'ready for a change':
+            s.patch(AI % ns + 'nmstateconfigs/host-0007', {'spec': config(7, ip_offset=100)})
+            p.stdin.write('go\n')
+            p.stdin.flush()
+            continue
+        print(line)
+    if p.wait() != 0:
+        sys.exit('bench-hub exited with %d' % p.returncode)
+
+
+def main():
+    bench = sys.argv[1] if len(sys.argv) > 1 else 'build/bench/hub/bench-hub'
+    which = sys.argv[2] if len(sys.argv) > 2 else 'all'
+    args = []
+    for c in CRDS:
+        args += ['--apply', c]
+    s = H.Server(args + ['--window', '100000']).start()
+    svc = RefService(scenario={'settings': {'min_disk_size_gb': 1}})
+    svc.start()
+    try:
+        if which in ('bmac', 'all'):
+            bench_bmac(bench, s, svc.url)
+        if which in ('nmstate', 'all'):
+            bench_nmstate(bench, s, svc.url)
+    finally:
+        svc.stop()
+        s.stop()
+
+
+main()

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * The crash-safe link between a Kubernetes object and the service object
+ * it registers (hub/README.md, "Identity"). Pure: the reconciler observes
+ * (the object, and when asked the service's candidates) and this decides.
+ *
+ * The protocol: the object is marked "registering" (annotation
+ * HUB_ANNOTATION_REGISTERING = "<RFC 3339 time> <holder>") before the
+ * register call; the id annotation replaces the marker after it. A marker
+ * without an id means a register call may have reached the service: the
+ * service's objects are searched before any new registration.
+ */
+
+#include <stdbool.h>
+
+#include "timeutil.h"
+
+typedef struct json_object json_object;
+
+/* a marker of another holder younger than this makes a replica wait */
+#define HUB_CLAIM_HOLD (120 * USEC_PER_SEC)
+/* clock skew allowed between the hub and the service */
+#define HUB_CLAIM_SKEW (300 * USEC_PER_SEC)
+
+typedef enum HubClaimAction {
+        HUB_CLAIM_LINKED, /* the id annotation names the service object */
+        HUB_CLAIM_MARK, /* no marker: write one (then register) */
+        HUB_CLAIM_SEARCH, /* marker, no id, no search made: list the service's objects */
+        HUB_CLAIM_REGISTER, /* the search found nothing: register */
+        HUB_CLAIM_ADOPT, /* the search found it: write its id */
+        HUB_CLAIM_WAIT, /* another holder's fresh marker: wait */
+        _HUB_CLAIM_ACTION_MAX,
+} HubClaimAction;
+
+typedef struct HubClaimInput {
+        json_object *object; /* the Kubernetes object */
+        const char *id_annotation; /* HUB_ANNOTATION_INFRAENV_ID, HUB_ANNOTATION_CLUSTER_ID */
+        const char *name; /* the name the service object has */
+        const char *identity; /* this replica */
+        usec_t now; /* CLOCK_REALTIME */
+        json_object *candidates; /* the service's objects (array), NULL when not searched */
+        char *const *claimed_ids; /* ids other objects link (from the cache index) */
+} HubClaimInput;
+
+typedef struct HubClaimDecision {
+        HubClaimAction action;
+        char *id; /* LINKED, ADOPT */
+        char **duplicates; /* ADOPT: other candidates (reported, never deleted) */
+        usec_t wait; /* WAIT: how long */
+} HubClaimDecision;
+
+void hub_claim_decision_done(HubClaimDecision *d);
+const char *hub_claim_action_to_string(HubClaimAction a);
+
+int hub_claim_decide(const HubClaimInput *in, HubClaimDecision *ret);
+
+/* "<RFC 3339 time> <holder>"; allocated. */
+char *hub_claim_marker(usec_t now, const char *identity);
+/* -EINVAL when malformed. */
+int hub_claim_parse_marker(const char *v, usec_t *ret_time, char **ret_holder);

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * The InfraEnv controller (notes §3, §4): finalizer, the infra-env
+ * registered and kept up to date over REST (only what changed), the static
+ * network config of the selected NMStateConfigs, the image URLs, the
+ * ImageCreated condition, deletion (hosts first, then the infra-env).
+ */
+
+#include "hub-controller.h"
+
+typedef struct InfraEnvObserved {
+        HubObserved base;
+        const char *image_type; /* --image-type */
+        const char *service_url;
+        const char *identity;
+
+        /* the pull secret: the Secret, or why not */
+        json_object *secret;
+        int secret_error; /* -ENOENT: not found; other: could not read */
+        char *secret_message;
+
+        /* spec.clusterRef */
+        json_object *cd;
+        int cd_error;
+        char *cd_message;
+        /* the service cluster of the ClusterDeployment (its cluster-id annotation) */
+        HubCallResult cluster;
+        bool cluster_read;
+
+        /* the NMStateConfigs the selector picks, sorted by namespace/name */
+        json_object **nmstate;
+        size_t n_nmstate;
+        int nmstate_error;
+        char *nmstate_message;
+
+        /* GET of the linked infra-env */
+        HubCallResult infraenv;
+        bool infraenv_read;
+        /* the claim search (a marker without an id): ListInfraEnvs */
+        HubCallResult candidates;
+        bool searched;
+        char **claimed_ids;
+        /* deletion: the infra-env's hosts */
+        HubCallResult hosts;
+        bool hosts_read;
+} InfraEnvObserved;
+
+extern const HubControllerType hub_infraenv_controller;
+
+int infraenv_decide(const HubObserved *o, HubPlan *plan);
+void infraenv_observed_done(HubObserved *o);
+
+/* What the ImageCreated condition says for a failed call, as upstream's
+ * handleEnsureISOErrors (exposed for tests). */
+char *infraenv_error_message(const HubCallResult *r);
+
+/* The kernel, initrd and rootfs URLs of an iPXE boot script. */
+int infraenv_parse_ipxe(const char *script, char **ret_kernel, char **ret_initrd, char **ret_rootfs);

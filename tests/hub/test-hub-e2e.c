@@ -1,0 +1,1375 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cradle-hub end to end: the program itself (build/hub/cradle-hub) against
+ * a Kubernetes API server and an assisted-service.
+ *
+ * By default the test kube-apiserver (tests/kubeapi, the assisted-service,
+ * hive and metal3 CRDs applied) and the reference service
+ * (tests/service/refservice.py) on 127.0.0.1. With CRADLE_TEST_KUBECONFIG a
+ * real cluster (the CRDs installed), with CRADLE_TEST_SERVICE_URL (and
+ * CRADLE_TEST_SERVICE_TOKEN when it wants one) a real assisted-service in
+ * REST mode: the same cases run; those that need a test server's control
+ * API skip and say why. Each case makes its own namespace and runs its own
+ * cradle-hub watching only that namespace, so cases never see each other's
+ * objects, on a shared cluster neither.
+ *
+ * The case dry_run_agents_register runs cradle agents and therefore only
+ * inside the network namespace of tests/helpers/in-netns.sh (the meson
+ * test hub-agents runs this program there).
+ */
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "assisted/assisted.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "fileio.h"
+#include "http.h"
+#include "hub-claim.h"
+#include "hub-names.h"
+#include "hub-plan.h"
+#include "jsonutil.h"
+#include "kube-test.h"
+#include "kube/kube-config.h"
+#include "strutil.h"
+#include "tests.h"
+#include "uuid.h"
+
+#define PULL_SECRET \
+        "{\"auths\":{\"cloud.openshift.com\":{\"auth\":\"dXNlcjpwYXNzd29yZAo=\",\"email\":\"r@rr.com\"}}}"
+#define AGENT_IMAGE "quay.io/edge-infrastructure/assisted-installer-agent:latest"
+
+/* ---- the service ---- */
+
+static struct {
+        bool started, real;
+        char *url;
+        char *token;
+        char *token_file;
+        int pid;
+} svc;
+
+static const char *service_url(void)
+{
+        const char *real = getenv("CRADLE_TEST_SERVICE_URL");
+        _cleanup_free_ char *script = NULL, *port_file = NULL, *scenario = NULL;
+        unsigned port = 0;
+
+        if (svc.started)
+                return svc.url;
+        svc.started = true;
+        if (!isempty(real)) {
+                svc.real = true;
+                svc.url = strdup(real);
+                if (!isempty(getenv("CRADLE_TEST_SERVICE_TOKEN"))) {
+                        svc.token = strdup(getenv("CRADLE_TEST_SERVICE_TOKEN"));
+                        svc.token_file = strdup_printf("%s/service-token", test_tmpdir());
+                        ASSERT_OK(write_file_atomic(svc.token_file, svc.token, strlen(svc.token), 0600));
+                }
+                return svc.url;
+        }
+        script = test_src_path("tests/service/refservice.py");
+        port_file = strdup_printf("%s/refservice-port", test_tmpdir());
+        scenario = strdup_printf("%s/scenario.json", test_tmpdir());
+        {
+                static const char text[] =
+                        "{\"settings\": {\"next_instruction_seconds\": 1, \"min_disk_size_gb\": 1,"
+                        " \"min_cpu_cores\": 1, \"min_ram_mib\": 256}}";
+
+                ASSERT_OK(write_file_atomic(scenario, text, strlen(text), 0600));
+        }
+        ASSERT_OK(test_server_start((char *[]){ (char *)"/usr/bin/python3", script, (char *)"--port",
+                                                (char *)"0", (char *)"--port-file", port_file,
+                                                (char *)"--scenario", scenario, (char *)"--quiet", NULL },
+                                    port_file, &svc.pid, &port));
+        svc.url = strdup_printf("http://127.0.0.1:%u", port);
+        return svc.url;
+}
+
+static void need_refservice(const char *why)
+{
+        service_url();
+        if (svc.real)
+                test_skip("needs the reference service (%s); CRADLE_TEST_SERVICE_URL is set", why);
+}
+
+static AssistedClient *service_client(void)
+{
+        _cleanup_free_ char *err = NULL;
+        AssistedClient *c = NULL;
+
+        ASSERT_OK(assisted_client_new(&(AssistedClientOptions){ .url = service_url(),
+                                                                .token = svc.token,
+                                                                .bearer_token_file = svc.token_file,
+                                                                .agent_version = AGENT_IMAGE },
+                                      &c, &err));
+        return c;
+}
+
+/* A user-API call; returns the status, *ret the answer (of a GET: 200; of a
+ * POST: 201, as the service's registrations answer). */
+static long service_call(const char *method, const char *path, const char *body, json_object **ret)
+{
+        _cleanup_(assisted_client_freep) AssistedClient *c = service_client();
+        _cleanup_(json_object_putp) json_object *b = body ? kube_test_json(body) : NULL;
+        _cleanup_free_ char *err = NULL;
+        long status = 0;
+
+        (void)assisted_call(c, method, path, b, streq(method, "POST") ? 201 : 200, &status, ret, &err);
+        return status;
+}
+
+/* refservice's control API */
+static long control(const char *method, const char *path, const char *body, json_object **ret)
+{
+        _cleanup_(http_client_freep) HttpClient *h = NULL;
+        _cleanup_http_response_ HttpResponse r = {};
+        _cleanup_free_ char *err = NULL, *p = strdup_printf("/__control%s", path);
+
+        need_refservice("its control API");
+        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = svc.url }, &h, &err));
+        ASSERT_OK(http_request(
+                h,
+                &(HttpRequest){
+                        .method = method, .path = p, .body = body, .body_len = body ? strlen(body) : 0 },
+                &r, &err));
+        if (ret && r.body_len > 0)
+                ASSERT_OK(json_parse(r.body, r.body_len, BUF_MAX_HTTP_BODY, ret, NULL));
+        return r.status;
+}
+
+/* ---- cradle-hub ---- */
+
+typedef struct Hub {
+        pid_t pid;
+        unsigned health, metrics;
+        char *log;
+} Hub;
+
+/* every hub still running when the program ends (a failed case) is stopped */
+static pid_t running_hubs[32];
+
+static void kill_hubs(void)
+{
+        for (size_t i = 0; i < ELEMENTSOF(running_hubs); i++)
+                if (running_hubs[i] > 0) {
+                        (void)kill(running_hubs[i], SIGKILL);
+                        (void)waitpid(running_hubs[i], NULL, 0);
+                        running_hubs[i] = 0;
+                }
+}
+
+static void track_hub(pid_t pid, bool add)
+{
+        static bool registered;
+
+        if (!registered) {
+                atexit(kill_hubs);
+                registered = true;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(running_hubs); i++)
+                if (add ? running_hubs[i] == 0 : running_hubs[i] == pid) {
+                        running_hubs[i] = add ? pid : 0;
+                        return;
+                }
+}
+
+static unsigned free_port(void)
+{
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t l = sizeof(a);
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_TRUE(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+        ASSERT_TRUE(getsockname(fd, (struct sockaddr *)&a, &l) == 0);
+        return ntohs(a.sin_port);
+}
+
+static long http_get(unsigned port, const char *path, char **ret_body)
+{
+        _cleanup_(http_client_freep) HttpClient *h = NULL;
+        _cleanup_http_response_ HttpResponse r = {};
+        _cleanup_free_ char *base = strdup_printf("http://127.0.0.1:%u", port), *err = NULL;
+
+        ASSERT_OK(http_client_new(
+                &(HttpClientOptions){ .base_url = base, .total_timeout = 5 * USEC_PER_SEC }, &h, &err));
+        if (http_request(h, &(HttpRequest){ .method = "GET", .path = path }, &r, &err) < 0)
+                return 0;
+        if (ret_body)
+                *ret_body = TAKE_PTR(r.body);
+        return r.status;
+}
+
+static char *hub_log(const Hub *h)
+{
+        char *text = NULL;
+
+        (void)read_full_file(h->log, 64 * 1024 * 1024, &text, NULL);
+        return text;
+}
+
+static void hub_start(Hub *h, const char *ns, char *const *extra)
+{
+        _cleanup_strv_free_ char **argv = NULL;
+        _cleanup_free_ char *exe = strdup_printf("%s/hub/cradle-hub", test_builddir()), *hp = NULL,
+                            *mp = NULL;
+        char id[UUID_STRING_MAX];
+
+        *h = (Hub){ .health = free_port(), .metrics = free_port() };
+        uuid_random(id);
+        h->log = strdup_printf("%s/hub-%s-%.8s.log", test_tmpdir(), ns, id);
+        hp = strdup_printf("127.0.0.1:%u", h->health);
+        mp = strdup_printf("127.0.0.1:%u", h->metrics);
+        ASSERT_OK(strv_extend(&argv, exe));
+        ASSERT_OK(strv_extend_pair(&argv, "--kubeconfig", kube_test_kubeconfig()));
+        ASSERT_OK(strv_extend_pair(&argv, "--service-url", service_url()));
+        if (svc.token_file)
+                ASSERT_OK(strv_extend_pair(&argv, "--service-token-file", svc.token_file));
+        ASSERT_OK(strv_extend_pair(&argv, "--namespace", ns));
+        ASSERT_OK(strv_extend_pair(&argv, "--health-probe-bind-address", hp));
+        ASSERT_OK(strv_extend_pair(&argv, "--metrics-bind-address", mp));
+        ASSERT_OK(strv_extend_pair(&argv, "--service-poll-interval", "1s"));
+        ASSERT_OK(strv_extend_pair(&argv, "--service-resync-period", "5s"));
+        ASSERT_OK(strv_extend_pair(&argv, "--image-cooldown", "2s"));
+        ASSERT_OK(strv_extend_pair(&argv, "--log-level", "debug"));
+        STRV_FOREACH (e, extra)
+                ASSERT_OK(strv_extend(&argv, *e));
+        h->pid = fork();
+        ASSERT_TRUE(h->pid >= 0);
+        if (h->pid == 0) {
+                int fd = open(h->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+                if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+                        _exit(127);
+                /* the hub ends with the test, whatever happens to it */
+                (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+                setenv("CRADLE_LOG_TARGET", "stderr", 1);
+                execv(argv[0], argv);
+                _exit(127);
+        }
+        track_hub(h->pid, true);
+        for (int i = 0; i < 1200; i++) {
+                int status;
+
+                if (http_get(h->health, "/readyz", NULL) == 200)
+                        return;
+                if (waitpid(h->pid, &status, WNOHANG) == h->pid) {
+                        _cleanup_free_ char *log = hub_log(h);
+
+                        track_hub(h->pid, false);
+                        h->pid = 0;
+                        test_fail(__FILE__, __LINE__, "cradle-hub exited before it was ready:\n%s",
+                                  strna(log));
+                }
+                usleep(100 * 1000);
+        }
+        test_fail(__FILE__, __LINE__, "cradle-hub not ready within 120 s");
+}
+
+/* SIGTERM; the exit status (0: a clean shutdown) */
+static int hub_stop(Hub *h)
+{
+        int status = 0;
+
+        if (h->pid <= 0)
+                return -1;
+        (void)kill(h->pid, SIGTERM);
+        for (int i = 0; i < 600; i++) {
+                if (waitpid(h->pid, &status, WNOHANG) == h->pid) {
+                        track_hub(h->pid, false);
+                        h->pid = 0;
+                        free(h->log);
+                        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                }
+                usleep(100 * 1000);
+        }
+        (void)kill(h->pid, SIGKILL);
+        (void)waitpid(h->pid, NULL, 0);
+        h->pid = 0;
+        test_fail(__FILE__, __LINE__, "cradle-hub did not stop within 60 s of SIGTERM");
+}
+
+static void hub_stop_ok(Hub *h)
+{
+        _cleanup_free_ char *log = hub_log(h);
+        int rc = hub_stop(h);
+
+        if (rc != 0)
+                test_fail(__FILE__, __LINE__, "cradle-hub exit status %d:\n%s", rc, strna(log));
+}
+
+/* ---- objects ---- */
+
+static void kcreate(KubeClient *c, HubKind k, const char *ns, const char *fmt, ...) _printf_(4, 5);
+static void kcreate(KubeClient *c, HubKind k, const char *ns, const char *fmt, ...)
+{
+        _cleanup_(json_object_putp) json_object *o = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        _cleanup_free_ char *text = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        text = strdup_vprintf(fmt, ap);
+        va_end(ap);
+        ASSERT_NOT_NULL(text);
+        o = kube_test_json(text);
+        r = kube_create(c, &hub_kind_info(k)->resource, ns, o, NULL, &st);
+        if (r < 0)
+                test_fail(__FILE__, __LINE__, "cannot create %s: %s\n%s", hub_kind_to_string(k),
+                          strna(st.message), text);
+}
+
+static json_object *kget(KubeClient *c, HubKind k, const char *ns, const char *name)
+{
+        json_object *o = NULL;
+
+        if (kube_get(c, &hub_kind_info(k)->resource, ns, name, &o, NULL) < 0)
+                return NULL;
+        return o;
+}
+
+static void kpatch(KubeClient *c, HubKind k, const char *ns, const char *name, bool status,
+                   const char *patch)
+{
+        _cleanup_(json_object_putp) json_object *p = kube_test_json(patch);
+        _cleanup_kube_status_ KubeStatus st = {};
+
+        if (kube_patch(c, &hub_kind_info(k)->resource, ns, name, status ? "status" : NULL, KUBE_PATCH_MERGE,
+                       p, NULL, &st) < 0)
+                test_fail(__FILE__, __LINE__, "cannot patch %s %s/%s: %s", hub_kind_to_string(k), ns, name,
+                          strna(st.message));
+}
+
+typedef bool (*Pred)(json_object *o, const void *arg);
+
+/* Waits for pred on the object (NULL when absent); returns it. */
+static json_object *wait_for(KubeClient *c, HubKind k, const char *ns, const char *name, Pred pred,
+                             const void *arg, unsigned seconds, const Hub *h)
+{
+        json_object *o = NULL;
+
+        for (unsigned i = 0; i < seconds * 10; i++) {
+                json_object_put(o);
+                o = kget(c, k, ns, name);
+                if (pred(o, arg))
+                        return o;
+                usleep(100 * 1000);
+        }
+        {
+                _cleanup_free_ char *log = h ? hub_log(h) : NULL;
+                size_t n = log ? strlen(log) : 0;
+
+                test_fail(__FILE__, __LINE__, "timed out waiting on %s %s/%s:\n%s\n--- hub log (tail):\n%s",
+                          hub_kind_to_string(k), ns, name,
+                          o ? json_to_string(o, JSON_FORMAT_PRETTY) : "(absent)",
+                          log ? log + (n > 6000 ? n - 6000 : 0) : "");
+        }
+}
+
+typedef struct Cond {
+        const char *type, *status, *reason, *message;
+} Cond;
+
+static bool has_condition(json_object *o, const void *arg)
+{
+        const Cond *c = arg;
+        json_object *l = json_get_path(o, "status.conditions");
+
+        for (size_t i = 0; json_object_is_type(l, json_type_array) && i < hub_json_array_length(l); i++) {
+                json_object *e = json_object_array_get_idx(l, i);
+
+                if (streq_ptr(json_get_string(e, "type"), c->type) &&
+                    streq_ptr(json_get_string(e, "status"), c->status) &&
+                    streq_ptr(json_get_string(e, "reason"), c->reason) &&
+                    (!c->message || (c->message[strlen(c->message) - 1] == '*'
+                                             ? strneq(strempty(json_get_string(e, "message")), c->message,
+                                                      strlen(c->message) - 1)
+                                             : streq_ptr(json_get_string(e, "message"), c->message))))
+                        return true;
+        }
+        return false;
+}
+
+static bool has_path(json_object *o, const void *arg)
+{
+        json_object *v = json_get_path(o, arg);
+
+        return v && !(json_object_is_type(v, json_type_string) && json_object_get_string_len(v) == 0);
+}
+
+static bool absent(json_object *o, const void *arg)
+{
+        (void)arg;
+        return !o;
+}
+
+static const char *str_at(json_object *o, const char *path)
+{
+        json_object *v = json_get_path(o, path);
+
+        return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static void create_pull_secret(KubeClient *c, const char *ns, bool labelled)
+{
+        _cleanup_(json_object_putp) json_object *ps = json_new_string(PULL_SECRET);
+
+        kcreate(c, HUB_KIND_SECRET, ns,
+                "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"type\":\"kubernetes.io/dockerconfigjson\","
+                "\"metadata\":{\"name\":\"pull-secret\"%s},\"stringData\":{\".dockerconfigjson\":%s}}",
+                labelled ? ",\"labels\":{\"agent-install.openshift.io/watch\":\"true\"}" : "",
+                json_object_to_json_string(ps));
+}
+
+/* The InfraEnv of the docs (crds/infraEnvLateBinding.yaml) with a name of the test's. */
+static void create_infraenv(KubeClient *c, const char *ns, const char *name, const char *extra_spec)
+{
+        kcreate(c, HUB_KIND_INFRAENV, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"InfraEnv\","
+                "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"pullSecretRef\":{\"name\":\"pull-secret\"},"
+                "\"sshAuthorizedKey\":\"ssh-ed25519 "
+                "AAAAC3NzaC1lZDI1NTE5AAAAIGq1Yg6s2pT6fYzKx9k4JQm3m8c0zQ0v8V0f3bq9n8jF t@e\""
+                "%s}}",
+                name, extra_spec ? extra_spec : "");
+}
+
+static const Cond image_created = { "ImageCreated", "True", "InfraEnvAvailable",
+                                    "InfraEnv is available: Image has been created" };
+
+static char *ready_infraenv(KubeClient *c, const char *ns, const char *name, const Hub *h)
+{
+        _cleanup_(json_object_putp) json_object *ie =
+                wait_for(c, HUB_KIND_INFRAENV, ns, name, has_condition, &image_created, 120, h);
+
+        return strdup(hub_object_annotation(ie, HUB_ANNOTATION_INFRAENV_ID));
+}
+
+/* ---- hosts, as an agent registers them ---- */
+
+static void register_host(const char *infra_env_id, const char *host_id, const char *mac, const char *ip,
+                          const char *hostname)
+{
+        _cleanup_(assisted_client_freep) AssistedClient *c = service_client();
+        _cleanup_(json_object_putp) json_object *steps = NULL, *reply = NULL, *host = NULL;
+        _cleanup_free_ char *err = NULL, *inventory = NULL, *step_id = NULL;
+        long status = 0;
+        json_object *list;
+
+        if (assisted_register_host(c, infra_env_id, host_id, AGENT_IMAGE, &status, &host, &err) < 0)
+                test_fail(__FILE__, __LINE__, "cannot register host %s: %s", host_id, strna(err));
+        ASSERT_OK(assisted_get_next_steps(c, infra_env_id, host_id, &status, &steps, &err));
+        list = json_get(steps, "instructions");
+        for (size_t i = 0; json_object_is_type(list, json_type_array) && i < hub_json_array_length(list);
+             i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "step_type"), "inventory"))
+                        step_id = strdup(json_get_string(json_object_array_get_idx(list, i), "step_id"));
+        ASSERT_NOT_NULL(step_id);
+        inventory = strdup_printf(
+                "{\"hostname\":\"%s\",\"bmc_address\":\"0.0.0.0\",\"bmc_v6address\":\"::/0\","
+                "\"boot\":{\"current_boot_mode\":\"bios\"},\"cpu\":{\"architecture\":\"x86_64\",\"count\":4,"
+                "\"flags\":[\"fpu\",\"vmx\"],\"frequency\":2100,\"model_name\":\"Xeon\"},"
+                "\"memory\":{\"physical_bytes\":17179869184,\"usable_bytes\":16779869184},"
+                "\"disks\":[{\"id\":\"/dev/disk/by-path/pci-0000:00:05.0\",\"by_path\":\"/dev/disk/by-path/"
+                "pci-0000:00:05.0\","
+                "\"drive_type\":\"SSD\",\"name\":\"vda\",\"path\":\"/dev/vda\",\"size_bytes\":128849018880,"
+                "\"bootable\":true,\"serial\":\"s-%s\"}],"
+                "\"interfaces\":[{\"name\":\"eth0\",\"mac_address\":\"%s\",\"type\":\"physical\",\"has_"
+                "carrier\":true,"
+                "\"flags\":[\"up\",\"broadcast\",\"multicast\",\"running\"],\"mtu\":1500,\"speed_mbps\":"
+                "10000,"
+                "\"ipv4_addresses\":[\"%s/24\"],\"ipv6_addresses\":[]}],"
+                "\"routes\":[{\"destination\":\"0.0.0.0\",\"family\":2,\"gateway\":\"198.51.100.1\","
+                "\"interface\":\"eth0\"}],"
+                "\"system_vendor\":{\"manufacturer\":\"Red "
+                "Hat\",\"product_name\":\"KVM\",\"virtual\":true}}",
+                hostname, host_id, mac, ip);
+        reply = json_new_object();
+        ASSERT_OK(json_add_string(reply, "step_type", "inventory"));
+        ASSERT_OK(json_add_string(reply, "step_id", step_id));
+        ASSERT_OK(json_add_int64(reply, "exit_code", 0));
+        ASSERT_OK(json_add_string(reply, "output", inventory));
+        if (assisted_post_step_reply(c, infra_env_id, host_id, reply, &status, &err) < 0)
+                test_fail(__FILE__, __LINE__, "inventory reply of %s: %s", host_id, strna(err));
+}
+
+/* ---- the cases ---- */
+
+static void setup(void)
+{
+        static bool done;
+
+        if (done)
+                return;
+        done = true;
+        kube_test_add_apply("tests/reference/assisted-service/hack/crds/hive");
+        kube_test_add_apply("tests/reference/assisted-service/hack/crds/metal3");
+}
+
+TEST(infraenv_image_created)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-ie");
+        _cleanup_(json_object_putp) json_object *ie = NULL, *secret = NULL, *service = NULL;
+        _cleanup_free_ char *id = NULL, *path = NULL, *metrics = NULL;
+        Hub h;
+
+        create_pull_secret(c, ns, false);
+        create_infraenv(c, ns, "myinfraenv", NULL);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "myinfraenv", &h);
+        ASSERT_TRUE(uuid_is_valid(id));
+        ie = kget(c, HUB_KIND_INFRAENV, ns, "myinfraenv");
+        ASSERT_TRUE(hub_object_has_finalizer(ie, HUB_FINALIZER_INFRAENV));
+        ASSERT_NULL(hub_object_annotation(ie, HUB_ANNOTATION_REGISTERING));
+        ASSERT_NOT_NULL(str_at(ie, "status.isoDownloadURL"));
+        ASSERT_NOT_NULL(str_at(ie, "status.createdTime"));
+        ASSERT_STREQ(json_get_string(json_get_path(ie, "status.agentLabelSelector.matchLabels"),
+                                     HUB_LABEL_INFRAENV),
+                     "myinfraenv");
+        ASSERT_NOT_NULL(str_at(ie, "status.debugInfo.eventsURL"));
+        /* the pull secret got the watch and backup labels */
+        secret = kget(c, HUB_KIND_SECRET, ns, "pull-secret");
+        ASSERT_STREQ(hub_object_label(secret, HUB_LABEL_WATCH), "true");
+        ASSERT_STREQ(hub_object_label(secret, HUB_LABEL_BACKUP), "true");
+        /* the service has it, with the URL the hub published */
+        path = strdup_printf("/v2/infra-envs/%s", id);
+        ASSERT_EQ(service_call("GET", path, NULL, &service), 200);
+        ASSERT_STREQ(json_get_string(service, "name"), "myinfraenv");
+        ASSERT_STREQ(json_get_string(service, "download_url"), str_at(ie, "status.isoDownloadURL"));
+        ASSERT_STREQ(json_get_string(service, "type"), "minimal-iso");
+        /* probes and metrics */
+        ASSERT_EQ(http_get(h.health, "/healthz", NULL), 200);
+        ASSERT_EQ(http_get(h.metrics, "/metrics", &metrics), 200);
+        ASSERT_CONTAINS(metrics,
+                        "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}");
+        ASSERT_CONTAINS(metrics, "cradle_hub_service_request_duration_seconds_count{operation="
+                                 "\"RegisterInfraEnv\",code=\"201\"} 1");
+        ASSERT_CONTAINS(metrics, "workqueue_depth{name=\"infraenv\"}");
+        hub_stop_ok(&h);
+}
+
+TEST(restart_registers_nothing_twice)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-restart");
+        _cleanup_(json_object_putp) json_object *list = NULL, *before = NULL, *after = NULL;
+        _cleanup_free_ char *id = NULL;
+        unsigned same = 0;
+        Hub h;
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "restarted", NULL);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "restarted", &h);
+        hub_stop_ok(&h);
+        before = kget(c, HUB_KIND_INFRAENV, ns, "restarted");
+        hub_start(&h, ns, NULL);
+        /* a few polls and reconciles later */
+        sleep(3);
+        hub_stop_ok(&h);
+        after = kget(c, HUB_KIND_INFRAENV, ns, "restarted");
+        /* nothing rewritten, nothing registered again */
+        ASSERT_STREQ(kube_object_resource_version(before), kube_object_resource_version(after));
+        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
+        for (size_t i = 0; i < hub_json_array_length(list); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "id"), id))
+                        same++;
+        ASSERT_EQ(same, 1);
+}
+
+/* A hub that crashed between the service's answer to its register call and
+ * the write of the id: the InfraEnv has the "registering" marker (of a
+ * replica that is gone, older than the hold time) and no id, the service
+ * has the infra-env. The next hub finds it and links it: one infra-env. */
+TEST(crash_after_register_adopts_instead_of_registering_again)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-crash");
+        _cleanup_(json_object_putp) json_object *made = NULL, *list = NULL;
+        _cleanup_free_ char *marker = hub_claim_marker(now_usec(CLOCK_REALTIME) - 180 * USEC_PER_SEC,
+                                                       "cradle-hub-gone_1"),
+                            *name = NULL, *id = NULL, *body = NULL, *patch = NULL;
+        _cleanup_(json_object_putp) json_object *ps = json_object_new_string(PULL_SECRET);
+        unsigned named = 0;
+        Hub h;
+
+        ASSERT_NOT_NULL(marker);
+        create_pull_secret(c, ns, true);
+        /* a name of its own: the service's list is shared with other cases */
+        name = strdup_printf("crashed-%.8s", ns + strlen(ns) - 8);
+        create_infraenv(c, ns, name, NULL);
+        patch = strdup_printf("{\"metadata\":{\"annotations\":{\"%s\":\"%s\"}}}", HUB_ANNOTATION_REGISTERING,
+                              marker);
+        kpatch(c, HUB_KIND_INFRAENV, ns, name, false, patch);
+        body = strdup_printf("{\"name\":\"%s\",\"image_type\":\"minimal-iso\",\"pull_secret\":%s}", name,
+                             json_object_to_json_string_ext(ps, JSON_C_TO_STRING_PLAIN));
+        ASSERT_EQ(service_call("POST", "/v2/infra-envs", body, &made), 201);
+
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, name, &h);
+        ASSERT_STREQ(id, json_get_string(made, "id"));
+        hub_stop_ok(&h);
+        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
+        for (size_t i = 0; i < hub_json_array_length(list); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "name"), name))
+                        named++;
+        ASSERT_EQ(named, 1u);
+}
+
+TEST(infraenv_input_errors)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-inputs");
+        static const Cond missing = { "ImageCreated", "False", "ImageCreationError",
+                                      "Failed to create image: failed to find secret pull-secret: secrets "
+                                      "\"pull-secret\" not found" };
+        static const Cond no_cd = {
+                "ImageCreated", "Unknown", "MissingClusterDeployment",
+                "ClusterDeployment is missing: failed to get clusterDeployment with name nope in "
+                "namespace *"
+        };
+        Hub h;
+
+        create_infraenv(c, ns, "nosecret", NULL);
+        create_infraenv(c, ns, "nocd", ",\"clusterRef\":{\"name\":\"nope\",\"namespace\":\"default\"}");
+        hub_start(&h, ns, NULL);
+        json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, "nosecret", has_condition, &missing, 60, &h));
+        json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, "nocd", has_condition, &no_cd, 60, &h));
+        /* the secret arrives, labelled: the InfraEnv recovers by itself */
+        create_pull_secret(c, ns, true);
+        free(ready_infraenv(c, ns, "nosecret", &h));
+        hub_stop_ok(&h);
+}
+
+static bool static_config_count(json_object *service, const void *arg)
+{
+        const char *s = json_get_string(service, "static_network_config");
+        _cleanup_(json_object_putp) json_object *l = NULL;
+
+        if (isempty(s))
+                return *(const size_t *)arg == 0;
+        if (json_parse(s, strlen(s), BUF_MAX_HTTP_BODY, &l, NULL) < 0)
+                return false;
+        return hub_json_array_length(l) == *(const size_t *)arg;
+}
+
+static json_object *wait_service_infraenv(const char *id, Pred pred, const void *arg)
+{
+        _cleanup_free_ char *path = strdup_printf("/v2/infra-envs/%s", id);
+        json_object *s = NULL;
+
+        for (int i = 0; i < 600; i++) {
+                json_object_put(s);
+                s = NULL;
+                if (service_call("GET", path, NULL, &s) == 200 && pred(s, arg))
+                        return s;
+                usleep(100 * 1000);
+        }
+        test_fail(__FILE__, __LINE__, "the service's infra-env %s: %s", id,
+                  s ? json_to_string(s, 0) : "(none)");
+}
+
+static void create_nmstate(KubeClient *c, const char *ns, const char *name, const char *mac, const char *ip)
+{
+        /* the docs' sample (crds/nmstate.yaml), one interface */
+        kcreate(c, HUB_KIND_NMSTATECONFIG, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"NMStateConfig\","
+                "\"metadata\":{\"name\":\"%s\",\"labels\":{\"some-user-defined-label-name\":\"some-user-"
+                "defined-label-value\"}},"
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\",\"state\":"
+                "\"up\","
+                "\"mac-address\":\"%s\",\"ipv4\":{\"enabled\":true,\"address\":[{\"ip\":\"%s\",\"prefix-"
+                "length\":24}],"
+                "\"dhcp\":false}}],\"dns-resolver\":{\"config\":{\"server\":[\"198.51.100.1\"]}},"
+                "\"routes\":{\"config\":[{\"destination\":\"0.0.0.0/"
+                "0\",\"next-hop-address\":\"198.51.100.1\","
+                "\"next-hop-interface\":\"eth0\",\"table-id\":254}]}},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"%s\"}]}}",
+                name, mac, ip, mac);
+}
+
+TEST(nmstate_configs_become_the_static_network_config)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-nmstate");
+        _cleanup_(json_object_putp) json_object *s1 = NULL, *s2 = NULL, *s3 = NULL;
+        _cleanup_free_ char *id = NULL;
+        const size_t two = 2, none = 0;
+        static const Cond bad = { "ImageCreated", "False", "ImageCreationError",
+                                  "Failed to create image: *" };
+        Hub h;
+
+        create_pull_secret(c, ns, true);
+        create_nmstate(c, ns, "host-a", "02:00:00:80:12:14", "198.51.100.30");
+        create_nmstate(c, ns, "host-b", "02:00:00:80:12:15", "198.51.100.31");
+        create_infraenv(c, ns, "static",
+                        ",\"nmStateConfigLabelSelector\":{\"matchLabels\":{\"some-user-defined-label-name\":"
+                        "\"some-user-defined-label-value\"}}");
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "static", &h);
+        s1 = wait_service_infraenv(id, static_config_count, &two);
+        ASSERT_CONTAINS(json_get_string(s1, "static_network_config"), "198.51.100.30");
+        /* a changed NMStateConfig changes what the service has */
+        kpatch(c, HUB_KIND_NMSTATECONFIG, ns, "host-b", false,
+               "{\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\",\"state\":"
+               "\"up\","
+               "\"mac-address\":\"02:00:00:80:12:15\",\"ipv4\":{\"enabled\":true,\"address\":[{\"ip\":\"198."
+               "51.100.41\","
+               "\"prefix-length\":24}],\"dhcp\":false}}]}}}");
+        for (int i = 0; i < 600; i++) {
+                json_object_put(s2);
+                s2 = wait_service_infraenv(id, static_config_count, &two);
+                if (strstr(strempty(json_get_string(s2, "static_network_config")), "198.51.100.41"))
+                        break;
+                usleep(100 * 1000);
+        }
+        ASSERT_CONTAINS(json_get_string(s2, "static_network_config"), "198.51.100.41");
+        /* one the service's validation refuses (the CRD's schema keeps
+         * spec.interfaces well-formed; nmstate's own checks are the
+         * service's): its message in the condition, no requeue loop */
+        kcreate(c, HUB_KIND_NMSTATECONFIG, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/"
+                "v1beta1\",\"kind\":\"NMStateConfig\",\"metadata\":{"
+                "\"name\":\"broken\",\"labels\":{\"some-user-defined-label-name\":\"some-user-defined-label-"
+                "value\"}},"
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"wifi\",\"state\":"
+                "\"up\"}]},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"02:00:00:80:12:16\"}]}}");
+        {
+                _cleanup_(json_object_putp) json_object *ie =
+                        wait_for(c, HUB_KIND_INFRAENV, ns, "static", has_condition, &bad, 60, &h);
+
+                ASSERT_CONTAINS(
+                        json_get_string(json_object_array_get_idx(json_get_path(ie, "status.conditions"), 0),
+                                        "message"),
+                        "unknown variant `wifi`");
+        }
+        /* every config gone: the service's is cleared */
+        {
+                static const char *const names[] = { "broken", "host-a", "host-b" };
+
+                for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                        ASSERT_OK(kube_delete(c, &hub_kind_info(HUB_KIND_NMSTATECONFIG)->resource, ns,
+                                              names[i], NULL, NULL, NULL));
+        }
+        s3 = wait_service_infraenv(id, static_config_count, &none);
+        free(ready_infraenv(c, ns, "static", &h));
+        hub_stop_ok(&h);
+}
+
+/* a counter of the hub's /metrics: the value of the line that starts with
+ * series (name{labels}), 0 when absent */
+static double metric(const Hub *h, const char *series)
+{
+        _cleanup_free_ char *text = NULL;
+        const char *p;
+
+        ASSERT_EQ(http_get(h->metrics, "/metrics", &text), 200);
+        for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+                if (startswith(p, series) && p[strlen(series)] == ' ')
+                        return strtod(p + strlen(series) + 1, NULL);
+        return 0;
+}
+
+/* The documentation's scale: 3,960 NMStateConfigs selected by one InfraEnv
+ * (docs/hive-integration: "up to 3960 NMStateConfigs per InfraEnv"), a
+ * second InfraEnv of the same namespace selecting two others. Each gets
+ * exactly its configs; the hub reads them through its index (one list of
+ * the kind, the informer's, never one per reconcile); a reconcile with
+ * nothing new calls the service with no update. */
+TEST(thousands_of_nmstate_configs_on_one_infraenv)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client()), *fast = NULL;
+        _cleanup_(kube_config_freep) KubeConfig *cfg = NULL;
+        const char *ns = kube_test_namespace("hub-nm3960");
+        _cleanup_(json_object_putp) json_object *big = NULL, *small = NULL;
+        _cleanup_free_ char *id = NULL, *id_b = NULL;
+        const size_t n = 3960, two = 2;
+        double updates, reconciles;
+        Hub h;
+
+        /* the test's own client makes the configs without client-go's 5 QPS */
+        ASSERT_OK(kube_config_load(kube_test_kubeconfig(), NULL, &cfg, NULL));
+        ASSERT_OK(kube_client_new(cfg, &(KubeClientOptions){ .qps = -1 }, &fast, NULL));
+        create_pull_secret(c, ns, true);
+        for (size_t i = 0; i < n; i++) {
+                char name[32], mac[32], ip[32];
+
+                snprintf(name, sizeof(name), "host-%04zu", i);
+                snprintf(mac, sizeof(mac), "02:00:00:%02zx:%02zx:%02zx", (i >> 16) & 0xff, (i >> 8) & 0xff,
+                         i & 0xff);
+                snprintf(ip, sizeof(ip), "10.%zu.%zu.%zu", i / 60000, (i / 250) % 240, i % 250 + 1);
+                create_nmstate(fast, ns, name, mac, ip);
+        }
+        kcreate(c, HUB_KIND_NMSTATECONFIG, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"NMStateConfig\","
+                "\"metadata\":{\"name\":\"rack-b-0\",\"labels\":{\"rack\":\"b\"}},"
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\","
+                "\"state\":\"up\",\"mac-address\":\"02:00:00:b0:00:01\"}]},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"02:00:00:b0:00:01\"}]}}");
+        kcreate(c, HUB_KIND_NMSTATECONFIG, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"NMStateConfig\","
+                "\"metadata\":{\"name\":\"rack-b-1\",\"labels\":{\"rack\":\"b\"}},"
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\","
+                "\"state\":\"up\",\"mac-address\":\"02:00:00:b0:00:02\"}]},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"02:00:00:b0:00:02\"}]}}");
+        create_infraenv(c, ns, "myinfraenv",
+                        ",\"nmStateConfigLabelSelector\":{\"matchLabels\":{\"some-user-defined-label-name\":"
+                        "\"some-user-defined-label-value\"}}");
+        create_infraenv(c, ns, "rack-b",
+                        ",\"nmStateConfigLabelSelector\":{\"matchLabels\":{\"rack\":\"b\"}}");
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "myinfraenv", &h);
+        id_b = ready_infraenv(c, ns, "rack-b", &h);
+        big = wait_service_infraenv(id, static_config_count, &n);
+        small = wait_service_infraenv(id_b, static_config_count, &two);
+        ASSERT_NOT_CONTAINS(json_get_string(big, "static_network_config"), "02:00:00:b0:00:01");
+
+        /* nothing new: a reconcile (a label touched) sends no update */
+        updates = metric(&h, "cradle_hub_service_request_duration_seconds_count{operation="
+                             "\"UpdateInfraEnv\",code=\"201\"}");
+        reconciles =
+                metric(&h, "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}");
+        kpatch(c, HUB_KIND_INFRAENV, ns, "myinfraenv", false,
+               "{\"metadata\":{\"labels\":{\"touched\":\"1\"}}}");
+        for (int i = 0; i < 300 && metric(&h, "controller_runtime_reconcile_total{controller=\"infraenv\","
+                                              "result=\"success\"}") <= reconciles;
+             i++)
+                usleep(100 * 1000);
+        ASSERT_TRUE(
+                metric(&h,
+                       "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}") >
+                reconciles);
+        ASSERT_TRUE(metric(&h, "cradle_hub_service_request_duration_seconds_count{operation="
+                               "\"UpdateInfraEnv\",code=\"201\"}") == updates);
+        hub_stop_ok(&h);
+
+        /* the kind was listed once (the informer), whatever the reconciles */
+        if (!kube_test_real()) {
+                _cleanup_(json_object_putp) json_object *log = NULL;
+                json_object *items;
+                unsigned lists = 0;
+
+                ASSERT_EQ(kube_test_ctl("GET", "/requests", NULL, &log), 200);
+                items = json_get(log, "requests");
+                for (size_t i = 0; i < hub_json_array_length(items); i++) {
+                        json_object *e = json_object_array_get_idx(items, i);
+
+                        if (startswith(strempty(json_get_string(e, "userAgent")), "cradle-hub/") &&
+                            streq_ptr(json_get_string(e, "verb"), "list") &&
+                            streq_ptr(json_get_string(e, "resource"), "nmstateconfigs") &&
+                            streq_ptr(json_get_string(e, "namespace"), ns) &&
+                            !json_get(json_get(e, "query"), "continue"))
+                                lists++;
+                }
+                ASSERT_EQ(lists, 1u); /* its pages not counted */
+        }
+}
+
+/* Two replicas with --leader-elect on one Lease: the standby's cache is warm
+ * and its probes answer, but it writes nothing; when the leader stops
+ * (SIGTERM releases the Lease) the standby takes over and reconciles. */
+TEST(leader_election_hands_over)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-leader");
+        _cleanup_free_ char *id = NULL, *lease_ns = strdup(ns);
+        _cleanup_(json_object_putp) json_object *lease = NULL;
+        static const char series[] =
+                "leader_election_master_status{name=\"cradle-hub.agent-install.openshift.io\"}";
+        char *const extra[] = { (char *)"--leader-elect", (char *)"--leader-election-namespace", lease_ns,
+                                NULL };
+        Hub a, b;
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "first", NULL);
+        hub_start(&a, ns, extra);
+        id = ready_infraenv(c, ns, "first", &a);
+        ASSERT_TRUE(metric(&a, series) == 1);
+        hub_start(&b, ns, extra);
+        ASSERT_EQ(http_get(b.health, "/readyz", NULL), 200);
+        ASSERT_TRUE(metric(&b, series) == 0);
+        ASSERT_OK(kube_get(c, &KUBE_RESOURCE("coordination.k8s.io", "v1", "leases", "Lease", true), ns,
+                           "cradle-hub.agent-install.openshift.io", &lease, NULL));
+        ASSERT_NOT_NULL(str_at(lease, "spec.holderIdentity"));
+
+        /* a new InfraEnv: the leader registers it, the standby reconciles
+         * nothing */
+        create_infraenv(c, ns, "second", NULL);
+        free(ready_infraenv(c, ns, "second", &a));
+        ASSERT_TRUE(
+                metric(&b,
+                       "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}") ==
+                0);
+        /* the leader goes (releasing the Lease): the standby takes over */
+        hub_stop_ok(&a);
+        create_infraenv(c, ns, "third", NULL);
+        free(ready_infraenv(c, ns, "third", &b));
+        ASSERT_TRUE(metric(&b, series) == 1);
+        ASSERT_TRUE(
+                metric(&b,
+                       "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}") >
+                0);
+        hub_stop_ok(&b);
+}
+
+static bool agent_with_inventory(json_object *o, const void *arg)
+{
+        (void)arg;
+        return o && hub_json_array_length(json_get_path(o, "status.inventory.interfaces")) > 0;
+}
+
+/* A dry-run agent reports only lo (type "device"), which the service drops
+ * as a virtual interface (enable_virtual_interfaces is false), as the real
+ * one does: its inventory has a hostname but no interfaces. */
+static bool agent_with_hostname(json_object *o, const void *arg)
+{
+        (void)arg;
+        return o && !isempty(str_at(o, "status.inventory.hostname"));
+}
+
+TEST(agents_created_for_registered_hosts)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-agents");
+        _cleanup_free_ char *id = NULL;
+        char h1[UUID_STRING_MAX], h2[UUID_STRING_MAX];
+        _cleanup_(json_object_putp) json_object *a1 = NULL, *a2 = NULL;
+        Hub h;
+
+        uuid_random(h1);
+        uuid_random(h2);
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "hosts", ",\"agentLabels\":{\"team\":\"blue\"}");
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "hosts", &h);
+        /* the poller has listed the infra-env's hosts once (none): from now
+         * on it follows the infra-env's events */
+        for (int i = 0; i < 300 && metric(&h, "cradle_hub_service_request_duration_seconds_count{operation="
+                                              "\"v2ListHosts\",code=\"200\"}") < 1;
+             i++)
+                usleep(100 * 1000);
+        register_host(id, h1, "02:00:00:00:01:01", "198.51.100.61", "host-1");
+        register_host(id, h2, "02:00:00:00:01:02", "198.51.100.62", "host-2");
+        a1 = wait_for(c, HUB_KIND_AGENT, ns, h1, agent_with_inventory, NULL, 120, &h);
+        a2 = wait_for(c, HUB_KIND_AGENT, ns, h2, agent_with_inventory, NULL, 120, &h);
+        ASSERT_STREQ(hub_object_label(a1, HUB_LABEL_INFRAENV), "hosts");
+        ASSERT_STREQ(hub_object_label(a1, "team"), "blue");
+        ASSERT_STREQ(hub_object_label(a1, HUB_LABEL_CPU_VIRTENABLED), "true");
+        ASSERT_STREQ(hub_object_label(a1, HUB_LABEL_STORAGE_NONROTATIONAL), "true");
+        ASSERT_STREQ(hub_object_label(a1, HUB_LABEL_HOST_MANUFACTURER), "RedHat");
+        ASSERT_STREQ(
+                str_at(json_object_array_get_idx(json_get_path(a1, "metadata.ownerReferences"), 0), "kind"),
+                "InfraEnv");
+        {
+                bool approved = true;
+
+                ASSERT_OK(json_get_bool(json_get(a1, "spec"), "approved", &approved));
+                ASSERT_FALSE(approved);
+        }
+        ASSERT_STREQ(str_at(json_object_array_get_idx(json_get_path(a2, "status.inventory.interfaces"), 0),
+                            "macAddress"),
+                     "02:00:00:00:01:02");
+        ASSERT_STREQ(str_at(a2, "status.inventory.hostname"), "host-2");
+        /* the hosts were found through the infra-env's event feed */
+        ASSERT_TRUE(metric(&h,
+                           "cradle_hub_service_request_duration_seconds_count{operation=\"v2ListEvents\","
+                           "code=\"200\"}") > 0);
+        hub_stop_ok(&h);
+}
+
+static bool bmh_has_image(json_object *o, const void *arg)
+{
+        return streq_ptr(str_at(o, "spec.image.url"), arg);
+}
+
+static bool agent_approved(json_object *o, const void *arg)
+{
+        bool approved = false;
+
+        (void)arg;
+        (void)json_get_bool(json_get(o, "spec"), "approved", &approved);
+        return approved;
+}
+
+static bool agent_approved_by_bmac(json_object *o, const void *arg)
+{
+        bool approved = false;
+
+        (void)arg;
+        (void)json_get_bool(json_get(o, "spec"), "approved", &approved);
+        return approved && streq_ptr(str_at(o, "spec.role"), "worker");
+}
+
+TEST(bmh_with_annotations_to_an_approved_agent)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-bmac");
+        _cleanup_(json_object_putp) json_object *ie = NULL, *agent = NULL, *bmh = NULL;
+        _cleanup_free_ char *id = NULL;
+        char host[UUID_STRING_MAX];
+        Hub h;
+
+        uuid_random(host);
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "myinfraenv", NULL);
+        /* the docs' BMH (baremetal-agent-controller.md) with BMAC's annotations */
+        kcreate(c, HUB_KIND_BMH, ns,
+                "{\"apiVersion\":\"metal3.io/"
+                "v1alpha1\",\"kind\":\"BareMetalHost\",\"metadata\":{\"name\":\"ostest-worker-0\","
+                "\"labels\":{\"infraenvs.agent-install.openshift.io\":\"myinfraenv\"},\"annotations\":{"
+                "\"bmac.agent-install.openshift.io/role\":\"worker\","
+                "\"bmac.agent-install.openshift.io/hostname\":\"worker-0.example.test\","
+                "\"bmac.agent-install.openshift.io/"
+                "installer-args\":\"[\\\"--append-karg\\\",\\\"console=ttyS0\\\"]\","
+                "\"bmac.agent-install.openshift.io.node-label.node-role.kubernetes.io/infra\":\"\"}},"
+                "\"spec\":{\"online\":false,\"bootMACAddress\":\"00:EC:EE:F8:5A:BA\","
+                "\"automatedCleaningMode\":\"disabled\","
+                "\"bmc\":{\"address\":\"redfish://198.51.100.5/redfish/v1/Systems/"
+                "1\",\"credentialsName\":\"bmc-secret\"}}}");
+        /* what BMO would report: the host is ready to be provisioned */
+        kpatch(c, HUB_KIND_BMH, ns, "ostest-worker-0", true,
+               "{\"status\":{\"operationalStatus\":\"OK\",\"poweredOn\":false,\"errorCount\":0,"
+               "\"errorMessage\":\"\",\"hardwareProfile\":\"\",\"provisioning\":{\"ID\":"
+               "\"x\",\"state\":\"ready\"}}}");
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "myinfraenv", &h);
+        ie = kget(c, HUB_KIND_INFRAENV, ns, "myinfraenv");
+        /* after the image's cool-down the BMH gets it */
+        bmh = wait_for(c, HUB_KIND_BMH, ns, "ostest-worker-0", bmh_has_image,
+                       str_at(ie, "status.isoDownloadURL"), 60, &h);
+        ASSERT_STREQ(str_at(bmh, "spec.image.format"), "live-iso");
+        ASSERT_STREQ(hub_object_annotation(bmh, "inspect.metal3.io"), "disabled");
+        ASSERT_TRUE(hub_object_has_finalizer(bmh, HUB_FINALIZER_BMAC));
+        /* the host boots it and registers with the BMH's boot MAC */
+        register_host(id, host, "00:ec:ee:f8:5a:ba", "198.51.100.70", "ostest-worker-0");
+        agent = wait_for(c, HUB_KIND_AGENT, ns, host, agent_approved_by_bmac, NULL, 120, &h);
+        ASSERT_STREQ(str_at(agent, "spec.hostname"), "worker-0.example.test");
+        ASSERT_STREQ(str_at(agent, "spec.installerArgs"), "[\"--append-karg\",\"console=ttyS0\"]");
+        ASSERT_STREQ(
+                json_get_string(json_get_path(agent, "spec.nodeLabels"), "node-role.kubernetes.io/infra"),
+                "");
+        ASSERT_STREQ(hub_object_label(agent, HUB_LABEL_BMH), "ostest-worker-0");
+        json_object_put(bmh);
+        bmh = wait_for(c, HUB_KIND_BMH, ns, "ostest-worker-0", has_path, "metadata.annotations", 60, &h);
+        for (int i = 0; i < 600 && !hub_object_annotation(bmh, HUB_BMH_HARDWARE_DETAILS); i++) {
+                usleep(100 * 1000);
+                json_object_put(bmh);
+                bmh = kget(c, HUB_KIND_BMH, ns, "ostest-worker-0");
+        }
+        ASSERT_CONTAINS(hub_object_annotation(bmh, HUB_BMH_HARDWARE_DETAILS), "\"ip\":\"198.51.100.70\"");
+        hub_stop_ok(&h);
+}
+
+TEST(preprovisioning_image_ready)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-ppi");
+        _cleanup_(json_object_putp) json_object *ppi = NULL, *ie = NULL;
+        static const Cond ready = { "ImageReady", "True", "InfraEnvAvailable",
+                                    "InfraEnv is available: Image has been created" };
+        Hub h;
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "myinfraenv", NULL);
+        kcreate(c, HUB_KIND_PPI, ns,
+                "{\"apiVersion\":\"metal3.io/"
+                "v1alpha1\",\"kind\":\"PreprovisioningImage\",\"metadata\":{\"name\":\"w0\","
+                "\"labels\":{\"infraenvs.agent-install.openshift.io\":\"myinfraenv\"}},"
+                "\"spec\":{\"acceptFormats\":[\"iso\"],\"architecture\":\"x86_64\"}}");
+        hub_start(&h, ns, (char *[]){ (char *)"--converged-flow", NULL });
+        free(ready_infraenv(c, ns, "myinfraenv", &h));
+        ppi = wait_for(c, HUB_KIND_PPI, ns, "w0", has_condition, &ready, 60, &h);
+        ie = kget(c, HUB_KIND_INFRAENV, ns, "myinfraenv");
+        ASSERT_STREQ(str_at(ppi, "status.imageUrl"), str_at(ie, "status.isoDownloadURL"));
+        ASSERT_STREQ(str_at(ppi, "status.format"), "iso");
+        ASSERT_STREQ(hub_object_annotation(ie, HUB_ANNOTATION_ENABLE_IRONIC), "true");
+        hub_stop_ok(&h);
+}
+
+TEST(infraenv_deletion_deregisters)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-delete");
+        _cleanup_free_ char *id = NULL, *path = NULL;
+        char host[UUID_STRING_MAX];
+        Hub h;
+
+        uuid_random(host);
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "doomed", NULL);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "doomed", &h);
+        register_host(id, host, "02:00:00:00:02:01", "198.51.100.81", "doomed-1");
+        json_object_put(wait_for(c, HUB_KIND_AGENT, ns, host, agent_with_inventory, NULL, 120, &h));
+        ASSERT_OK(
+                kube_delete(c, &hub_kind_info(HUB_KIND_INFRAENV)->resource, ns, "doomed", NULL, NULL, NULL));
+        json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, "doomed", absent, NULL, 120, &h));
+        path = strdup_printf("/v2/infra-envs/%s", id);
+        ASSERT_EQ(service_call("GET", path, NULL, NULL), 404);
+        hub_stop_ok(&h);
+}
+
+TEST(service_faults_end_in_backend_errors_and_recover)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns;
+        static const Cond backend = { "ImageCreated", "False", "ImageCreationError",
+                                      "Failed to create image due to an internal error: *" };
+        Hub h;
+
+        need_refservice("fault injection");
+        ns = kube_test_namespace("hub-faults");
+        /* the service answers 500 to registrations, three times */
+        ASSERT_EQ(control("POST", "/faults",
+                          "{\"method\":\"POST\",\"path\":\"/v2/infra-envs$\",\"status\":500,\"count\":3}",
+                          NULL),
+                  200);
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "flaky", NULL);
+        hub_start(&h, ns, NULL);
+        json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, "flaky", has_condition, &backend, 60, &h));
+        /* it recovers by itself (20 s requeues), nothing lost */
+        free(ready_infraenv(c, ns, "flaky", &h));
+        ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
+        hub_stop_ok(&h);
+}
+
+/* ---- RBAC: packaging/hub/rbac.yaml grants every request cradle-hub made ---- */
+
+static bool rule_grants(json_object *rule, const char *group, const char *resource, const char *verb)
+{
+        json_object *groups = json_get(rule, "apiGroups"), *resources = json_get(rule, "resources"),
+                    *verbs = json_get(rule, "verbs");
+        bool g = false, r = false, v = false;
+
+        for (size_t i = 0; i < hub_json_array_length(groups); i++)
+                g = g || streq_ptr(json_object_get_string(json_object_array_get_idx(groups, i)), group);
+        for (size_t i = 0; i < hub_json_array_length(resources); i++)
+                r = r ||
+                    streq_ptr(json_object_get_string(json_object_array_get_idx(resources, i)), resource);
+        for (size_t i = 0; i < hub_json_array_length(verbs); i++)
+                v = v || streq_ptr(json_object_get_string(json_object_array_get_idx(verbs, i)), verb);
+        return g && r && v;
+}
+
+TEST(zz_rbac_grants_every_request)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *docs = NULL, *log = NULL;
+        _cleanup_free_ char *yaml = test_src_path("packaging/hub/rbac.yaml"), *out = NULL, *id = NULL,
+                            *lease_ns = NULL;
+        _cleanup_strv_free_ char **missing = NULL;
+        const char *ns;
+        char host[UUID_STRING_MAX];
+        unsigned checked = 0;
+        json_object *items;
+        Hub h;
+
+        kube_test_need_server("its request log");
+        ns = kube_test_namespace("hub-rbac");
+        /* a scenario that makes every kind of request: an unlabelled pull
+         * secret, an InfraEnv, a host, its BMH with a malformed annotation
+         * (an Event), a PreprovisioningImage, the BMH deleted with its Agent,
+         * leader election */
+        uuid_random(host);
+        create_pull_secret(c, ns, false);
+        create_infraenv(c, ns, "rbac", NULL);
+        kcreate(c, HUB_KIND_BMH, ns,
+                "{\"apiVersion\":\"metal3.io/"
+                "v1alpha1\",\"kind\":\"BareMetalHost\",\"metadata\":{\"name\":\"w0\","
+                "\"labels\":{\"infraenvs.agent-install.openshift.io\":\"rbac\"},\"annotations\":{"
+                "\"bmac.agent-install.openshift.io/installer-args\":\"not json\","
+                "\"bmac.agent-install.openshift.io/remove-agent-and-node-on-delete\":\"true\"}},"
+                "\"spec\":{\"online\":false,\"bootMACAddress\":\"02:00:00:00:09:01\"}}");
+        kpatch(c, HUB_KIND_BMH, ns, "w0", true,
+               "{\"status\":{\"operationalStatus\":\"OK\",\"poweredOn\":false,\"errorCount\":0,"
+               "\"errorMessage\":\"\","
+               "\"hardwareProfile\":\"\",\"provisioning\":{\"ID\":\"x\",\"state\":\"ready\"}}}");
+        kcreate(c, HUB_KIND_PPI, ns,
+                "{\"apiVersion\":\"metal3.io/"
+                "v1alpha1\",\"kind\":\"PreprovisioningImage\",\"metadata\":{\"name\":\"w0\","
+                "\"labels\":{\"infraenvs.agent-install.openshift.io\":\"rbac\"}},\"spec\":{"
+                "\"acceptFormats\":[\"iso\"]}}");
+        lease_ns = strdup(ns);
+        hub_start(&h, ns,
+                  (char *[]){ (char *)"--leader-elect", (char *)"--leader-election-namespace", lease_ns,
+                              NULL });
+        id = ready_infraenv(c, ns, "rbac", &h);
+        register_host(id, host, "02:00:00:00:09:01", "198.51.100.99", "rbac-0");
+        /* BMAC approves it (and names the malformed annotation in an Event) */
+        json_object_put(wait_for(c, HUB_KIND_AGENT, ns, host, agent_approved, NULL, 120, &h));
+        ASSERT_OK(kube_delete(c, &hub_kind_info(HUB_KIND_BMH)->resource, ns, "w0", NULL, NULL, NULL));
+        json_object_put(wait_for(c, HUB_KIND_AGENT, ns, host, absent, NULL, 120, &h));
+        hub_stop_ok(&h);
+
+        ASSERT_EQ(test_run((char *[]){ (char *)"/usr/bin/python3", (char *)"-c",
+                                       (char *)"import json, sys, yaml; "
+                                               "print(json.dumps([d for d in "
+                                               "yaml.safe_load_all(open(sys.argv[1])) if d]))",
+                                       yaml, NULL },
+                           &out),
+                  0);
+        docs = kube_test_json(out);
+        ASSERT_EQ(kube_test_ctl("GET", "/requests", NULL, &log), 200);
+        items = json_get(log, "requests");
+        for (size_t i = 0; i < hub_json_array_length(items); i++) {
+                json_object *e = json_object_array_get_idx(items, i);
+                const char *ua = json_get_string(e, "userAgent"), *res = json_get_string(e, "resource"),
+                           *sub = json_get_string(e, "subresource"), *verb = json_get_string(e, "verb"),
+                           *group = strempty(json_get_string(e, "group"));
+                _cleanup_free_ char *full = NULL;
+                bool granted = false;
+
+                if (!startswith(strempty(ua), "cradle-hub/") || isempty(res))
+                        continue; /* not the hub, or discovery (granted to everyone) */
+                full = isempty(sub) ? strdup(res) : strdup_printf("%s/%s", res, sub);
+                for (size_t d = 0; d < hub_json_array_length(docs) && !granted; d++) {
+                        json_object *rules = json_get(json_object_array_get_idx(docs, d), "rules");
+
+                        for (size_t k = 0; k < hub_json_array_length(rules) && !granted; k++)
+                                granted =
+                                        rule_grants(json_object_array_get_idx(rules, k), group, full, verb);
+                }
+                checked++;
+                if (!granted) {
+                        _cleanup_free_ char *what = strdup_printf("%s %s/%s", verb, group, full);
+
+                        if (!strv_contains(missing, what))
+                                ASSERT_OK(strv_extend(&missing, what));
+                }
+        }
+        ASSERT_GE(checked, 20);
+        /* and the other way round, for the log: grants this run did not use */
+        for (size_t d = 0; d < hub_json_array_length(docs); d++) {
+                json_object *rules = json_get(json_object_array_get_idx(docs, d), "rules");
+
+                for (size_t k = 0; k < hub_json_array_length(rules); k++) {
+                        json_object *rule = json_object_array_get_idx(rules, k);
+                        json_object *res = json_get(rule, "resources"), *verbs = json_get(rule, "verbs");
+                        const char *group = json_object_get_string(
+                                json_object_array_get_idx(json_get(rule, "apiGroups"), 0));
+
+                        for (size_t a = 0; a < hub_json_array_length(res); a++)
+                                for (size_t b = 0; b < hub_json_array_length(verbs); b++) {
+                                        const char *rs = json_object_get_string(
+                                                           json_object_array_get_idx(res, a)),
+                                                   *vb = json_object_get_string(
+                                                           json_object_array_get_idx(verbs, b));
+                                        bool used = false;
+
+                                        for (size_t i = 0; i < hub_json_array_length(items) && !used; i++) {
+                                                json_object *e = json_object_array_get_idx(items, i);
+                                                const char *sub = json_get_string(e, "subresource");
+                                                _cleanup_free_ char *full =
+                                                        isempty(sub)
+                                                                ? strdup(strempty(
+                                                                          json_get_string(e, "resource")))
+                                                                : strdup_printf(
+                                                                          "%s/%s",
+                                                                          json_get_string(e, "resource"),
+                                                                          sub);
+
+                                                used = startswith(strempty(json_get_string(e, "userAgent")),
+                                                                  "cradle-hub/") &&
+                                                       streq_ptr(json_get_string(e, "verb"), vb) &&
+                                                       streq_ptr(full, rs) &&
+                                                       streq(strempty(json_get_string(e, "group")),
+                                                             strempty(group));
+                                        }
+                                        if (!used)
+                                                fprintf(stderr,
+                                                        "rbac: granted, not used in this run: %s %s/%s\n",
+                                                        vb, strempty(group), rs);
+                                }
+                }
+        }
+        if (missing) {
+                _cleanup_free_ char *text = strv_join(missing, ", ");
+
+                test_fail(__FILE__, __LINE__, "packaging/hub/rbac.yaml does not grant: %s", text);
+        }
+}
+
+/* ---- cradle agents in dry run (inside tests/helpers/in-netns.sh) ---- */
+
+static pid_t start_agent(const char *infra_env_id, const char *host_id, const char *mac, const char *ip,
+                         const char *name, const char *log)
+{
+        pid_t pid = fork();
+
+        ASSERT_TRUE(pid >= 0);
+        if (pid == 0) {
+                int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+                const char *cradle = getenv("CRADLE_BINARY");
+
+                if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || !cradle)
+                        _exit(127);
+                setpgid(0, 0);
+                (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+                setenv("CRADLE_LOG_TARGET", "stderr", 1);
+                execl(cradle, cradle, "agent", "--url", svc.url, "--infra-env-id", infra_env_id,
+                      "--agent-version", AGENT_IMAGE, "--insecure=true", "--interval=1",
+                      "--transport-retry-delay=0.05", "--backoff-max-elapsed=3", "--dry-run", "--force-id",
+                      host_id, "--force-hostname", name, "--force-mac", mac, "--forced-ipv4", ip,
+                      (char *)NULL);
+                _exit(127);
+        }
+        return pid;
+}
+
+TEST(dry_run_agents_register)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = NULL;
+        const char *ns;
+        _cleanup_free_ char *id = NULL, *log = NULL;
+        char h1[UUID_STRING_MAX], h2[UUID_STRING_MAX];
+        pid_t a1, a2;
+        Hub h;
+
+        if (isempty(getenv("CRADLE_TEST_NETNS")))
+                test_skip(
+                        "runs cradle agents: only inside the network namespace of tests/helpers/in-netns.sh "
+                        "(the meson test hub-agents)");
+        need_refservice("the dry-run agents reach only the namespace's own loopback");
+        if (kube_test_real())
+                test_skip("the agents' network namespace reaches no real cluster");
+        setup();
+        c = kube_test_client();
+        ns = kube_test_namespace("hub-dryrun");
+        uuid_random(h1);
+        uuid_random(h2);
+        log = strdup_printf("%s/agents.log", test_tmpdir());
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "lab", NULL);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "lab", &h);
+        a1 = start_agent(id, h1, "02:00:00:00:03:01", "198.51.100.91", "lab-1", log);
+        a2 = start_agent(id, h2, "02:00:00:00:03:02", "198.51.100.92", "lab-2", log);
+        {
+                _cleanup_(json_object_putp) json_object *g1 = wait_for(c, HUB_KIND_AGENT, ns, h1,
+                                                                       agent_with_hostname, NULL, 180, &h),
+                                                        *g2 = wait_for(c, HUB_KIND_AGENT, ns, h2,
+                                                                       agent_with_hostname, NULL, 180, &h);
+
+                ASSERT_STREQ(str_at(g1, "status.inventory.hostname"), "lab-1");
+                ASSERT_STREQ(str_at(g2, "status.inventory.hostname"), "lab-2");
+                ASSERT_STREQ(hub_object_label(g1, HUB_LABEL_INFRAENV), "lab");
+        }
+        (void)kill(-a1, SIGTERM);
+        (void)kill(-a2, SIGTERM);
+        (void)waitpid(a1, NULL, 0);
+        (void)waitpid(a2, NULL, 0);
+        hub_stop_ok(&h);
+}
+
+DEFINE_TEST_MAIN

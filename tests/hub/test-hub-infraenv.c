@@ -1,0 +1,915 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The InfraEnv controller's decide, condition row by condition row of
+ * notes/hub.md §3 (and §4 for the NMStateConfigs), deletion included.
+ */
+#include <json-c/json.h>
+
+#include "cleanup.h"
+#include "hub-claim.h"
+#include "hub-nmstate.h"
+#include "hubtest.h"
+#include "infraenv.h"
+#include "jsonutil.h"
+#include "strutil.h"
+
+#define NOW (UINT64_C(1790000000) * USEC_PER_SEC) /* 2026-09-21T14:13:20Z */
+#define ID "be728aba-3689-4fbe-85ab-b3ff6fbc3f2f"
+#define PS_B64 "eyJhdXRocyI6eyJxdWF5LmlvIjp7ImF1dGgiOiJkWE5sY2pwd1lYTnoifX19"
+#define PS_TEXT "{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}"
+
+#define SERVICE_IE \
+        "{\"id\":\"" ID "\",\"name\":\"myinfraenv\",\"kind\":\"InfraEnv\",\"type\":\"minimal-iso\"," \
+        "\"download_url\":\"http://127.0.0.1:8888/byid/" ID "/4.13/x86_64/minimal.iso\"," \
+        "\"created_at\":\"2026-09-21T14:00:00.5Z\",\"updated_at\":\"2026-09-21T14:10:00.25Z\"," \
+        "\"ssh_authorized_key\":\"\",\"proxy\":{},\"pull_secret_set\":true}"
+
+#define IPXE \
+        "#!ipxe\ninitrd --name initrd http://img/images/" ID "/pxe-initrd?arch=x86_64&version=4.13\n" \
+        "kernel http://img/boot-artifacts/kernel?arch=x86_64&version=4.13 initrd=initrd " \
+        "coreos.live.rootfs_url=http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13 " \
+        "random.trust_cpu=on\nboot\n"
+
+static const HubTestAnswer files[] = {
+        { "ipxe-script", 200, IPXE, NULL },
+        { "presigned-ipxe-script", 200, "{\"url\":\"http://svc/ipxe\"}", NULL },
+        { "presigned-discovery-ign", 200, "{\"url\":\"http://svc/files?file_name=discovery.ign&api_key=k\"}",
+          NULL },
+        { NULL },
+};
+
+typedef struct Fixture {
+        InfraEnvObserved o;
+} Fixture;
+
+static json_object *infraenv(const char *extra_meta, const char *extra_spec)
+{
+        return hubtest_jsonf("{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"InfraEnv\","
+                             "\"metadata\":{\"name\":\"myinfraenv\",\"namespace\":\"spoke\",\"uid\":\"u1\","
+                             "\"resourceVersion\":\"10\",\"generation\":1%s},"
+                             "\"spec\":{\"pullSecretRef\":{\"name\":\"pull-secret\"}%s}}",
+                             extra_meta ? extra_meta : "", extra_spec ? extra_spec : "");
+}
+
+static json_object *secret(bool labelled)
+{
+        return hubtest_jsonf("{\"metadata\":{\"name\":\"pull-secret\",\"namespace\":\"spoke\","
+                             "\"resourceVersion\":\"3\"%s},"
+                             "\"data\":{\".dockerconfigjson\":\"" PS_B64 "\"}}",
+                             labelled ? ",\"labels\":{\"agent-install.openshift.io/watch\":\"true\","
+                                        "\"cluster.open-cluster-management.io/backup\":\"true\"}"
+                                      : "");
+}
+
+static void fixture(Fixture *f, json_object *ie)
+{
+        *f = (Fixture){};
+        f->o.base.now = NOW;
+        f->o.base.ns = strdup("spoke");
+        f->o.base.name = strdup("myinfraenv");
+        f->o.base.object = ie;
+        f->o.image_type = "minimal-iso";
+        f->o.service_url = "http://127.0.0.1:8090";
+        f->o.identity = "hub-a";
+        f->o.secret = secret(true);
+}
+
+static void fixture_done(Fixture *f)
+{
+        infraenv_observed_done(&f->o.base);
+        hub_observed_done(&f->o.base);
+}
+
+/* linked: the GET of the infra-env answered body */
+static void linked(Fixture *f, const char *body)
+{
+        f->o.infraenv_read = true;
+        f->o.infraenv = (HubCallResult){ .tag = strdup("get"), .status = 200, .body = hubtest_json(body) };
+}
+
+/* ---- registration ---- */
+
+TEST(register_new_infraenv)
+{
+        Fixture f;
+        HubTestRun run;
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+        json_object *ie, *body;
+
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, infraenv(NULL, NULL));
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ie = f.o.base.object;
+
+        /* the marker and the finalizer were written before the call */
+        ASSERT_EQ(run.writes.writes[0].kind, HUB_WRITE_PATCH);
+        ASSERT_NOT_NULL(json_get_path(run.writes.writes[0].body, "metadata.annotations"));
+        ASSERT_NOT_NULL(json_get(json_get_path(run.writes.writes[0].body, "metadata.annotations"),
+                                 "cradle.agent-install.openshift.io/registering"));
+        ASSERT_EQ(run.writes.writes[1].kind, HUB_WRITE_SERVICE);
+        ASSERT_STREQ(run.writes.writes[1].tag, "register-infraenv");
+        ASSERT_STREQ(run.writes.writes[1].path, "/v2/infra-envs");
+        body = run.writes.writes[1].body;
+        ASSERT_STREQ(json_get_string(body, "name"), "myinfraenv");
+        ASSERT_STREQ(json_get_string(body, "image_type"), "minimal-iso");
+        ASSERT_STREQ(json_get_string(body, "pull_secret"), PS_TEXT);
+        ASSERT_NULL(json_get(body, "static_network_config"));
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 1);
+
+        /* after it: the id, no marker, the finalizer, a digest of the secret */
+        ASSERT_STREQ(hub_object_annotation(ie, HUB_ANNOTATION_INFRAENV_ID), ID);
+        ASSERT_NULL(hub_object_annotation(ie, HUB_ANNOTATION_REGISTERING));
+        ASSERT_TRUE(hub_object_has_finalizer(ie, HUB_FINALIZER_INFRAENV));
+        ASSERT_TRUE(startswith(hub_object_annotation(ie, HUB_ANNOTATION_PULL_SECRET_DIGEST), "sha256:"));
+        {
+                _cleanup_free_ char *t = json_to_string(ie, 0);
+
+                ASSERT_NOT_CONTAINS(t, "dXNlcjpwYXNz");
+        }
+
+        ASSERT_CONDITION(ie, "ImageCreated", "True", "InfraEnvAvailable",
+                         "InfraEnv is available: Image has been created");
+        ASSERT_STREQ(hubtest_str(ie, "status.isoDownloadURL"),
+                     "http://127.0.0.1:8888/byid/" ID "/4.13/x86_64/minimal.iso");
+        ASSERT_STREQ(hubtest_str(ie, "status.createdTime"), "2026-09-21T14:10:00Z");
+        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.kernel"),
+                     "http://img/boot-artifacts/kernel?arch=x86_64&version=4.13");
+        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.initrd"),
+                     "http://img/images/" ID "/pxe-initrd?arch=x86_64&version=4.13");
+        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.rootfs"),
+                     "http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13");
+        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.ipxeScript"), "http://svc/ipxe");
+        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.discoveryIgnitionURL"),
+                     "http://svc/files?file_name=discovery.ign&api_key=k");
+        ASSERT_STREQ(hubtest_str(ie, "status.debugInfo.eventsURL"),
+                     "http://127.0.0.1:8090/api/assisted-install/v2/events?infra_env_id=" ID);
+        ASSERT_NULL(hubtest_str(ie, "status.debugInfo.staticNetworkDownloadURL"));
+        ASSERT_STREQ(json_get_string(json_get_path(ie, "status.agentLabelSelector.matchLabels"),
+                                     HUB_LABEL_INFRAENV),
+                     "myinfraenv");
+        ASSERT_EQ(run.requeue_after, 0);
+        ASSERT_FALSE(run.requeue);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* a steady state: nothing differs, nothing is written, one GET was all */
+TEST(nothing_changed_nothing_written)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie;
+
+        fixture(&f, infraenv(NULL, NULL));
+        hubtest_reconcile(infraenv_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "register-infraenv", 201, SERVICE_IE, NULL },
+                                             { "ipxe-script", 200, IPXE, NULL },
+                                             { "presigned-*", 200, "{\"url\":\"http://svc/x\"}", NULL },
+                                             { NULL } },
+                          &run);
+        hubtest_run_done(&run);
+        /* the next reconcile: the object as written, the service as it answered */
+        ie = hub_json_copy(f.o.base.object);
+        fixture_done(&f);
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(run.writes.n, 0);
+        ASSERT_EQ(run.rounds, 1);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+static json_object *registered(const char *extra_spec, const char *service)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie;
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, service, NULL } };
+
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, infraenv(NULL, extra_spec));
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ie = hub_json_copy(f.o.base.object);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+        return ie;
+}
+
+TEST(update_sends_only_what_changed)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE), *body;
+        const char *updated =
+                "{\"id\":\"" ID "\",\"name\":\"myinfraenv\",\"type\":\"minimal-iso\","
+                "\"download_url\":\"http://127.0.0.1:8888/byid/" ID "/4.13/x86_64/minimal.iso\","
+                "\"updated_at\":\"2026-09-21T14:12:00Z\",\"ssh_authorized_key\":\"ssh-ed25519 AAAA k\"}";
+
+        json_object_object_add(json_get(ie, "spec"), "sshAuthorizedKey",
+                               json_object_new_string("ssh-ed25519 AAAA k"));
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        {
+                HubTestAnswer answers[8] = { { "update-infraenv", 201, updated, NULL } };
+
+                memcpy(answers + 1, files, sizeof(files));
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        }
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "update-infraenv"), 1);
+        body = hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body;
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->method, "PATCH");
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path, "/v2/infra-envs/" ID);
+        ASSERT_EQ(json_object_object_length(body), 1);
+        ASSERT_STREQ(json_get_string(body, "ssh_authorized_key"), "ssh-ed25519 AAAA k");
+        /* the image was made again: its time moves */
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.createdTime"), "2026-09-21T14:12:00Z");
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(update_409_image_being_created)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE);
+
+        json_object_object_add(json_get(ie, "spec"), "sshAuthorizedKey", json_object_new_string("k"));
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        hubtest_reconcile(
+                infraenv_decide, &f.o.base,
+                (HubTestAnswer[]){ { "update-infraenv", 409, NULL, "image is being created" }, { NULL } },
+                &run);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "ImageCreated", "Image has been created");
+        ASSERT_EQ(run.requeue_after, 20 * USEC_PER_SEC);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(update_409_keeps_an_error)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE);
+
+        json_object_object_add(json_get(ie, "spec"), "sshAuthorizedKey", json_object_new_string("k"));
+        ASSERT_OK(hub_conditions_set(ie, "ImageCreated", "False", "ImageCreationError",
+                                     "Failed to create image: x", NOW));
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        hubtest_reconcile(
+                infraenv_decide, &f.o.base,
+                (HubTestAnswer[]){ { "update-infraenv", 409, NULL, "image is being created" }, { NULL } },
+                &run);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image: x");
+        ASSERT_EQ(run.requeue_after, 20 * USEC_PER_SEC);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(register_4xx_is_an_input_error)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, infraenv(NULL, NULL));
+        hubtest_reconcile(infraenv_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "register-infraenv", 400, NULL,
+                                               "MACs and Interfaces for host 0 must be unique" },
+                                             { NULL } },
+                          &run);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image: MACs and Interfaces for host 0 must be unique");
+        ASSERT_NULL(hubtest_str(f.o.base.object, "status.isoDownloadURL"));
+        ASSERT_FALSE(run.requeue);
+        ASSERT_EQ(run.requeue_after, 0);
+        /* the marker stays: the next attempt searches before it registers */
+        ASSERT_NOT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(register_5xx_is_a_backend_error)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, infraenv(NULL, NULL));
+        hubtest_reconcile(
+                infraenv_decide, &f.o.base,
+                (HubTestAnswer[]){ { "register-infraenv", 500, NULL, "database is down" }, { NULL } }, &run);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image due to an internal error: database is down");
+        ASSERT_EQ(run.requeue_after, 20 * USEC_PER_SEC);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(register_no_answer_is_a_backend_error)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, infraenv(NULL, NULL));
+        hubtest_reconcile(
+                infraenv_decide, &f.o.base,
+                (HubTestAnswer[]){ { "register-infraenv", 0, NULL, "Connection refused" }, { NULL } }, &run);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image due to an internal error: Connection refused");
+        ASSERT_EQ(run.requeue_after, 20 * USEC_PER_SEC);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- inputs ---- */
+
+TEST(pull_secret_missing)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, infraenv(NULL, NULL));
+        json_object_put(f.o.secret);
+        f.o.secret = NULL;
+        f.o.secret_error = -ENOENT;
+        f.o.secret_message = strdup("secrets \"pull-secret\" not found");
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image: failed to find secret pull-secret: secrets "
+                         "\"pull-secret\" not found");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_FALSE(run.requeue);
+        ASSERT_EQ(run.requeue_after, 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(pull_secret_unreadable_is_a_backend_error)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, infraenv(NULL, NULL));
+        json_object_put(f.o.secret);
+        f.o.secret = NULL;
+        f.o.secret_error = -EIO;
+        f.o.secret_message = strdup("Internal error occurred: etcd");
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(
+                f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                "Failed to create image due to an internal error: failed to find secret pull-secret: "
+                "Internal error occurred: etcd");
+        ASSERT_EQ(run.requeue_after, 20 * USEC_PER_SEC);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(pull_secret_without_key_or_malformed)
+{
+        static const struct {
+                const char *data;
+                const char *message;
+        } cases[] = {
+                { "{}", "Failed to create image: secret pull-secret did not contain key .dockerconfigjson" },
+                { "{\".dockerconfigjson\":\"bm90IGpzb24=\"}",
+                  "Failed to create image: invalid pull secret data in secret pull-secret: not a docker "
+                  "config with "
+                  "\"auths\"" },
+                { "{\".dockerconfigjson\":\"!!!\"}", "Failed to create image: invalid pull secret data in "
+                                                     "secret pull-secret: not a docker config with "
+                                                     "\"auths\"" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Fixture f;
+                HubTestRun run;
+
+                fixture(&f, infraenv(NULL, NULL));
+                json_object_object_add(f.o.secret, "data", hubtest_json(cases[i].data));
+                hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+                ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                                 cases[i].message);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+TEST(unlabelled_secret_gets_labelled_once)
+{
+        Fixture f;
+        HubTestRun run;
+        const HubWrite *w;
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, infraenv(NULL, NULL));
+        json_object_put(f.o.secret);
+        f.o.secret = secret(false);
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        w = hubtest_write(&run, HUB_WRITE_PATCH, 0);
+        ASSERT_NOT_NULL(w);
+        ASSERT_EQ(w->target, HUB_KIND_SECRET);
+        ASSERT_STREQ(w->name, "pull-secret");
+        ASSERT_STREQ(json_get_string(json_get_path(w->body, "metadata.labels"), HUB_LABEL_WATCH), "true");
+        ASSERT_STREQ(json_get_string(json_get_path(w->body, "metadata.labels"), HUB_LABEL_BACKUP), "true");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(mirror_registry_is_refused)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, infraenv(NULL, ",\"mirrorRegistryRef\":{\"name\":\"mirror\",\"namespace\":\"spoke\"}"));
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image: spec.mirrorRegistryRef is not supported by cradle-hub*");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- clusterRef (notes §3.2 step 2) ---- */
+
+#define CLUSTER_REF ",\"clusterRef\":{\"name\":\"single-node\",\"namespace\":\"spoke\"}"
+
+TEST(cluster_deployment_missing)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, infraenv(NULL, CLUSTER_REF));
+        f.o.cd_error = -ENOENT;
+        f.o.cd_message = strdup("clusterdeployments.hive.openshift.io \"single-node\" not found");
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(
+                f.o.base.object, "ImageCreated", "Unknown", "MissingClusterDeployment",
+                "ClusterDeployment is missing: failed to get clusterDeployment with name single-node in "
+                "namespace spoke: clusterdeployments.hive.openshift.io \"single-node\" not found");
+        ASSERT_FALSE(run.requeue); /* waits for the ClusterDeployment's event */
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(cluster_not_registered_yet)
+{
+        static const struct {
+                const char *cd;
+                const char *message;
+        } cases[] = {
+                { "{\"metadata\":{\"name\":\"single-node\",\"namespace\":\"spoke\"},\"spec\":{"
+                  "\"clusterInstallRef\":"
+                  "{\"group\":\"extensions.hive.openshift.io\",\"kind\":\"AgentClusterInstall\",\"name\":"
+                  "\"aci\"}}}",
+                  "ClusterDeployment is missing: cluster does not exist: single-node, check "
+                  "AgentClusterInstall "
+                  "conditions: name aci in namespace spoke" },
+                { "{\"metadata\":{\"name\":\"single-node\",\"namespace\":\"spoke\"},\"spec\":{}}",
+                  "ClusterDeployment is missing: cluster does not exist: single-node, AgentClusterInstall "
+                  "is not "
+                  "defined in ClusterDeployment" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Fixture f;
+                HubTestRun run;
+
+                fixture(&f, infraenv(NULL, CLUSTER_REF));
+                f.o.cd = hubtest_json(cases[i].cd);
+                hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+                ASSERT_CONDITION(f.o.base.object, "ImageCreated", "Unknown", "MissingClusterDeployment",
+                                 cases[i].message);
+                ASSERT_TRUE(run.requeue);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+TEST(bound_infraenv_registers_with_the_cluster)
+{
+        Fixture f;
+        HubTestRun run;
+        const HubWrite *w;
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, infraenv(NULL, CLUSTER_REF));
+        f.o.cd = hubtest_json(
+                "{\"metadata\":{\"name\":\"single-node\",\"namespace\":\"spoke\",\"annotations\":"
+                "{\"cradle.agent-install.openshift.io/cluster-id\":\"c1\"}}}");
+        f.o.cluster_read = true;
+        f.o.cluster =
+                (HubCallResult){ .status = 200,
+                                 .body = hubtest_json("{\"id\":\"fb127e4c-aa1c-4cf4-898f-aadb690c4ded\","
+                                                      "\"openshift_version\":\"4.14.0\"}") };
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        w = hubtest_write(&run, HUB_WRITE_SERVICE, 0);
+        ASSERT_STREQ(json_get_string(w->body, "cluster_id"), "fb127e4c-aa1c-4cf4-898f-aadb690c4ded");
+        ASSERT_STREQ(json_get_string(w->body, "openshift_version"), "4.14.0");
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- NMStateConfigs (notes §4) ---- */
+
+static json_object *nmstate(const char *name, const char *mac0, const char *ip)
+{
+        return hubtest_jsonf(
+                "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"spoke\",\"labels\":{\"l\":\"v\"}},"
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\","
+                "\"state\":\"up\",\"mac-address\":\"%s\",\"ipv4\":{\"enabled\":true,\"dhcp\":false,"
+                "\"address\":[{\"ip\":\"%s\",\"prefix-length\":24}]}}],"
+                "\"dns-resolver\":{\"config\":{\"server\":[\"192.168.126.1\"]}}},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"%s\"}]}}",
+                name, mac0, ip, mac0);
+}
+
+#define SELECTOR ",\"nmStateConfigLabelSelector\":{\"matchLabels\":{\"l\":\"v\"}}"
+
+TEST(static_network_config_sent_sorted)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *list;
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, infraenv(NULL, SELECTOR));
+        f.o.n_nmstate = 2;
+        f.o.nmstate = calloc(3, sizeof(json_object *));
+        f.o.nmstate[0] = nmstate("a", "02:00:00:80:12:14", "192.168.126.31");
+        f.o.nmstate[1] = nmstate("b", "02:00:00:80:12:15", "192.168.126.30");
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        list = json_get(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body, "static_network_config");
+        ASSERT_EQ(json_object_array_length(list), 2);
+        /* sorted by YAML as the service stores them: .30 before .31 */
+        ASSERT_CONTAINS(json_get_string(json_object_array_get_idx(list, 0), "network_yaml"),
+                        "ip: 192.168.126.30");
+        ASSERT_STREQ(json_get_string(
+                             json_object_array_get_idx(
+                                     json_get(json_object_array_get_idx(list, 0), "mac_interface_map"), 0),
+                             "mac_address"),
+                     "02:00:00:80:12:15");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(static_network_config_compared_with_the_service)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(SELECTOR, SERVICE_IE), *configs[2], *list = NULL, *service;
+        _cleanup_free_ char *stored = NULL, *err = NULL;
+
+        configs[0] = nmstate("a", "02:00:00:80:12:14", "192.168.126.31");
+        configs[1] = nmstate("b", "02:00:00:80:12:15", "192.168.126.30");
+        ASSERT_OK(hub_nmstate_static_config(configs, 2, &list, &err));
+        /* the service stores them in its order; give it back reversed: the
+         * hub sorts before it compares */
+        {
+                json_object *rev = json_new_array();
+
+                json_object_array_add(rev, json_object_get(json_object_array_get_idx(list, 1)));
+                json_object_array_add(rev, json_object_get(json_object_array_get_idx(list, 0)));
+                stored = json_to_string(rev, 0);
+                json_object_put(rev);
+        }
+        service = hubtest_json(SERVICE_IE);
+        json_object_object_add(service, "static_network_config", json_object_new_string(stored));
+        json_object_object_add(json_get(ie, "status"), "debugInfo",
+                               hubtest_json("{\"eventsURL\":\"x\",\"staticNetworkDownloadURL\":\"http://svc/"
+                                            "files?file_name=static-network-config&api_key=k\"}"));
+
+        fixture(&f, ie);
+        f.o.n_nmstate = 2;
+        f.o.nmstate = calloc(3, sizeof(json_object *));
+        f.o.nmstate[0] = configs[1];
+        f.o.nmstate[1] = configs[0];
+        f.o.infraenv_read = true;
+        f.o.infraenv = (HubCallResult){ .status = 200, .body = service };
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        hubtest_run_done(&run);
+
+        /* one config changes: one update with the whole new list */
+        json_object_put(f.o.nmstate[0]);
+        f.o.nmstate[0] = nmstate("b", "02:00:00:80:12:15", "192.168.126.40");
+        {
+                HubTestAnswer answers[8] = { { "update-infraenv", 201, SERVICE_IE, NULL } };
+
+                memcpy(answers + 1, files, sizeof(files));
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        }
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "update-infraenv"), 1);
+        ASSERT_EQ(json_object_array_length(json_get(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body,
+                                                    "static_network_config")),
+                  2);
+        ASSERT_EQ(json_object_object_length(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body), 1);
+        hubtest_run_done(&run);
+
+        /* every config gone: [] clears the service's */
+        for (size_t i = 0; i < f.o.n_nmstate; i++)
+                json_object_put(f.o.nmstate[i]);
+        f.o.n_nmstate = 0;
+        {
+                HubTestAnswer answers[8] = { { "update-infraenv", 201, SERVICE_IE, NULL } };
+
+                memcpy(answers + 1, files, sizeof(files));
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        }
+        ASSERT_EQ(json_object_array_length(json_get(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body,
+                                                    "static_network_config")),
+                  0);
+        hubtest_run_done(&run);
+        json_object_put(list);
+        fixture_done(&f);
+}
+
+TEST(nmstate_config_with_bad_interfaces)
+{
+        static const struct {
+                const char *spec;
+                const char *message;
+        } cases[] = {
+                { "{\"interfaces\":[{\"name\":\"eth0\"}]}",
+                  "Failed to create image: NMStateConfig spoke/bad: spec.interfaces[0].macAddress is "
+                  "missing or not a "
+                  "string" },
+                { "{\"interfaces\":[{\"macAddress\":\"02:00:00:80:12:14\"}]}",
+                  "Failed to create image: NMStateConfig spoke/bad: spec.interfaces[0].name is missing or "
+                  "not a string" },
+                { "{\"interfaces\":\"eth0\"}",
+                  "Failed to create image: NMStateConfig spoke/bad: spec.interfaces is not a list" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Fixture f;
+                HubTestRun run;
+
+                fixture(&f, infraenv(NULL, SELECTOR));
+                f.o.n_nmstate = 1;
+                f.o.nmstate = calloc(2, sizeof(json_object *));
+                f.o.nmstate[0] = hubtest_jsonf(
+                        "{\"metadata\":{\"name\":\"bad\",\"namespace\":\"spoke\"},\"spec\":%s}",
+                        cases[i].spec);
+                hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+                ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                                 cases[i].message);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+                ASSERT_FALSE(run.requeue);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+TEST(static_network_download_url_once)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *service = hubtest_json(SERVICE_IE);
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, NULL, NULL } };
+        _cleanup_free_ char *text = NULL;
+
+        json_object_object_add(service, "static_network_config",
+                               json_object_new_string("[{\"network_yaml\":\"x\"}]"));
+        text = json_to_string(service, 0);
+        answers[0].body = text;
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, infraenv(NULL, NULL));
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.staticNetworkDownloadURL"),
+                     "http://svc/files?file_name=static-network-config&api_key=k");
+        hubtest_run_done(&run);
+        json_object_put(service);
+        fixture_done(&f);
+}
+
+/* ---- the claim protocol (hub/README.md, "Identity") ---- */
+
+static json_object *marked(const char *holder, usec_t when)
+{
+        _cleanup_free_ char *m = hub_claim_marker(when, holder), *meta = NULL;
+
+        meta = strdup_printf(",\"annotations\":{\"cradle.agent-install.openshift.io/registering\":\"%s\"},"
+                             "\"finalizers\":[\"infraenv.agent-install.openshift.io/ai-deprovision\"]",
+                             m);
+        return infraenv(meta, NULL);
+}
+
+TEST(marker_without_id_adopts_what_the_service_has)
+{
+        Fixture f;
+        HubTestRun run;
+        HubTestAnswer answers[8] = { { "get-infraenv", 200, SERVICE_IE, NULL },
+                                     { "update-infraenv", 201, SERVICE_IE, NULL } };
+
+        memcpy(answers + 2, files, sizeof(files));
+        fixture(&f, marked("hub-a", NOW - 600 * USEC_PER_SEC));
+        f.o.searched = true;
+        f.o.candidates = (HubCallResult){
+                .status = 200,
+                .body = hubtest_json("[{\"id\":\"11111111-1111-1111-1111-111111111111\",\"name\":\"other\","
+                                     "\"created_at\":\"2026-09-21T14:00:00Z\"},"
+                                     "{\"id\":\"" ID
+                                     "\",\"name\":\"myinfraenv\",\"created_at\":\"2026-09-21T14:00:00Z\"}]"),
+        };
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 0);
+        /* whether the service has the current pull secret is not known: sent once */
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "update-infraenv"), 1);
+        ASSERT_STREQ(json_get_string(hubtest_write(&run, HUB_WRITE_SERVICE, 1)->body, "pull_secret"),
+                     PS_TEXT);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), ID);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(marker_without_id_registers_when_nothing_matches)
+{
+        static const char *const lists[] = {
+                "[]",
+                /* the name matches but another InfraEnv links it */
+                "[{\"id\":\"" ID "\",\"name\":\"myinfraenv\",\"created_at\":\"2026-09-21T14:00:00Z\"}]",
+                /* created long before the marker: not this registration */
+                "[{\"id\":\"" ID "\",\"name\":\"myinfraenv\",\"created_at\":\"2020-01-01T00:00:00Z\"}]",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
+                Fixture f;
+                HubTestRun run;
+                HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+                memcpy(answers + 1, files, sizeof(files));
+                fixture(&f, marked("hub-a", NOW - 600 * USEC_PER_SEC));
+                f.o.searched = true;
+                f.o.candidates = (HubCallResult){ .status = 200, .body = hubtest_json(lists[i]) };
+                if (i == 1)
+                        ASSERT_OK(strv_extend(&f.o.claimed_ids, ID));
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 1);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+TEST(fresh_marker_of_another_replica_waits)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, marked("hub-b", NOW - 30 * USEC_PER_SEC));
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_EQ(run.requeue_after, 90 * USEC_PER_SEC);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(service_lost_the_infraenv)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE);
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, ie);
+        f.o.infraenv_read = true;
+        f.o.infraenv =
+                (HubCallResult){ .status = 404, .error = -EREMOTEIO, .message = strdup("record not found") };
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 1);
+        /* the id's removal and a new marker, before the call */
+        {
+                json_object *ann = json_get_path(run.writes.writes[0].body, "metadata.annotations"),
+                            *v = NULL;
+
+                ASSERT_TRUE(json_object_object_get_ex(ann, HUB_ANNOTATION_INFRAENV_ID, &v));
+                ASSERT_NULL(v);
+                ASSERT_NOT_NULL(json_get(ann, HUB_ANNOTATION_REGISTERING));
+        }
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), ID);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- deletion (notes §3.2 step 6) ---- */
+
+static json_object *deleting(void)
+{
+        return infraenv(",\"deletionTimestamp\":\"2026-09-21T14:13:00Z\","
+                        "\"annotations\":{\"cradle.agent-install.openshift.io/infra-env-id\":\"" ID "\"},"
+                        "\"finalizers\":[\"infraenv.agent-install.openshift.io/ai-deprovision\"]",
+                        NULL);
+}
+
+TEST(deletion_deregisters_hosts_then_the_infraenv)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, deleting());
+        f.o.hosts_read = true;
+        f.o.hosts = (HubCallResult){ .status = 200,
+                                     .body = hubtest_json("[{\"id\":\"h1\",\"status\":\"known-unbound\"},"
+                                                          "{\"id\":\"h2\",\"status\":\"installed\"}]") };
+        hubtest_reconcile(infraenv_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "deregister-host:h1", 204, NULL, NULL },
+                                             { "deregister-host:h2", 404, NULL, "record not found" },
+                                             { "deregister-infraenv", 204, NULL, NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "deregister-host:"), 2);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->method, "DELETE");
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path, "/v2/infra-envs/" ID "/hosts/h1");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "deregister-infraenv"), 1);
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_INFRAENV));
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(deletion_waits_for_bound_hosts)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, deleting());
+        f.o.hosts_read = true;
+        f.o.hosts = (HubCallResult){ .status = 200,
+                                     .body = hubtest_json("[{\"id\":\"h1\",\"status\":\"installing\"}]") };
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_INFRAENV));
+        ASSERT_EQ(run.requeue_after, 60 * USEC_PER_SEC);
+        ASSERT_CONTAINS(run.reason, "Failed to delete infraEnv, existing hosts bound and not installed");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(deletion_of_a_gone_or_unregistered_infraenv)
+{
+        Fixture f;
+        HubTestRun run;
+
+        /* the service has it no more */
+        fixture(&f, deleting());
+        f.o.hosts_read = true;
+        f.o.hosts =
+                (HubCallResult){ .status = 404, .error = -EREMOTEIO, .message = strdup("record not found") };
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_INFRAENV));
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* never registered */
+        fixture(&f, infraenv(",\"deletionTimestamp\":\"2026-09-21T14:13:00Z\","
+                             "\"finalizers\":[\"infraenv.agent-install.openshift.io/ai-deprovision\"]",
+                             NULL));
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_INFRAENV));
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(deletion_service_error_requeues_a_minute)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, deleting());
+        f.o.hosts_read = true;
+        f.o.hosts = (HubCallResult){ .status = 200, .body = hubtest_json("[]") };
+        hubtest_reconcile(infraenv_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "deregister-infraenv", 500, NULL, "boom" }, { NULL } }, &run);
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_INFRAENV));
+        ASSERT_EQ(run.requeue_after, 60 * USEC_PER_SEC);
+        ASSERT_CONTAINS(run.reason, "failed to deregister infraenv: myinfraenv");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- helpers ---- */
+
+TEST(ipxe_script)
+{
+        _cleanup_free_ char *k = NULL, *i = NULL, *r = NULL;
+
+        ASSERT_OK(infraenv_parse_ipxe(IPXE, &k, &i, &r));
+        ASSERT_STREQ(k, "http://img/boot-artifacts/kernel?arch=x86_64&version=4.13");
+        ASSERT_STREQ(i, "http://img/images/" ID "/pxe-initrd?arch=x86_64&version=4.13");
+        ASSERT_STREQ(r, "http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13");
+        ASSERT_ERROR(infraenv_parse_ipxe("#!ipxe\nchain http://x&mac=${net0/mac}\n", &k, &i, &r), EBADMSG);
+}
+
+DEFINE_TEST_MAIN

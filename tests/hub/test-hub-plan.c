@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The hub's plumbing without a server: merge-patch diffs, conditions,
+ * label selectors, the claim protocol, the static network config and its
+ * YAML, metrics text, bind addresses, the operation table's paths.
+ */
+#include <json-c/json.h>
+
+#include "assisted/assisted-user.h"
+#include "cleanup.h"
+#include "hub-cache.h"
+#include "hub-claim.h"
+#include "hub-http.h"
+#include "hub-metrics.h"
+#include "hub-nmstate.h"
+#include "hub-plan.h"
+#include "hub-service.h"
+#include "hubtest.h"
+#include "jsonutil.h"
+#include "strutil.h"
+
+#define NOW (UINT64_C(1790000000) * USEC_PER_SEC)
+
+static char *diff_text(const char *a, const char *b)
+{
+        _cleanup_(json_object_putp) json_object *ja = hubtest_json(a), *jb = hubtest_json(b), *d = NULL;
+
+        ASSERT_OK(hub_json_merge_diff(ja, jb, &d));
+        return d ? json_to_string(d, 0) : NULL;
+}
+
+TEST(merge_diff)
+{
+        static const struct {
+                const char *a, *b, *patch;
+        } cases[] = {
+                { "{\"a\":1}", "{\"a\":1}", NULL },
+                { "{\"a\":1,\"b\":{\"c\":[1,2]}}", "{\"b\":{\"c\":[1,2]},\"a\":1.0}", NULL },
+                { "{\"a\":1}", "{\"a\":2}", "{\"a\":2}" },
+                { "{\"a\":1,\"b\":2}", "{\"a\":1}", "{\"b\":null}" },
+                { "{\"m\":{\"x\":\"1\",\"y\":\"2\"}}", "{\"m\":{\"x\":\"1\",\"y\":\"3\",\"z\":\"4\"}}",
+                  "{\"m\":{\"y\":\"3\",\"z\":\"4\"}}" },
+                { "{\"l\":[1,2]}", "{\"l\":[1,2,3]}", "{\"l\":[1,2,3]}" },
+                { "{\"a\":null}", "{}", NULL },
+                { "{}", "{\"a\":{}}", "{\"a\":{}}" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *d = diff_text(cases[i].a, cases[i].b);
+
+                if (!cases[i].patch)
+                        ASSERT_NULL(d);
+                else
+                        ASSERT_STREQ(d, cases[i].patch);
+        }
+}
+
+TEST(merge_diff_applies_back)
+{
+        _cleanup_(json_object_putp) json_object
+                *a = hubtest_json(
+                        "{\"metadata\":{\"labels\":{\"x\":\"1\",\"gone\":\"2\"},\"finalizers\":[\"f\"]},"
+                        "\"spec\":{\"n\":1,\"m\":{\"k\":true}}}"),
+                *b = hubtest_json("{\"metadata\":{\"labels\":{\"x\":\"2\"},\"finalizers\":[\"f\",\"g\"]},"
+                                  "\"spec\":{\"n\":1,\"m\":{\"k\":false,\"j\":[]}}}"),
+                *d = NULL;
+
+        ASSERT_OK(hub_json_merge_diff(a, b, &d));
+        ASSERT_TRUE(hub_json_patch_has_array(d));
+        hubtest_merge_apply(a, d);
+        ASSERT_TRUE(hub_json_equal(a, b));
+}
+
+TEST(patch_object_splits_status_and_locks_lists)
+{
+        _cleanup_hub_plan_ HubPlan p = {};
+        _cleanup_(json_object_putp) json_object
+                *obs = hubtest_json(
+                        "{\"metadata\":{\"name\":\"n\",\"namespace\":\"ns\",\"resourceVersion\":\"7\"},"
+                        "\"spec\":{\"a\":1},\"status\":{\"s\":1}}"),
+                *des = hub_json_copy(obs);
+
+        /* nothing changed: nothing planned */
+        ASSERT_OK(hub_plan_patch_object(&p, HUB_KIND_AGENT, obs, des, false, true));
+        ASSERT_EQ(p.n, 0);
+        ASSERT_OK(hub_object_set_label(des, "l", "v"));
+        json_object_object_add(json_get(des, "status"), "s", json_object_new_int(2));
+        ASSERT_OK(hub_plan_patch_object(&p, HUB_KIND_AGENT, obs, des, false, true));
+        ASSERT_EQ(p.n, 2);
+        ASSERT_EQ(p.writes[0].kind, HUB_WRITE_PATCH);
+        ASSERT_NULL(p.writes[0].resource_version); /* a map: no lock needed */
+        ASSERT_EQ(p.writes[1].kind, HUB_WRITE_PATCH_STATUS);
+        {
+                _cleanup_free_ char *t = json_to_string(p.writes[1].body, 0);
+
+                ASSERT_STREQ(t, "{\"status\":{\"s\":2}}");
+        }
+        hub_plan_reset(&p);
+        ASSERT_EQ(hub_object_add_finalizer(des, "f"), 1);
+        ASSERT_EQ(hub_object_add_finalizer(des, "f"), 0);
+        ASSERT_OK(hub_plan_patch_object(&p, HUB_KIND_AGENT, obs, des, false, false));
+        ASSERT_EQ(p.n, 1);
+        ASSERT_STREQ(p.writes[0].resource_version, "7"); /* a list: locked */
+        ASSERT_EQ(hub_object_remove_finalizer(des, "f"), 1);
+        ASSERT_EQ(hub_object_remove_finalizer(des, "f"), 0);
+}
+
+TEST(conditions_keep_their_transition_time)
+{
+        _cleanup_(json_object_putp) json_object *o = hubtest_json("{\"metadata\":{\"generation\":3}}");
+        json_object *c;
+
+        ASSERT_OK(hub_conditions_set(o, "ImageCreated", "True", "R", "m", NOW));
+        c = hub_conditions_find(o, "ImageCreated");
+        ASSERT_STREQ(json_get_string(c, "lastTransitionTime"), "2026-09-21T14:13:20Z");
+        /* same status, other message: the time stays */
+        ASSERT_OK(hub_conditions_set(o, "ImageCreated", "True", "R2", "m2", NOW + 60 * USEC_PER_SEC));
+        ASSERT_STREQ(json_get_string(c, "lastTransitionTime"), "2026-09-21T14:13:20Z");
+        ASSERT_STREQ(json_get_string(c, "reason"), "R2");
+        /* status changes: the time moves */
+        ASSERT_OK(hub_conditions_set(o, "ImageCreated", "False", "R3", "m3", NOW + 120 * USEC_PER_SEC));
+        ASSERT_STREQ(json_get_string(c, "lastTransitionTime"), "2026-09-21T14:15:20Z");
+        ASSERT_OK(hub_meta_conditions_set(o, "ImageReady", "True", "X", "y", NOW));
+        c = hub_conditions_find(o, "ImageReady");
+        {
+                int64_t g = 0;
+
+                ASSERT_OK(json_get_int64(c, "observedGeneration", &g));
+                ASSERT_EQ(g, 3);
+        }
+}
+
+TEST(selectors)
+{
+        _cleanup_(json_object_putp) json_object *obj =
+                hubtest_json("{\"metadata\":{\"labels\":{\"a\":\"1\",\"b\":\"2\"}}}");
+        static const struct {
+                const char *sel;
+                int r;
+        } cases[] = {
+                { "{}", 0 },
+                { "{\"matchLabels\":{\"a\":\"1\"}}", 1 },
+                { "{\"matchLabels\":{\"a\":\"1\",\"b\":\"3\"}}", 0 },
+                { "{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\",\"values\":[\"0\",\"1\"]}]}",
+                  1 },
+                { "{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"NotIn\",\"values\":[\"1\"]}]}", 0 },
+                { "{\"matchExpressions\":[{\"key\":\"c\",\"operator\":\"DoesNotExist\"}]}", 1 },
+                { "{\"matchExpressions\":[{\"key\":\"b\",\"operator\":\"Exists\"}]}", 1 },
+                { "{\"matchExpressions\":[{\"key\":\"b\",\"operator\":\"Gt\",\"values\":[\"1\"]}]}",
+                  -EINVAL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(json_object_putp) json_object *s = hubtest_json(cases[i].sel);
+
+                ASSERT_EQ(hub_selector_matches(s, obj), cases[i].r);
+        }
+}
+
+TEST(claim_protocol)
+{
+        _cleanup_free_ char *marker = hub_claim_marker(NOW, "me"), *holder = NULL;
+        usec_t t;
+
+        ASSERT_OK(hub_claim_parse_marker(marker, &t, &holder));
+        ASSERT_EQ(t, NOW);
+        ASSERT_STREQ(holder, "me");
+        ASSERT_ERROR(hub_claim_parse_marker("yesterday me", &t, NULL), EINVAL);
+
+        {
+                static const struct {
+                        const char *annotations;
+                        const char *candidates;
+                        HubClaimAction action;
+                        const char *id;
+                } cases[] = {
+                        { "{\"cradle.agent-install.openshift.io/infra-env-id\":\"i1\"}", NULL,
+                          HUB_CLAIM_LINKED, "i1" },
+                        { "{}", NULL, HUB_CLAIM_MARK, NULL },
+                        { "{\"cradle.agent-install.openshift.io/registering\":\"2026-09-21T14:13:20Z me\"}",
+                          NULL, HUB_CLAIM_SEARCH, NULL },
+                        { "{\"cradle.agent-install.openshift.io/registering\":\"2026-09-21T14:13:00Z "
+                          "other\"}",
+                          NULL, HUB_CLAIM_WAIT, NULL },
+                        { "{\"cradle.agent-install.openshift.io/registering\":\"2026-09-21T14:13:20Z me\"}",
+                          "[]", HUB_CLAIM_REGISTER, NULL },
+                        /* the oldest of two with the name; the other is a duplicate */
+                        { "{\"cradle.agent-install.openshift.io/registering\":\"2026-09-21T14:13:20Z me\"}",
+                          "[{\"id\":\"b\",\"name\":\"n\",\"created_at\":\"2026-09-21T14:13:22Z\"},"
+                          "{\"id\":\"a\",\"name\":\"n\",\"created_at\":\"2026-09-21T14:13:21.5Z\"}]",
+                          HUB_CLAIM_ADOPT, "a" },
+                        /* an unreadable marker: any time will do */
+                        { "{\"cradle.agent-install.openshift.io/registering\":\"garbage\"}",
+                          "[{\"id\":\"a\",\"name\":\"n\",\"created_at\":\"2001-01-01T00:00:00Z\"}]",
+                          HUB_CLAIM_ADOPT, "a" },
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                        _cleanup_(json_object_putp)
+                                json_object *obj = hubtest_jsonf("{\"metadata\":{\"annotations\":%s}}",
+                                                                 cases[i].annotations),
+                                            *cand = cases[i].candidates ? hubtest_json(cases[i].candidates)
+                                                                        : NULL;
+                        _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
+
+                        ASSERT_OK(hub_claim_decide(
+                                &(HubClaimInput){ .object = obj,
+                                                  .id_annotation = HUB_ANNOTATION_INFRAENV_ID,
+                                                  .name = "n",
+                                                  .identity = "me",
+                                                  .now = NOW + USEC_PER_SEC,
+                                                  .candidates = cand },
+                                &d));
+                        ASSERT_EQ(d.action, cases[i].action);
+                        if (cases[i].id)
+                                ASSERT_STREQ(d.id, cases[i].id);
+                        if (i == 5)
+                                ASSERT_STREQ(d.duplicates ? d.duplicates[0] : NULL, "b");
+                }
+        }
+}
+
+TEST(nmstate_yaml)
+{
+        _cleanup_(json_object_putp) json_object *v = hubtest_json(
+                "{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\",\"state\":\"up\","
+                "\"mac-address\":\"02:00:00:80:12:14\",\"mtu\":1500,\"ipv4\":{\"enabled\":true,\"dhcp\":"
+                "false,"
+                "\"address\":[{\"ip\":\"192.168.126.30\",\"prefix-length\":24}]}}],"
+                "\"dns-resolver\":{\"config\":{\"server\":[\"192.168.126.1\"]}},"
+                "\"routes\":{\"config\":[{\"destination\":\"0.0.0.0/"
+                "0\",\"next-hop-address\":\"192.168.126.1\","
+                "\"table-id\":254,\"description\":\"yes\",\"x\":\"10:20\",\"e\":\"\",\"n\":null}]}}");
+        _cleanup_free_ char *y = NULL;
+
+        ASSERT_OK(hub_nmstate_yaml(v, &y));
+        ASSERT_STREQ(y, "dns-resolver:\n"
+                        "  config:\n"
+                        "    server:\n"
+                        "    - 192.168.126.1\n"
+                        "interfaces:\n"
+                        "- ipv4:\n"
+                        "    address:\n"
+                        "    - ip: 192.168.126.30\n"
+                        "      prefix-length: 24\n"
+                        "    dhcp: false\n"
+                        "    enabled: true\n"
+                        "  mac-address: 02:00:00:80:12:14\n"
+                        "  mtu: 1500\n"
+                        "  name: eth0\n"
+                        "  state: up\n"
+                        "  type: ethernet\n"
+                        "routes:\n"
+                        "  config:\n"
+                        "  - description: \"yes\"\n"
+                        "    destination: 0.0.0.0/0\n"
+                        "    e: \"\"\n"
+                        "    \"n\": null\n"
+                        "    next-hop-address: 192.168.126.1\n"
+                        "    table-id: 254\n"
+                        "    x: \"10:20\"\n");
+}
+
+TEST(nmstate_from_service)
+{
+        _cleanup_(json_object_putp) json_object *a = NULL, *b = NULL;
+
+        ASSERT_OK(hub_nmstate_from_service("", &a));
+        ASSERT_EQ(json_object_array_length(a), 0);
+        ASSERT_OK(hub_nmstate_from_service(
+                "[{\"mac_interface_map\":[{\"logical_nic_name\":\"eth1\",\"mac_address\":\"b\"},"
+                "{\"logical_nic_name\":\"eth0\",\"mac_address\":\"a\"}],\"network_yaml\":\"z\"},"
+                "{\"mac_interface_map\":[],\"network_yaml\":\"a\"}]",
+                &b));
+        ASSERT_STREQ(json_get_string(json_object_array_get_idx(b, 0), "network_yaml"), "a");
+        ASSERT_STREQ(
+                json_get_string(json_object_array_get_idx(
+                                        json_get(json_object_array_get_idx(b, 1), "mac_interface_map"), 0),
+                                "logical_nic_name"),
+                "eth0");
+        json_object_put(a);
+        a = NULL;
+        ASSERT_ERROR(hub_nmstate_from_service("{not json", &a), EBADMSG);
+}
+
+TEST(host_fingerprint_ignores_check_ins)
+{
+        _cleanup_(json_object_putp) json_object *h =
+                hubtest_json("{\"id\":\"h\",\"status\":\"known\",\"checked_in_at\":\"2026-01-01T00:00:00Z\","
+                             "\"updated_at\":\"2026-01-01T00:00:00Z\",\"inventory\":\"{}\"}");
+        _cleanup_free_ char *t1 = NULL, *t2 = NULL, *t3 = NULL;
+        uint64_t f1, f2, f3;
+
+        ASSERT_OK(hub_service_host_strip(h, &t1, &f1));
+        json_object_object_add(h, "checked_in_at", json_object_new_string("2026-01-01T00:01:00Z"));
+        ASSERT_OK(hub_service_host_strip(h, &t2, &f2));
+        ASSERT_EQ(f1, f2);
+        ASSERT_NOT_CONTAINS(t1, "checked_in_at");
+        json_object_object_add(h, "status", json_object_new_string("insufficient"));
+        ASSERT_OK(hub_service_host_strip(h, &t3, &f3));
+        ASSERT_NE(f1, f3);
+}
+
+TEST(index_functions)
+{
+        _cleanup_(json_object_putp)
+                json_object *ie = hubtest_json("{\"metadata\":{\"name\":\"i\",\"namespace\":\"ns\"},"
+                                               "\"spec\":{\"nmStateConfigLabelSelector\":"
+                                               "{\"matchLabels\":{\"a\":\"1\"}}}}"),
+                            *agent = hubtest_json("{\"metadata\":{\"namespace\":\"ns\"},\"status\":{"
+                                                  "\"inventory\":{\"interfaces\":[{\"macAddress\":"
+                                                  "\"AA:BB:CC:DD:EE:FF\"},{}]}}}");
+        _cleanup_strv_free_ char **v1 = NULL, **v2 = NULL;
+
+        ASSERT_OK(hub_index_infraenv_nmstate_selector(ie, &v1, NULL));
+        ASSERT_STREQ(v1[0], "ns/a=1");
+        ASSERT_NULL(v1[1]);
+        ASSERT_OK(hub_index_agent_mac(agent, &v2, NULL));
+        ASSERT_STREQ(v2[0], "ns/aa:bb:cc:dd:ee:ff");
+        ASSERT_NULL(v2[1]);
+}
+
+TEST(metrics_text)
+{
+        HubMetrics *m = NULL;
+        _cleanup_free_ char *text = NULL, *l = hub_metrics_label("controller", "a\"b\\c\nd");
+
+        ASSERT_STREQ(l, "controller=\"a\\\"b\\\\c\\nd\"");
+        ASSERT_OK(hub_metrics_new(&m));
+        ASSERT_OK(hub_metrics_describe(m, "c_total", HUB_METRIC_COUNTER, "A counter."));
+        ASSERT_OK(hub_metrics_describe(m, "h_seconds", HUB_METRIC_HISTOGRAM, "A histogram."));
+        hub_metrics_add(m, "c_total", "x=\"1\"", 2);
+        hub_metrics_add(m, "c_total", "x=\"1\"", 1);
+        hub_metrics_observe(m, "h_seconds", NULL, 0.2);
+        ASSERT_EQ((long)hub_metrics_get(m, "c_total", "x=\"1\""), 3);
+        ASSERT_OK(hub_metrics_render(m, &text));
+        ASSERT_CONTAINS(text, "# HELP c_total A counter.\n# TYPE c_total counter\nc_total{x=\"1\"} 3\n");
+        ASSERT_CONTAINS(text, "h_seconds_bucket{le=\"0.1\"} 0\n");
+        ASSERT_CONTAINS(text, "h_seconds_bucket{le=\"0.25\"} 1\n");
+        ASSERT_CONTAINS(text, "h_seconds_bucket{le=\"+Inf\"} 1\nh_seconds_sum 0.2\nh_seconds_count 1\n");
+        hub_metrics_free(m);
+}
+
+TEST(bind_addresses)
+{
+        static const struct {
+                const char *in;
+                int r;
+                const char *host;
+                unsigned port;
+                int disabled;
+        } cases[] = {
+                { "127.0.0.1:8081", 0, "127.0.0.1", 8081, 0 },
+                { ":8080", 0, NULL, 8080, 0 },
+                { "[::1]:9", 0, "::1", 9, 0 },
+                { "0", 0, NULL, 0, 1 },
+                { "8080", -EINVAL, NULL, 0, 0 },
+                { "host:99999", -EINVAL, NULL, 0, 0 },
+                { "", -EINVAL, NULL, 0, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *host = NULL;
+                unsigned port = 0;
+                int disabled = 0;
+
+                ASSERT_EQ(hub_http_parse_bind_address(cases[i].in, &host, &port, &disabled), cases[i].r);
+                if (cases[i].r < 0)
+                        continue;
+                ASSERT_TRUE(streq_ptr(host, cases[i].host));
+                ASSERT_EQ(port, cases[i].port);
+                ASSERT_EQ(disabled, cases[i].disabled);
+        }
+}
+
+TEST(operation_paths)
+{
+        _cleanup_free_ char *p1 = NULL, *p2 = NULL, *p3 = NULL;
+
+        ASSERT_OK(assisted_op_path(ASSISTED_OP_GET_HOST, (char *[]){ (char *)"i/e", (char *)"h", NULL },
+                                   NULL, &p1));
+        ASSERT_STREQ(p1, "/v2/infra-envs/i%2Fe/hosts/h");
+        ASSERT_OK(assisted_op_path(ASSISTED_OP_LIST_EVENTS, (char *[]){ NULL }, "offset=1", &p2));
+        ASSERT_STREQ(p2, "/v2/events?offset=1");
+        ASSERT_ERROR(assisted_op_path(ASSISTED_OP_GET_HOST, (char *[]){ (char *)"x", NULL }, NULL, &p3),
+                     EINVAL);
+        ASSERT_EQ(assisted_op_from_id("v2ListHosts"), ASSISTED_OP_LIST_HOSTS);
+        ASSERT_EQ(assisted_op_from_id("nope"), _ASSISTED_OP_INVALID);
+}
+
+DEFINE_TEST_MAIN
