@@ -232,8 +232,11 @@ TEST(status_inventory_and_labels_kept_current)
                 /* the inventory annotation (backup and restore) and the status */
                 ASSERT_EQ(run.writes.n, 2);
                 ASSERT_EQ(hubtest_count(&run, HUB_WRITE_PATCH_STATUS, NULL), 1);
-                ASSERT_CONTAINS(json_to_string(hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0)->body, 0),
-                                "192.168.1.101/24");
+                {
+                        _cleanup_free_ char *t = json_to_string(hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0)->body, 0);
+
+                        ASSERT_CONTAINS(t, "192.168.1.101/24");
+                }
                 hubtest_run_done(&run);
         }
         fixture_done(&f);

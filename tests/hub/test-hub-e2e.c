@@ -32,10 +32,12 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "http.h"
+#include "hub-claim.h"
 #include "hub-names.h"
 #include "hub-plan.h"
 #include "jsonutil.h"
 #include "kube-test.h"
+#include "kube/kube-config.h"
 #include "strutil.h"
 #include "tests.h"
 #include "uuid.h"
@@ -111,7 +113,8 @@ static AssistedClient *service_client(void)
         return c;
 }
 
-/* A user-API call; returns the status, *ret the answer. */
+/* A user-API call; returns the status, *ret the answer (of a GET: 200; of a
+ * POST: 201, as the service's registrations answer). */
 static long service_call(const char *method, const char *path, const char *body, json_object **ret)
 {
         _cleanup_(assisted_client_freep) AssistedClient *c = service_client();
@@ -119,7 +122,7 @@ static long service_call(const char *method, const char *path, const char *body,
         _cleanup_free_ char *err = NULL;
         long status = 0;
 
-        (void)assisted_call(c, method, path, b, 200, &status, ret, &err);
+        (void)assisted_call(c, method, path, b, streq(method, "POST") ? 201 : 200, &status, ret, &err);
         return status;
 }
 
@@ -583,6 +586,45 @@ TEST(restart_registers_nothing_twice)
         ASSERT_EQ(same, 1);
 }
 
+/* A hub that crashed between the service's answer to its register call and
+ * the write of the id: the InfraEnv has the "registering" marker (of a
+ * replica that is gone, older than the hold time) and no id, the service
+ * has the infra-env. The next hub finds it and links it: one infra-env. */
+TEST(crash_after_register_adopts_instead_of_registering_again)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-crash");
+        _cleanup_(json_object_putp) json_object *made = NULL, *list = NULL;
+        _cleanup_free_ char *marker = hub_claim_marker(now_usec(CLOCK_REALTIME) - 180 * USEC_PER_SEC,
+                                                       "cradle-hub-gone_1"),
+                            *name = NULL, *id = NULL, *body = NULL, *patch = NULL;
+        _cleanup_(json_object_putp) json_object *ps = json_object_new_string(PULL_SECRET);
+        unsigned named = 0;
+        Hub h;
+
+        ASSERT_NOT_NULL(marker);
+        create_pull_secret(c, ns, true);
+        /* a name of its own: the service's list is shared with other cases */
+        name = strdup_printf("crashed-%.8s", ns + strlen(ns) - 8);
+        create_infraenv(c, ns, name, NULL);
+        patch = strdup_printf("{\"metadata\":{\"annotations\":{\"%s\":\"%s\"}}}", HUB_ANNOTATION_REGISTERING,
+                              marker);
+        kpatch(c, HUB_KIND_INFRAENV, ns, name, false, patch);
+        body = strdup_printf("{\"name\":\"%s\",\"image_type\":\"minimal-iso\",\"pull_secret\":%s}", name,
+                             json_object_to_json_string_ext(ps, JSON_C_TO_STRING_PLAIN));
+        ASSERT_EQ(service_call("POST", "/v2/infra-envs", body, &made), 201);
+
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, name, &h);
+        ASSERT_STREQ(id, json_get_string(made, "id"));
+        hub_stop_ok(&h);
+        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
+        for (size_t i = 0; i < hub_json_array_length(list); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "name"), name))
+                        named++;
+        ASSERT_EQ(named, 1u);
+}
+
 TEST(infraenv_input_errors)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
@@ -724,6 +766,162 @@ TEST(nmstate_configs_become_the_static_network_config)
         hub_stop_ok(&h);
 }
 
+/* a counter of the hub's /metrics: the value of the line that starts with
+ * series (name{labels}), 0 when absent */
+static double metric(const Hub *h, const char *series)
+{
+        _cleanup_free_ char *text = NULL;
+        const char *p;
+
+        ASSERT_EQ(http_get(h->metrics, "/metrics", &text), 200);
+        for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+                if (startswith(p, series) && p[strlen(series)] == ' ')
+                        return strtod(p + strlen(series) + 1, NULL);
+        return 0;
+}
+
+/* The documentation's scale: 3,960 NMStateConfigs selected by one InfraEnv
+ * (docs/hive-integration: "up to 3960 NMStateConfigs per InfraEnv"), a
+ * second InfraEnv of the same namespace selecting two others. Each gets
+ * exactly its configs; the hub reads them through its index (one list of
+ * the kind, the informer's, never one per reconcile); a reconcile with
+ * nothing new calls the service with no update. */
+TEST(thousands_of_nmstate_configs_on_one_infraenv)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client()), *fast = NULL;
+        _cleanup_(kube_config_freep) KubeConfig *cfg = NULL;
+        const char *ns = kube_test_namespace("hub-nm3960");
+        _cleanup_(json_object_putp) json_object *big = NULL, *small = NULL;
+        _cleanup_free_ char *id = NULL, *id_b = NULL;
+        const size_t n = 3960, two = 2;
+        double updates, reconciles;
+        Hub h;
+
+        /* the test's own client makes the configs without client-go's 5 QPS */
+        ASSERT_OK(kube_config_load(kube_test_kubeconfig(), NULL, &cfg, NULL));
+        ASSERT_OK(kube_client_new(cfg, &(KubeClientOptions){ .qps = -1 }, &fast, NULL));
+        create_pull_secret(c, ns, true);
+        for (size_t i = 0; i < n; i++) {
+                char name[32], mac[32], ip[32];
+
+                snprintf(name, sizeof(name), "host-%04zu", i);
+                snprintf(mac, sizeof(mac), "02:00:00:%02zx:%02zx:%02zx", (i >> 16) & 0xff, (i >> 8) & 0xff,
+                         i & 0xff);
+                snprintf(ip, sizeof(ip), "10.%zu.%zu.%zu", i / 60000, (i / 250) % 240, i % 250 + 1);
+                create_nmstate(fast, ns, name, mac, ip);
+        }
+        kcreate(c, HUB_KIND_NMSTATECONFIG, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"NMStateConfig\","
+                "\"metadata\":{\"name\":\"rack-b-0\",\"labels\":{\"rack\":\"b\"}},"
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\","
+                "\"state\":\"up\",\"mac-address\":\"02:00:00:b0:00:01\"}]},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"02:00:00:b0:00:01\"}]}}");
+        kcreate(c, HUB_KIND_NMSTATECONFIG, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"NMStateConfig\","
+                "\"metadata\":{\"name\":\"rack-b-1\",\"labels\":{\"rack\":\"b\"}},"
+                "\"spec\":{\"config\":{\"interfaces\":[{\"name\":\"eth0\",\"type\":\"ethernet\","
+                "\"state\":\"up\",\"mac-address\":\"02:00:00:b0:00:02\"}]},"
+                "\"interfaces\":[{\"name\":\"eth0\",\"macAddress\":\"02:00:00:b0:00:02\"}]}}");
+        create_infraenv(c, ns, "myinfraenv",
+                        ",\"nmStateConfigLabelSelector\":{\"matchLabels\":{\"some-user-defined-label-name\":"
+                        "\"some-user-defined-label-value\"}}");
+        create_infraenv(c, ns, "rack-b",
+                        ",\"nmStateConfigLabelSelector\":{\"matchLabels\":{\"rack\":\"b\"}}");
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "myinfraenv", &h);
+        id_b = ready_infraenv(c, ns, "rack-b", &h);
+        big = wait_service_infraenv(id, static_config_count, &n);
+        small = wait_service_infraenv(id_b, static_config_count, &two);
+        ASSERT_NOT_CONTAINS(json_get_string(big, "static_network_config"), "02:00:00:b0:00:01");
+
+        /* nothing new: a reconcile (a label touched) sends no update */
+        updates = metric(&h, "cradle_hub_service_request_duration_seconds_count{operation="
+                             "\"UpdateInfraEnv\",code=\"201\"}");
+        reconciles =
+                metric(&h, "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}");
+        kpatch(c, HUB_KIND_INFRAENV, ns, "myinfraenv", false,
+               "{\"metadata\":{\"labels\":{\"touched\":\"1\"}}}");
+        for (int i = 0; i < 300 && metric(&h, "controller_runtime_reconcile_total{controller=\"infraenv\","
+                                              "result=\"success\"}") <= reconciles;
+             i++)
+                usleep(100 * 1000);
+        ASSERT_TRUE(
+                metric(&h,
+                       "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}") >
+                reconciles);
+        ASSERT_TRUE(metric(&h, "cradle_hub_service_request_duration_seconds_count{operation="
+                               "\"UpdateInfraEnv\",code=\"201\"}") == updates);
+        hub_stop_ok(&h);
+
+        /* the kind was listed once (the informer), whatever the reconciles */
+        if (!kube_test_real()) {
+                _cleanup_(json_object_putp) json_object *log = NULL;
+                json_object *items;
+                unsigned lists = 0;
+
+                ASSERT_EQ(kube_test_ctl("GET", "/requests", NULL, &log), 200);
+                items = json_get(log, "requests");
+                for (size_t i = 0; i < hub_json_array_length(items); i++) {
+                        json_object *e = json_object_array_get_idx(items, i);
+
+                        if (startswith(strempty(json_get_string(e, "userAgent")), "cradle-hub/") &&
+                            streq_ptr(json_get_string(e, "verb"), "list") &&
+                            streq_ptr(json_get_string(e, "resource"), "nmstateconfigs") &&
+                            streq_ptr(json_get_string(e, "namespace"), ns) &&
+                            !json_get(json_get(e, "query"), "continue"))
+                                lists++;
+                }
+                ASSERT_EQ(lists, 1u); /* its pages not counted */
+        }
+}
+
+/* Two replicas with --leader-elect on one Lease: the standby's cache is warm
+ * and its probes answer, but it writes nothing; when the leader stops
+ * (SIGTERM releases the Lease) the standby takes over and reconciles. */
+TEST(leader_election_hands_over)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-leader");
+        _cleanup_free_ char *id = NULL, *lease_ns = strdup(ns);
+        _cleanup_(json_object_putp) json_object *lease = NULL;
+        static const char series[] =
+                "leader_election_master_status{name=\"cradle-hub.agent-install.openshift.io\"}";
+        char *const extra[] = { (char *)"--leader-elect", (char *)"--leader-election-namespace", lease_ns,
+                                NULL };
+        Hub a, b;
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "first", NULL);
+        hub_start(&a, ns, extra);
+        id = ready_infraenv(c, ns, "first", &a);
+        ASSERT_TRUE(metric(&a, series) == 1);
+        hub_start(&b, ns, extra);
+        ASSERT_EQ(http_get(b.health, "/readyz", NULL), 200);
+        ASSERT_TRUE(metric(&b, series) == 0);
+        ASSERT_OK(kube_get(c, &KUBE_RESOURCE("coordination.k8s.io", "v1", "leases", "Lease", true), ns,
+                           "cradle-hub.agent-install.openshift.io", &lease, NULL));
+        ASSERT_NOT_NULL(str_at(lease, "spec.holderIdentity"));
+
+        /* a new InfraEnv: the leader registers it, the standby reconciles
+         * nothing */
+        create_infraenv(c, ns, "second", NULL);
+        free(ready_infraenv(c, ns, "second", &a));
+        ASSERT_TRUE(
+                metric(&b,
+                       "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}") ==
+                0);
+        /* the leader goes (releasing the Lease): the standby takes over */
+        hub_stop_ok(&a);
+        create_infraenv(c, ns, "third", NULL);
+        free(ready_infraenv(c, ns, "third", &b));
+        ASSERT_TRUE(metric(&b, series) == 1);
+        ASSERT_TRUE(
+                metric(&b,
+                       "controller_runtime_reconcile_total{controller=\"infraenv\",result=\"success\"}") >
+                0);
+        hub_stop_ok(&b);
+}
+
 static bool agent_with_inventory(json_object *o, const void *arg)
 {
         (void)arg;
@@ -754,6 +952,12 @@ TEST(agents_created_for_registered_hosts)
         create_infraenv(c, ns, "hosts", ",\"agentLabels\":{\"team\":\"blue\"}");
         hub_start(&h, ns, NULL);
         id = ready_infraenv(c, ns, "hosts", &h);
+        /* the poller has listed the infra-env's hosts once (none): from now
+         * on it follows the infra-env's events */
+        for (int i = 0; i < 300 && metric(&h, "cradle_hub_service_request_duration_seconds_count{operation="
+                                              "\"v2ListHosts\",code=\"200\"}") < 1;
+             i++)
+                usleep(100 * 1000);
         register_host(id, h1, "02:00:00:00:01:01", "198.51.100.61", "host-1");
         register_host(id, h2, "02:00:00:00:01:02", "198.51.100.62", "host-2");
         a1 = wait_for(c, HUB_KIND_AGENT, ns, h1, agent_with_inventory, NULL, 120, &h);
@@ -776,6 +980,10 @@ TEST(agents_created_for_registered_hosts)
                             "macAddress"),
                      "02:00:00:00:01:02");
         ASSERT_STREQ(str_at(a2, "status.inventory.hostname"), "host-2");
+        /* the hosts were found through the infra-env's event feed */
+        ASSERT_TRUE(metric(&h,
+                           "cradle_hub_service_request_duration_seconds_count{operation=\"v2ListEvents\","
+                           "code=\"200\"}") > 0);
         hub_stop_ok(&h);
 }
 

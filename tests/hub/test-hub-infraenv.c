@@ -121,7 +121,11 @@ TEST(register_new_infraenv)
         ASSERT_NULL(hub_object_annotation(ie, HUB_ANNOTATION_REGISTERING));
         ASSERT_TRUE(hub_object_has_finalizer(ie, HUB_FINALIZER_INFRAENV));
         ASSERT_TRUE(startswith(hub_object_annotation(ie, HUB_ANNOTATION_PULL_SECRET_DIGEST), "sha256:"));
-        ASSERT_NOT_CONTAINS(json_to_string(ie, 0), "dXNlcjpwYXNz");
+        {
+                _cleanup_free_ char *t = json_to_string(ie, 0);
+
+                ASSERT_NOT_CONTAINS(t, "dXNlcjpwYXNz");
+        }
 
         ASSERT_CONDITION(ie, "ImageCreated", "True", "InfraEnvAvailable",
                          "InfraEnv is available: Image has been created");
@@ -575,7 +579,7 @@ TEST(static_network_config_compared_with_the_service)
 
                 json_object_array_add(rev, json_object_get(json_object_array_get_idx(list, 1)));
                 json_object_array_add(rev, json_object_get(json_object_array_get_idx(list, 0)));
-                stored = strdup(json_to_string(rev, 0));
+                stored = json_to_string(rev, 0);
                 json_object_put(rev);
         }
         service = hubtest_json(SERVICE_IE);
@@ -676,7 +680,7 @@ TEST(static_network_download_url_once)
 
         json_object_object_add(service, "static_network_config",
                                json_object_new_string("[{\"network_yaml\":\"x\"}]"));
-        text = strdup(json_to_string(service, 0));
+        text = json_to_string(service, 0);
         answers[0].body = text;
         memcpy(answers + 1, files, sizeof(files));
         fixture(&f, infraenv(NULL, NULL));

@@ -26,7 +26,7 @@ static char *diff_text(const char *a, const char *b)
         _cleanup_(json_object_putp) json_object *ja = hubtest_json(a), *jb = hubtest_json(b), *d = NULL;
 
         ASSERT_OK(hub_json_merge_diff(ja, jb, &d));
-        return d ? strdup(json_to_string(d, 0)) : NULL;
+        return d ? json_to_string(d, 0) : NULL;
 }
 
 TEST(merge_diff)
@@ -90,7 +90,11 @@ TEST(patch_object_splits_status_and_locks_lists)
         ASSERT_EQ(p.writes[0].kind, HUB_WRITE_PATCH);
         ASSERT_NULL(p.writes[0].resource_version); /* a map: no lock needed */
         ASSERT_EQ(p.writes[1].kind, HUB_WRITE_PATCH_STATUS);
-        ASSERT_STREQ(json_to_string(p.writes[1].body, 0), "{\"status\":{\"s\":2}}");
+        {
+                _cleanup_free_ char *t = json_to_string(p.writes[1].body, 0);
+
+                ASSERT_STREQ(t, "{\"status\":{\"s\":2}}");
+        }
         hub_plan_reset(&p);
         ASSERT_EQ(hub_object_add_finalizer(des, "f"), 1);
         ASSERT_EQ(hub_object_add_finalizer(des, "f"), 0);

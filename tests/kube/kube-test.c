@@ -186,6 +186,19 @@ const char *kube_test_namespace(const char *tag)
         if (r < 0)
                 test_fail(__FILE__, __LINE__, "cannot create namespace %s: %s", name, strna(st.message));
         ASSERT_OK(strv_push(&env.namespaces, name));
+
+        /* The root CA publisher (kube-controller-manager, or the test server's
+         * stand-in) adds kube-root-ca.crt to every new namespace moments later.
+         * Waiting for it keeps that known writer out of what a test lists or
+         * watches next; a cluster without the publisher costs a few seconds. */
+        for (unsigned i = 0; i < 100; i++) {
+                _cleanup_(json_object_putp) json_object *cm = NULL;
+                _cleanup_kube_status_ KubeStatus get_st = {};
+
+                if (kube_get(c, &kube_resource_configmaps, name, "kube-root-ca.crt", &cm, &get_st) >= 0)
+                        break;
+                (void)usleep(50 * 1000);
+        }
         return name;
 }
 
