@@ -17,6 +17,7 @@
 #include "cradle-hub.h"
 #include "hub-cache.h"
 #include "hub-controller.h"
+#include "hub-glue.h"
 #include "hub-http.h"
 #include "hub-metrics.h"
 #include "hub-private.h"
@@ -403,104 +404,56 @@ int cradle_hub_parse_args(CradleHub *h, int argc, char **argv, char **reterr)
 
 /* ---- glue between the poller, the cache and the controllers ---- */
 
-typedef struct Collect {
-        const char *annotation;
-        char **ids;
-} Collect;
-
-static int collect_id(json_object *obj, void *userdata)
-{
-        Collect *c = userdata;
-        const char *id = hub_object_annotation(obj, c->annotation);
-
-        if (isempty(id))
-                return 0;
-        return strv_extend(&c->ids, id);
-}
-
-/* the service ids the objects of kind link (their annotation) */
-static int tracked_ids(CradleHub *h, HubKind kind, const char *annotation, char ***ret)
-{
-        Collect c = { .annotation = annotation };
-        int r;
-
-        r = hub_cache_foreach(h->cache, kind, collect_id, &c);
-        if (r < 0) {
-                strv_free(c.ids);
-                return r;
-        }
-        if (!c.ids) {
-                c.ids = calloc(1, sizeof(char *));
-                if (!c.ids)
-                        return -ENOMEM;
-        }
-        *ret = c.ids;
-        return 0;
-}
-
 static int tracked_infra_envs(char ***ret, void *userdata)
 {
-        return tracked_ids(userdata, HUB_KIND_INFRAENV, HUB_ANNOTATION_INFRAENV_ID, ret);
+        return hub_tracked_ids(((CradleHub *)userdata)->cache, HUB_KIND_INFRAENV, HUB_ANNOTATION_INFRAENV_ID,
+                               ret);
 }
 
 static int tracked_clusters(char ***ret, void *userdata)
 {
-        return tracked_ids(userdata, HUB_KIND_CLUSTERDEPLOYMENT, HUB_ANNOTATION_CLUSTER_ID, ret);
+        return hub_tracked_ids(((CradleHub *)userdata)->cache, HUB_KIND_CLUSTERDEPLOYMENT,
+                               HUB_ANNOTATION_CLUSTER_ID, ret);
+}
+
+static void enqueue_keys(CradleHub *h, const char *controller, char **keys)
+{
+        HubController *c = hub_context_controller(&h->ctx, controller);
+
+        if (c)
+                STRV_FOREACH (k, keys)
+                        (void)hub_controller_enqueue(c, *k);
 }
 
 static void cluster_changed(const char *cluster_id, void *userdata)
 {
         CradleHub *h = userdata;
         _cleanup_strv_free_ char **keys = NULL;
-        HubController *cd = hub_context_controller(&h->ctx, "clusterdeployment");
 
-        if (!cd || hub_cache_index_keys(h->cache, HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_CLUSTER_ID,
-                                        cluster_id, &keys) < 0)
-                return;
-        STRV_FOREACH (k, keys)
-                (void)hub_controller_enqueue(cd, *k);
+        if (hub_cache_index_keys(h->cache, HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_CLUSTER_ID, cluster_id,
+                                 &keys) >= 0)
+                enqueue_keys(h, "clusterdeployment", keys);
 }
 
 static void host_changed(const char *infra_env_id, const char *host_id, void *userdata)
 {
         CradleHub *h = userdata;
-        _cleanup_strv_free_ char **keys = NULL;
-        _cleanup_(json_object_putp) json_object *host = NULL;
-        HubController *agents = hub_context_controller(&h->ctx, "agent");
-        const char *cluster_id;
+        _cleanup_strv_free_ char **agents = NULL, **cds = NULL;
 
-        if (!agents || hub_cache_index_keys(h->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, infra_env_id,
-                                            &keys) < 0)
+        if (hub_host_changed_keys(h->cache, h->service, infra_env_id, host_id, &agents, &cds) < 0)
                 return;
-        STRV_FOREACH (k, keys) {
-                _cleanup_free_ char *ns = NULL, *name = NULL, *key = NULL;
-
-                if (hub_key_split(*k, &ns, &name) < 0)
-                        continue;
-                key = strdup_printf("%s/%s", strempty(ns), host_id);
-                if (key)
-                        (void)hub_controller_enqueue(agents, key);
-        }
-        /* a host's change is its cluster's too (counts, the install
-         * trigger): as upstream's host events poke the host's cluster */
-        if (hub_service_host(h->service, infra_env_id, host_id, &host) >= 0) {
-                cluster_id = json_get_string(host, "cluster_id");
-                if (!isempty(cluster_id))
-                        cluster_changed(cluster_id, h);
-        }
+        enqueue_keys(h, "agent", agents);
+        enqueue_keys(h, "clusterdeployment", cds);
 }
 
 static void infra_env_changed(const char *infra_env_id, void *userdata)
 {
         CradleHub *h = userdata;
         _cleanup_strv_free_ char **keys = NULL;
-        HubController *ie = hub_context_controller(&h->ctx, "infraenv");
 
-        if (!ie || hub_cache_index_keys(h->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, infra_env_id,
-                                        &keys) < 0)
-                return;
-        STRV_FOREACH (k, keys)
-                (void)hub_controller_enqueue(ie, *k);
+        if (hub_cache_index_keys(h->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, infra_env_id, &keys) >=
+            0)
+                enqueue_keys(h, "infraenv", keys);
 }
 
 /* ---- probes and metrics ---- */
