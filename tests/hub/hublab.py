@@ -824,8 +824,7 @@ class Install(object):
             time.sleep(1)
 
     def where(self):
-        """Where each host stands in the service, and why (the bootstrap's
-        dry-run flow needs the installer of issue 16)."""
+        """Where each host stands in the service, and why."""
         import refclient
         if not self.cluster_id:
             return "  the cluster was never registered (see the AgentClusterInstall's SpecSynced)"
@@ -839,18 +838,7 @@ class Install(object):
             lines.append("  host %s%s: %s at %r (%s)" % (names.get(h["id"], h["id"]),
                                                           " (bootstrap)" if h.get("bootstrap") else "",
                                                           h.get("status"), stage, h.get("status_info")))
-            if bootstrap_unsupported(h):
-                lines.append("    " + BOOTSTRAP_MISSING)
         return "\n".join(lines)
-
-
-BOOTSTRAP_MISSING = ("the bootstrap host's dry-run flow is the installer's bootstrap flow (issue 16); "
-                     "this build does not have it")
-
-
-def bootstrap_unsupported(host):
-    return bool(host.get("bootstrap")) and "is not supported by this cradle installer" in (
-        host.get("status_info") or "")
 
 
 # ---- the spoke cluster of a day-2 host ----------------------------------------------------------------

@@ -13,9 +13,9 @@ kube-apiserver, the reference service in REST mode.
     and after a day-1 installation: CSRs approved and the Node labelled on
     a second test kube-apiserver playing the spoke, the host Done.
 
-Day 1 needs the installer's bootstrap flow (issue 16): without it the
-bootstrap host fails at "Starting installation" and those cases skip,
-saying so. The hosts' namespaces reach only the lab's own servers: with
+Day 1 runs the installer's bootstrap flow in dry run on the bootstrap
+host (its waits see the other hosts' fake reboot markers as Ready nodes).
+The hosts' namespaces reach only the lab's own servers: with
 CRADLE_TEST_KUBECONFIG or CRADLE_TEST_SERVICE_URL set the file skips
 (test-hub-e2e.c is the suite that runs against real servers)."""
 import importlib.util
@@ -42,7 +42,7 @@ if os.geteuid() != 0:
     skip("needs root (network namespaces, loop devices)")
 for _tool in ("ip", "losetup", "openssl"):
     if not H.which(_tool):
-        skip("%s is not installed (tools/deps --test)" % _tool)
+        skip("%s is not installed (tools/deps --rehearse)" % _tool)
 if importlib.util.find_spec("yaml") is None:
     skip("python3-yaml is not installed")
 if os.environ.get("CRADLE_TEST_KUBECONFIG") or os.environ.get("CRADLE_TEST_SERVICE_URL"):
@@ -91,16 +91,6 @@ class Base(unittest.TestCase):
     def install(self, hosts=3, **kw):
         self.flow = H.Install(self.lab, self.ns, say=say, hosts=hosts, **kw).up()
         return self.flow
-
-    def day1_or_skip(self, f):
-        """Runs day 1 to Completed; skips when this build's installer has
-        no bootstrap flow."""
-        try:
-            f.run(timeout=600)
-        except H.LabError as e:
-            if H.BOOTSTRAP_MISSING in str(e):
-                self.skipTest("day 1 needs the installer's bootstrap flow (issue 16): " + str(e).splitlines()[0])
-            raise
 
     def wait(self, what, fn, timeout=120):
         return H.wait(what, fn, timeout)
@@ -151,6 +141,9 @@ class Base(unittest.TestCase):
 class Rehearsal(Base):
     def test_rehearsal_day1(self):
         """tools/rehearse, as the README's first command runs it"""
+        with open(os.path.join(H.SRC, "README.md")) as fh:
+            first = re.findall(r"^    (tools/deps .*)$", fh.read(), re.M)[0]
+        self.assertTrue(first.endswith("&& tools/rehearse"), first)
         before, dirs = labs(), rehearse_dirs()
         t = time.monotonic()
         p = subprocess.run(rehearse_argv(self.ns), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -167,14 +160,12 @@ class Rehearsal(Base):
                     "applied InfraEnv/myinfraenv", "approved agent/spoke-master-1",
                     "controller stand-in started: the DRY-RUN STAND-IN for the assisted-installer-controller"):
             self.assertIn(row, p.stdout)
-        if p.returncode == 1 and H.BOOTSTRAP_MISSING in p.stdout:
-            # it stops short where it must, and says why
-            self.assertIn("STOPPED: the installation failed: The installation failed: cluster has hosts in error",
-                          p.stdout)
-            self.skipTest("day 1 needs the installer's bootstrap flow (issue 16); the rehearsal says so")
         self.assertEqual(p.returncode, 0)
         self.assertIn("Completed: The installation has completed", p.stdout)
         self.assertIn("secrets: single-node-admin-kubeconfig (kubeconfig), single-node-admin-password", p.stdout)
+        # hive's clusterMetadata: the OpenShift cluster id the service gave the installation, its own id
+        self.assertRegex(p.stdout, r'"clusterID": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", '
+                                   r'"infraID": "[0-9a-f-]{36}"')
         self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s")
         self.assertIn("stage=Done", p.stdout)
 
@@ -232,11 +223,7 @@ class MidInstall(Base):
         self.assertEqual(len(self.install_calls()), 1)
         # and it goes on from there
         self.pause_agents(signal.SIGCONT)
-        try:
-            f.run(timeout=600)
-        except H.LabError as e:
-            if H.BOOTSTRAP_MISSING not in str(e):
-                raise
+        f.run(timeout=600)
         self.assertEqual(len(self.install_calls()), 1)
         self.assertEqual(hub.stop(), 0)
 
@@ -323,7 +310,7 @@ class Day2(Base):
         f = self.install()
         f.apply()
         f.boot()
-        self.day1_or_skip(f)
+        f.run(timeout=600)
         spoke = H.start_spoke(self.lab)
         with open(spoke.path("kubeconfig")) as fh:
             kubeconfig = fh.read()

@@ -1636,6 +1636,11 @@ class Model(object):
         return cluster
 
     def _start_installing(self, cluster, hosts):
+        # the installation files generated, the cluster has the OpenShift
+        # cluster id of their metadata (observed/10-cluster-states.json: none
+        # in v2InstallCluster's answer, one once installed)
+        if not cluster.spec.get("openshift_cluster_id"):
+            cluster.spec["openshift_cluster_id"] = str(uuid.uuid4())
         cluster.set_status("installing", "Installation in progress")
         for h in hosts:
             h.set_status("installing", "Installation is in progress")
