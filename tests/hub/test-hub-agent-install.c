@@ -482,7 +482,11 @@ TEST(spec_to_service_field_by_field)
                           &run);
         w = hubtest_write(&run, HUB_WRITE_SERVICE, 0);
         ASSERT_STREQ(w->path, "/v2/infra-envs/ie-1/hosts/" HOST "/installer-args");
-        ASSERT_STREQ(json_to_string(w->body, 0), "{\"args\":[\"--append-karg\",\"console=ttyS0\"]}");
+        {
+                _cleanup_free_ char *t = json_to_string(w->body, 0);
+
+                ASSERT_STREQ(t, "{\"args\":[\"--append-karg\",\"console=ttyS0\"]}");
+        }
         w = hubtest_write(&run, HUB_WRITE_SERVICE, 1);
         ASSERT_STREQ(w->path, "/v2/infra-envs/ie-1/hosts/" HOST "/ignition");
         w = hubtest_write(&run, HUB_WRITE_SERVICE, 2);
@@ -791,8 +795,11 @@ TEST(day2_serving_csr_labels_joined_then_done)
         /* the node's labels, once Ready */
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1);
         ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->spoke_verb, "patch");
-        ASSERT_STREQ(json_to_string(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->body, 0),
-                     "{\"metadata\":{\"labels\":{\"zone\":\"a\"}}}");
+        {
+                _cleanup_free_ char *t = json_to_string(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->body, 0);
+
+                ASSERT_STREQ(t, "{\"metadata\":{\"labels\":{\"zone\":\"a\"}}}");
+        }
         ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Done");
         ASSERT_EQ(run.requeue_after, 0);
         hubtest_run_done(&run);

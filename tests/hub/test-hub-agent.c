@@ -233,7 +233,8 @@ TEST(status_inventory_and_labels_kept_current)
                 ASSERT_EQ(run.writes.n, 2);
                 ASSERT_EQ(hubtest_count(&run, HUB_WRITE_PATCH_STATUS, NULL), 1);
                 {
-                        _cleanup_free_ char *t = json_to_string(hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0)->body, 0);
+                        _cleanup_free_ char *t =
+                                json_to_string(hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0)->body, 0);
 
                         ASSERT_CONTAINS(t, "192.168.1.101/24");
                 }

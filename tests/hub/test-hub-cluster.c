@@ -270,7 +270,11 @@ TEST(registers_the_cluster)
         }
         /* the marker went first, the id replaced it */
         ASSERT_EQ(run.writes.writes[0].kind, HUB_WRITE_PATCH);
-        ASSERT_CONTAINS(json_to_string(run.writes.writes[0].body, 0), HUB_ANNOTATION_REGISTERING);
+        {
+                _cleanup_free_ char *t = json_to_string(run.writes.writes[0].body, 0);
+
+                ASSERT_CONTAINS(t, HUB_ANNOTATION_REGISTERING);
+        }
         ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
         ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
         ASSERT_NOT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_PULL_SECRET_DIGEST));
@@ -918,7 +922,11 @@ TEST(update_carries_only_what_differs)
         linked(&f, service_cluster("insufficient", NULL));
         body = update_of(&f, &run);
         ASSERT_NOT_NULL(body);
-        ASSERT_STREQ(json_to_string(body, 0), "{\"base_dns_domain\":\"other.example.com\"}");
+        {
+                _cleanup_free_ char *t = json_to_string(body, 0);
+
+                ASSERT_STREQ(t, "{\"base_dns_domain\":\"other.example.com\"}");
+        }
         hubtest_run_done(&run);
         fixture_done(&f);
 }
@@ -1200,11 +1208,13 @@ TEST(installed_the_secrets_then_day2)
         {
                 bool patched = false;
 
-                for (size_t i = 0; i < run.writes.n; i++)
+                for (size_t i = 0; i < run.writes.n; i++) {
+                        _cleanup_free_ char *t = json_to_string(run.writes.writes[i].body, 0);
+
                         if (run.writes.writes[i].target == HUB_KIND_SECRET &&
-                            run.writes.writes[i].kind == HUB_WRITE_PATCH &&
-                            strstr(json_to_string(run.writes.writes[i].body, 0), "ZnVsbA=="))
+                            run.writes.writes[i].kind == HUB_WRITE_PATCH && t && strstr(t, "ZnVsbA=="))
                                 patched = true;
+                }
                 ASSERT_TRUE(patched);
         }
         /* upstream's order: clusterMetadata, then the status saying
@@ -1290,8 +1300,11 @@ TEST(aci_deletion_cancels_unbinds_deregisters)
         ASSERT_STREQ(run.writes.writes[0].tag, "cancel-installation");
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_DELETE, NULL), 1);
         ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_DELETE, 0)->name, "h0");
-        ASSERT_STREQ(json_to_string(hubtest_write(&run, HUB_WRITE_PATCH, 0)->body, 0),
-                     "{\"spec\":{\"clusterDeploymentName\":null}}");
+        {
+                _cleanup_free_ char *t = json_to_string(hubtest_write(&run, HUB_WRITE_PATCH, 0)->body, 0);
+
+                ASSERT_STREQ(t, "{\"spec\":{\"clusterDeploymentName\":null}}");
+        }
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "deregister-cluster"), 1);
         apply_aci(&f, &run);
         ASSERT_FALSE(hub_object_has_finalizer(f.o.aci, HUB_FINALIZER_ACI));
