@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz-sources: installer/plan.c installer/devclean.c installer/disk.c installer/config.c logs/journal-text.c */
+/* fuzz-sources: installer/plan.c installer/devclean.c installer/disk.c installer/config.c installer/bootstrap-apply.c ignition/ign-*.c logs/journal-text.c */
 /*
  * What the installer parses from outside: the output of vgs, pvs,
  * dmsetup, mdadm, coreos-installer, rsync and efibootmgr, the service's
