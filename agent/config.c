@@ -44,6 +44,7 @@ void agent_config_done(AgentConfig *c)
         free(c->fake_reboot_marker_path);
         free(c->log_level);
         free(c->lab_nics);
+        free(c->lab_disks);
         erase_and_free(c->token);
         *c = (AgentConfig){};
 }
@@ -67,6 +68,7 @@ int agent_config_copy(const AgentConfig *c, AgentConfig *ret)
         DUP(fake_reboot_marker_path);
         DUP(log_level);
         DUP(lab_nics);
+        DUP(lab_disks);
         DUP(token);
 #undef DUP
         if (!ok) {
@@ -144,6 +146,12 @@ int agent_config_parse(AgentProgram program, int argc, char **argv, AgentConfig 
                   "connectivity-check uses as outgoing NICs like physical ones, bonds and VLANs; the Go "
                   "agent skips virtual links such as veth pairs between network namespaces",
                   "CRADLE_LAB_NICS" },
+                { "lab-disks", GOFLAG_STRING, &c.lab_disks, NULL,
+                  "cradle, labs and tests only: comma-separated block device names (\"loop3,loop7\"): the "
+                  "inventory lists these and no other disk, loop devices included (the Go agent lists no "
+                  "loop "
+                  "device), so that hosts simulated on one machine each have a disk of their own",
+                  "CRADLE_LAB_DISKS" },
                 {},
         };
         const char *synopsis =

@@ -52,6 +52,7 @@ typedef struct AgentConfig {
          * (labs and tests whose hosts are namespaces joined by veth pairs);
          * empty in production */
         char *lab_nics;
+        char *lab_disks; /* --lab-disks: the disks of a simulated host */
 
         /* from the environment */
         char *token; /* PULL_SECRET_TOKEN */

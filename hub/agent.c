@@ -31,6 +31,7 @@ void agent_observed_done(HubObserved *base)
         free(o->old_infra_env_id);
         json_object_put(o->old_host);
         free(o->host_message);
+        agent_install_observed_done(&o->install);
 }
 
 /* ---- observe ---- */
@@ -166,6 +167,8 @@ static int agent_observe(HubContext *ctx, HubObserved *base)
                 o->old_infraenv = NULL;
 out:
         registrations_free(regs, n);
+        if (r >= 0)
+                r = agent_install_observe(ctx, o);
         return r;
 }
 
@@ -644,43 +647,6 @@ static int create_agent(const AgentObserved *o, HubPlan *plan)
         return hub_plan_create(plan, HUB_KIND_AGENT, o->base.ns, TAKE_PTR(a));
 }
 
-/* The finalizer (notes §5.5): the host is deregistered before the Agent
- * goes, so that it is not created again for a host still registered. The
- * spoke cleanup of §5.5 is the installation side's. */
-static int decide_deletion(const AgentObserved *o, HubPlan *plan)
-{
-        json_object *agent = o->base.object;
-        const HubCallResult *dr = hub_call_results_find(&o->base.results, TAG_DEREGISTER);
-        _cleanup_(json_object_putp) json_object *desired = NULL;
-        int r;
-
-        if (!hub_object_has_finalizer(agent, HUB_FINALIZER_AGENT))
-                return 0;
-        if (o->host_error < 0 && !o->host) {
-                hub_plan_requeue_after(plan, HUB_REQUEUE_ON_ERROR);
-                return hub_plan_fail(plan, "failed to deregister host: %s: %s", o->base.name,
-                                     strna(o->host_message));
-        }
-        if (o->host && !isempty(o->infra_env_id)) {
-                if (!dr)
-                        return hub_plan_op(plan, TAG_DEREGISTER, ASSISTED_OP_DEREGISTER_HOST,
-                                           (char *[]){ o->infra_env_id, o->base.name, NULL }, NULL, NULL,
-                                           true);
-                if (dr->error < 0 && dr->status != 404) {
-                        hub_plan_requeue_after(plan, HUB_REQUEUE_ON_ERROR);
-                        return hub_plan_fail(plan, "failed to deregister host: %s: %s", o->base.name,
-                                             strna(dr->message));
-                }
-        }
-        desired = hub_json_copy(agent);
-        if (!desired)
-                return -ENOMEM;
-        r = hub_object_remove_finalizer(desired, HUB_FINALIZER_AGENT);
-        if (r < 0)
-                return r;
-        return hub_plan_patch_object(plan, HUB_KIND_AGENT, agent, desired, true, false);
-}
-
 int agent_decide(const HubObserved *base, HubPlan *plan)
 {
         const AgentObserved *o = (const AgentObserved *)base;
@@ -690,14 +656,18 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
         int r;
 
         if (agent && hub_object_deleting(agent))
-                return decide_deletion(o, plan);
+                /* the finalizer (notes §5.5): the node it became, then the
+                 * host, so that the Agent is not created again for a host
+                 * still registered */
+                return agent_install_decide_deletion(o, plan);
         if (!o->host) {
                 /* no host (or unreadable): the installation side decides
                  * about Agents without hosts (restore) */
                 if (o->host_error < 0)
                         return hub_plan_fail(plan, "cannot read host %s: %s", base->name,
                                              strna(o->host_message));
-                return 0;
+                /* restore, or the conditions Unknown */
+                return agent ? agent_install_decide_without_host(o, plan) : 0;
         }
         if (!agent)
                 return create_agent(o, plan);
@@ -777,7 +747,7 @@ int agent_decide(const HubObserved *base, HubPlan *plan)
                                 return r;
                 }
         }
-        return hub_plan_patch_object(plan, HUB_KIND_AGENT, agent, desired, true, true);
+        return agent_install_decide(o, desired, plan);
 }
 
 /* ---- watches ---- */

@@ -16,10 +16,12 @@
  * - keeps status.inventory (§5.4), the inventory labels and the InfraEnv
  *   label current.
  *
- * The installation side (issue 14) extends agent_decide(): finalizer,
- * spec → service, binding, conditions, the rest of the status.
+ * The installation side (agent-install.h) adds the finalizer, spec →
+ * service, binding, conditions, the rest of the status, day-2 and
+ * deletion.
  */
 
+#include "agent-install.h"
 #include "hub-controller.h"
 
 typedef struct AgentObserved {
@@ -37,6 +39,8 @@ typedef struct AgentObserved {
         /* a host that could not be read (the service down) */
         int host_error;
         char *host_message;
+        /* the installation side's facts (agent-install.h) */
+        AgentInstallObserved install;
 } AgentObserved;
 
 extern const HubControllerType hub_agent_controller;

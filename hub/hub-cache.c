@@ -202,6 +202,47 @@ int hub_index_agent_mac(json_object *obj, char ***ret, void *userdata)
         return 0;
 }
 
+/* "ns/<name>" of each manifests ConfigMap an ACI names */
+static int index_aci_manifests(json_object *obj, char ***ret, void *userdata)
+{
+        json_object *refs = json_get_path(obj, "spec.manifestsConfigMapRefs");
+        const char *legacy = json_get_string(json_get_path(obj, "spec.manifestsConfigMapRef"), "name");
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        (void)userdata;
+        *ret = NULL;
+        for (size_t i = 0; json_object_is_type(refs, json_type_array) && i < json_object_array_length(refs);
+             i++) {
+                const char *n = json_get_string(json_object_array_get_idx(refs, i), "name");
+
+                if (!isempty(n)) {
+                        r = push_nsvalue(&l, kube_object_namespace(obj), n);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (!isempty(legacy)) {
+                r = push_nsvalue(&l, kube_object_namespace(obj), legacy);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* the string at a dotted path, without a namespace */
+static int index_plain_field(json_object *obj, char ***ret, void *userdata)
+{
+        json_object *v = json_get_path(obj, userdata);
+        const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+
+        *ret = NULL;
+        if (isempty(s))
+                return 0;
+        return strv_extend(ret, s);
+}
+
 typedef struct IndexDef {
         HubKind kind;
         const char *name;
@@ -228,6 +269,9 @@ static const IndexDef index_defs[] = {
         { HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_CLUSTER_ID, index_annotation, HUB_ANNOTATION_CLUSTER_ID },
         { HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_PULLSECRET, index_field, "spec.pullSecretRef.name" },
         { HUB_KIND_AGENTCLUSTERINSTALL, HUB_INDEX_ACI_CD, index_field, "spec.clusterDeploymentRef.name" },
+        { HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_ACI, index_field, "spec.clusterInstallRef.name" },
+        { HUB_KIND_AGENTCLUSTERINSTALL, HUB_INDEX_ACI_MANIFESTS, index_aci_manifests, NULL },
+        { HUB_KIND_AGENTCLUSTERINSTALL, HUB_INDEX_ACI_IMAGESET, index_plain_field, "spec.imageSetRef.name" },
 };
 
 /* ---- the cache ---- */

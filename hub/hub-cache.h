@@ -57,6 +57,12 @@ typedef struct json_object json_object;
 #define HUB_INDEX_CD_PULLSECRET "cd-pullsecret"
 /* AgentClusterInstall: "ns/<spec.clusterDeploymentRef.name>" */
 #define HUB_INDEX_ACI_CD "aci-cd"
+/* ClusterDeployment: "ns/<spec.clusterInstallRef.name>" */
+#define HUB_INDEX_CD_ACI "cd-aci"
+/* AgentClusterInstall: "ns/<ConfigMap>" of each manifests ConfigMap */
+#define HUB_INDEX_ACI_MANIFESTS "aci-manifests"
+/* AgentClusterInstall: spec.imageSetRef.name (ClusterImageSets are cluster-scoped) */
+#define HUB_INDEX_ACI_IMAGESET "aci-imageset"
 
 /* the index value every object of a namespace has ("ns/@all") */
 #define HUB_INDEX_ALL "@all"

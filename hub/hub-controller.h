@@ -32,6 +32,7 @@ typedef struct HubConfig {
         bool converged_flow;
         char *service_url; /* for the debug URLs */
         usec_t image_cooldown; /* an InfraEnv image's cool-down before BMHs boot it (60 s) */
+        usec_t approve_csrs_requeue; /* day-2: how often a joining node is looked at (1 min) */
 } HubConfig;
 
 /* What observe and the executor may use. Every member is thread-safe. */

@@ -2,15 +2,13 @@
 #include "hub-private.h"
 #include "agent.h"
 #include "bmac.h"
+#include "cluster.h"
 #include "infraenv.h"
 #include "ppi.h"
 
-/* The controllers, in start order. The installation side (issue 14) adds
- * its types here. */
+/* The controllers, in start order. */
 const HubControllerType *const hub_controller_types[] = {
-        &hub_infraenv_controller,
-        &hub_agent_controller,
-        &hub_bmac_controller,
-        &hub_ppi_controller,
+        &hub_infraenv_controller, &hub_agent_controller, &hub_bmac_controller,
+        &hub_ppi_controller,      &hub_cd_controller,    &hub_aci_controller,
 };
 const size_t hub_n_controller_types = ELEMENTSOF(hub_controller_types);

@@ -11,6 +11,8 @@
 #include "hub-metrics.h"
 #include "hub-service.h"
 #include "jsonutil.h"
+#include "config.h"
+#include "kube/kube-config.h"
 #include "kube/kube-events.h"
 #include "kube/kube.h"
 #include "log.h"
@@ -38,7 +40,9 @@ static void count_write(HubContext *ctx, const char *controller, HubWriteKind wk
         if (!ctx->metrics || !l1)
                 return;
         labels = strdup_printf("%s,verb=\"%s\",kind=\"%s\"", l1, hub_write_kind_to_string(wk),
-                               wk == HUB_WRITE_SERVICE ? "service" : strna(hub_kind_to_string(target)));
+                               wk == HUB_WRITE_SERVICE ? "service"
+                               : wk == HUB_WRITE_SPOKE ? "spoke"
+                                                       : strna(hub_kind_to_string(target)));
         if (labels)
                 hub_metrics_add(ctx->metrics, "cradle_hub_writes_total", labels, 1);
 }
@@ -121,8 +125,30 @@ static int kube_failed(HubExecResult *ret, const HubWrite *w, int error, const K
         return 1;
 }
 
+/* A plan's own earlier write to an object it locks a later write on: the
+ * lock holds "nobody else changed it since it was observed", so the
+ * resourceVersion that earlier write produced stands for the observed
+ * one (the ClusterDeployment controller writes the ACI's spec, then its
+ * status). */
+typedef struct Chain {
+        HubKind target;
+        const char *ns, *name; /* borrowed from the plan */
+        char *observed, *written;
+} Chain;
+
+static void chain_done(Chain *c)
+{
+        free(c->observed);
+        free(c->written);
+}
+
+static bool chain_same(const Chain *c, HubKind target, const HubWrite *w)
+{
+        return c->written && c->target == target && streq_ptr(c->ns, w->ns) && streq_ptr(c->name, w->name);
+}
+
 static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubObserved *obs,
-                     HubExecResult *ret)
+                     Chain *chain, HubExecResult *ret)
 {
         _cleanup_kube_status_ KubeStatus st = {};
         _cleanup_(json_object_putp) json_object *answer = NULL, *patch = NULL;
@@ -146,6 +172,8 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
                         return -ENOMEM;
                 if (w->self && obs->object && hub_json_patch_has_array(patch))
                         rv = kube_object_resource_version(obs->object);
+                else if (rv && chain_same(chain, target, w) && streq(rv, chain->observed))
+                        rv = chain->written;
                 if (rv) {
                         json_object *md = hub_json_ensure_object(patch, "metadata");
 
@@ -170,6 +198,19 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
         }
         if (r < 0)
                 return kube_failed(ret, w, r, &st);
+        if (!w->self && w->kind != HUB_WRITE_DELETE && w->resource_version && answer &&
+            kube_object_resource_version(answer)) {
+                char *written = strdup(kube_object_resource_version(answer)),
+                     *observed = strdup(chain_same(chain, target, w) &&
+                                                        streq(w->resource_version, chain->observed)
+                                                ? chain->observed
+                                                : w->resource_version);
+
+                chain_done(chain);
+                *chain = (Chain){ target, w->ns, w->name, observed, written };
+                if (!observed || !written)
+                        return -ENOMEM;
+        }
         ret->writes++;
         count_write(ctx, t->name, w->kind, target);
         log_debug("%s: %s %s %s/%s", t->name, hub_write_kind_to_string(w->kind),
@@ -184,6 +225,82 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
                                                      ? strdup(kube_object_resource_version(obs->object))
                                                      : NULL;
         }
+        return 0;
+}
+
+static const KubeResource spoke_resources[_HUB_SPOKE_RESOURCE_MAX] = {
+        [HUB_SPOKE_CSR] = { "certificates.k8s.io", "v1", "certificatesigningrequests",
+                            "CertificateSigningRequest", false },
+        [HUB_SPOKE_NODE] = { "", "v1", "nodes", "Node", false },
+};
+
+const KubeResource *hub_spoke_resource(HubSpokeResource r)
+{
+        if (r < 0 || r >= _HUB_SPOKE_RESOURCE_MAX)
+                return NULL;
+        return &spoke_resources[r];
+}
+
+int hub_spoke_client(const char *kubeconfig, KubeClient **ret, char **reterr)
+{
+        _cleanup_(kube_config_freep) KubeConfig *cfg = NULL;
+        _cleanup_free_ char *err = NULL;
+        int r;
+
+        if (isempty(kubeconfig)) {
+                *reterr = strdup("the admin kubeconfig is empty");
+                return -EINVAL;
+        }
+        r = kube_config_parse(kubeconfig, strlen(kubeconfig), NULL, NULL, &cfg, &err);
+        if (r >= 0)
+                r = kube_client_new(cfg,
+                                    &(KubeClientOptions){ .user_agent = "cradle-hub/" CRADLE_VERSION,
+                                                          .timeout = 30 * USEC_PER_SEC,
+                                                          .connect_timeout = 10 * USEC_PER_SEC },
+                                    ret, &err);
+        if (r < 0)
+                *reterr = err ? redact_known_secrets(err) : strdup(strerror(-r));
+        return r;
+}
+
+static int exec_spoke(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubExecResult *ret)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        _cleanup_free_ char *err = NULL, *path = NULL;
+        const KubeResource *res = hub_spoke_resource(w->spoke_resource);
+        int r;
+
+        if (!res)
+                return -EINVAL;
+        r = hub_spoke_client(w->spoke_kubeconfig, &c, &err);
+        if (r < 0) {
+                ret->failed = true;
+                return fail(ret, "spoke client: %s", strna(err)) < 0 ? -ENOMEM : 1;
+        }
+        if (streq_ptr(w->spoke_verb, "approve")) {
+                path = kube_resource_path(res, NULL, w->name, "approval");
+                if (!path)
+                        return -ENOMEM;
+                r = kube_request(c, "PUT", path, "application/json", w->body, NULL, &st);
+        } else if (streq_ptr(w->spoke_verb, "patch"))
+                r = kube_patch(c, res, NULL, w->name, NULL, KUBE_PATCH_MERGE, w->body, NULL, &st);
+        else if (streq_ptr(w->spoke_verb, "delete")) {
+                r = kube_delete(c, res, NULL, w->name, NULL, NULL, &st);
+                if (r == -ENOENT)
+                        r = 0;
+        } else
+                return -EINVAL;
+        if (r < 0) {
+                ret->failed = true;
+                return fail(ret, "spoke %s %s %s: %s", w->spoke_verb, res->kind, strempty(w->name),
+                            st.message ? st.message : strerror(-ERRNO_VALUE(r))) < 0
+                               ? -ENOMEM
+                               : 1;
+        }
+        ret->writes++;
+        count_write(ctx, t->name, HUB_WRITE_SPOKE, _HUB_KIND_INVALID);
+        log_debug("%s: spoke %s %s %s", t->name, w->spoke_verb, res->kind, strempty(w->name));
         return 0;
 }
 
@@ -215,6 +332,7 @@ static void exec_event(HubContext *ctx, const HubControllerType *t, const HubWri
 int hub_exec(HubContext *ctx, const HubControllerType *t, const HubPlan *plan, HubObserved *obs,
              HubExecResult *ret)
 {
+        _cleanup_(chain_done) Chain chain = {};
         int r;
 
         for (size_t i = 0; i < plan->n; i++) {
@@ -230,8 +348,11 @@ int hub_exec(HubContext *ctx, const HubControllerType *t, const HubPlan *plan, H
                         exec_event(ctx, t, w);
                         r = 0;
                         break;
+                case HUB_WRITE_SPOKE:
+                        r = exec_spoke(ctx, t, w, ret);
+                        break;
                 default:
-                        r = exec_kube(ctx, t, w, obs, ret);
+                        r = exec_kube(ctx, t, w, obs, &chain, ret);
                         break;
                 }
                 if (r != 0)

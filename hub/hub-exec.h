@@ -14,7 +14,10 @@
  *   current resourceVersion when the patch replaces a list, and its answer
  *   replaces HubObserved.object; a Conflict stops the plan (conflict), a
  *   NotFound ends it quietly (gone), another error stops it (failed);
- * - an event is best effort.
+ * - an event is best effort;
+ * - a spoke write (HUB_WRITE_SPOKE) goes to the installed cluster through
+ *   a client made from its admin kubeconfig; a failure stops the plan
+ *   (failed).
  */
 
 #include <stdbool.h>
@@ -37,6 +40,12 @@ void hub_exec_result_done(HubExecResult *r);
 /* t: the controller (its name for metrics, its kind for self writes). */
 int hub_exec(HubContext *ctx, const HubControllerType *t, const HubPlan *plan, HubObserved *obs,
              HubExecResult *ret);
+
+/* A client of a spoke cluster from its admin kubeconfig (text); reterr
+ * names what failed without the kubeconfig's content. */
+int hub_spoke_client(const char *kubeconfig, KubeClient **ret, char **reterr);
+/* The spoke's resources the hub reads and writes. */
+const KubeResource *hub_spoke_resource(HubSpokeResource r);
 
 /* The resource of a kind for writes (as the CRD serves it). */
 const KubeResource *hub_kind_resource(HubKind k);

@@ -166,3 +166,140 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_TRUE "True"
 #define HUB_FALSE "False"
 #define HUB_UNKNOWN "Unknown"
+
+/* ---- the installation side (notes §1, §5): ClusterDeployment, AgentClusterInstall ---- */
+
+#define HUB_GROUP_HIVE_EXTENSIONS_VERSION "v1beta1"
+#define HUB_ANNOTATION_INSTALL_CONFIG_OVERRIDES "agent-install.openshift.io/install-config-overrides"
+#define HUB_ANNOTATION_IGNORED_CLUSTER_VALIDATIONS "agent-install.openshift.io/ignored-cluster-validations"
+#define HUB_ANNOTATION_IGNORED_HOST_VALIDATIONS "agent-install.openshift.io/ignored-host-validations"
+#define HUB_ANNOTATION_RECONCILE_PAUSE "hive.openshift.io/reconcile-pause"
+#define HUB_LABEL_ACI_CONSUMER "agentclusterinstalls.agent-install.openshift.io/consumer"
+#define HUB_LABEL_CD_NAME "hive.openshift.io/cluster-deployment-name"
+#define HUB_LABEL_SECRET_TYPE "hive.openshift.io/secret-type"
+#define HUB_SECRET_TYPE_KUBECONFIG "kubeconfig"
+#define HUB_SECRET_TYPE_KUBEADMINCREDS "kubeadmincreds"
+/* the hub's own: what the ignored-validations annotations last set, and
+ * the custom manifests last synced (a digest of the ConfigMaps' data) */
+#define HUB_ANNOTATION_IGNORED_VALIDATIONS_DIGEST "cradle.agent-install.openshift.io/ignored-validations"
+#define HUB_ANNOTATION_MANIFESTS_DIGEST "cradle.agent-install.openshift.io/manifests-digest"
+
+/* ACI condition types (notes §1.8) */
+#define HUB_COND_REQUIREMENTS_MET "RequirementsMet"
+#define HUB_COND_VALIDATED "Validated"
+#define HUB_COND_COMPLETED "Completed"
+#define HUB_COND_FAILED "Failed"
+#define HUB_COND_STOPPED "Stopped"
+#define HUB_COND_LAST_PREPARATION_FAILED "LastInstallationPreparationFailed"
+
+/* SpecSynced True of the ACI: upstream puts the reason in the message */
+#define HUB_MSG_ACI_SYNC_OK "SyncOK"
+
+#define HUB_REASON_INSUFFICIENT_AGENTS "InsufficientAgents"
+#define HUB_MSG_INSUFFICIENT_AGENTS \
+        "The cluster currently requires exactly %u master agents, %u arbiter agents and %u worker agents, " \
+        "but currently registered %u master agents, %u arbiter agents and %u worker agents"
+#define HUB_REASON_UNSYNCED_AGENTS "UnsyncedAgents"
+#define HUB_MSG_UNSYNCED_AGENTS "The cluster currently has %u agents with spec error"
+#define HUB_REASON_UNAPPROVED_AGENTS "UnapprovedAgents"
+#define HUB_MSG_UNAPPROVED_AGENTS "The installation is pending on the approval of %u agents"
+#define HUB_REASON_CLUSTER_READY "ClusterIsReady"
+#define HUB_MSG_CLUSTER_READY "The cluster is ready to begin the installation"
+#define HUB_REASON_CLUSTER_NOT_READY "ClusterNotReady"
+#define HUB_MSG_CLUSTER_NOT_READY "The cluster is not ready to begin the installation"
+#define HUB_REASON_CLUSTER_ALREADY_INSTALLING "ClusterAlreadyInstalling"
+#define HUB_MSG_CLUSTER_ALREADY_INSTALLING "The cluster requirements are met"
+#define HUB_REASON_CLUSTER_INSTALLATION_STOPPED "ClusterInstallationStopped"
+#define HUB_MSG_CLUSTER_INSTALLATION_STOPPED "The cluster installation stopped"
+#define HUB_REASON_UNKNOWN_STATUS "UnknownStatus"
+#define HUB_MSG_UNKNOWN_STATUS "The installation status is currently not recognized:"
+
+#define HUB_REASON_VALIDATIONS_FAILING "ValidationsFailing"
+#define HUB_MSG_CLUSTER_VALIDATIONS_FAILING "The cluster's validations are failing:"
+#define HUB_REASON_VALIDATIONS_USER_PENDING "ValidationsUserPending"
+#define HUB_MSG_CLUSTER_VALIDATIONS_USER_PENDING "The cluster's validations are pending for user:"
+#define HUB_REASON_VALIDATIONS_PASSING "ValidationsPassing"
+#define HUB_MSG_CLUSTER_VALIDATIONS_PASSING "The cluster's validations are passing"
+#define HUB_REASON_VALIDATIONS_UNKNOWN "ValidationsUnknown"
+#define HUB_MSG_CLUSTER_VALIDATIONS_UNKNOWN "The cluster's validations have not yet been calculated"
+
+#define HUB_REASON_INSTALLATION_COMPLETED "InstallationCompleted"
+#define HUB_MSG_INSTALLATION_COMPLETED "The installation has completed:"
+#define HUB_REASON_INSTALLATION_FAILED "InstallationFailed"
+#define HUB_MSG_INSTALLATION_HAS_FAILED "The installation has failed:"
+#define HUB_REASON_INSTALLATION_NOT_STARTED "InstallationNotStarted"
+#define HUB_MSG_INSTALLATION_NOT_STARTED "The installation has not yet started"
+#define HUB_REASON_INSTALLATION_ON_HOLD "InstallationOnHold"
+#define HUB_MSG_INSTALLATION_ON_HOLD "The installation is on hold. To unhold set holdInstallation to false"
+#define HUB_REASON_INSTALLATION_IN_PROGRESS "InstallationInProgress"
+#define HUB_MSG_INSTALLATION_IN_PROGRESS "The installation is in progress:"
+
+#define HUB_MSG_INSTALLATION_FAILED "The installation failed:"
+#define HUB_REASON_INSTALLATION_NOT_FAILED "InstallationNotFailed"
+#define HUB_MSG_INSTALLATION_NOT_FAILED "The installation has not failed"
+
+#define HUB_MSG_STOPPED_FAILED "The installation has stopped due to error"
+#define HUB_REASON_INSTALLATION_CANCELLED "InstallationCancelled"
+#define HUB_MSG_STOPPED_CANCELLED "The installation has stopped because it was cancelled"
+#define HUB_MSG_STOPPED_COMPLETED "The installation has stopped because it completed successfully"
+#define HUB_REASON_INSTALLATION_NOT_STOPPED "InstallationNotStopped"
+#define HUB_MSG_INSTALLATION_NOT_STOPPED "The installation is waiting to start or in progress"
+
+/* LastInstallationPreparationFailed: upstream's reasons are sentences */
+#define HUB_REASON_PREPARATION_NEVER "Cluster preparation has never been performed for this cluster"
+#define HUB_REASON_PREPARATION_OK "There is no failing prior preparation attempt"
+#define HUB_REASON_PREPARATION_FAILED "The last installation preparation failed"
+
+#define HUB_REASON_NOT_AVAILABLE "NotAvailable"
+#define HUB_MSG_NOT_AVAILABLE "Information not available"
+
+/* ---- Agent conditions (notes §5.6) ---- */
+
+#define HUB_COND_CONNECTED "Connected"
+#define HUB_COND_INSTALLED "Installed"
+#define HUB_COND_BOUND "Bound"
+#define HUB_COND_CLEANUP "Cleanup"
+
+#define HUB_REASON_AGENT_DISCONNECTED "AgentIsDisconnected"
+#define HUB_MSG_AGENT_DISCONNECTED \
+        "The agent has not contacted the installation service in some time, user action should be taken"
+#define HUB_REASON_AGENT_CONNECTED "AgentIsConnected"
+#define HUB_MSG_AGENT_CONNECTED "The agent's connection to the installation service is unimpaired"
+#define HUB_REASON_AGENT_READY "AgentIsReady"
+#define HUB_MSG_AGENT_READY "The agent is ready to begin the installation"
+#define HUB_REASON_AGENT_NOT_APPROVED "AgentIsNotApproved"
+#define HUB_MSG_AGENT_NOT_APPROVED "The agent is not approved"
+#define HUB_REASON_AGENT_NOT_READY "AgentNotReady"
+#define HUB_MSG_AGENT_NOT_READY "The agent is not ready to begin the installation"
+#define HUB_REASON_AGENT_ALREADY_INSTALLING "AgentAlreadyInstalling"
+#define HUB_MSG_AGENT_ALREADY_INSTALLING "Installation already started and is in progress"
+#define HUB_REASON_AGENT_INSTALLATION_STOPPED "AgentInstallationStopped"
+#define HUB_MSG_AGENT_INSTALLATION_STOPPED "The agent installation stopped"
+#define HUB_REASON_BINDING "Binding"
+#define HUB_MSG_BINDING "The agent is currently binding to a cluster deployment"
+#define HUB_REASON_UNBINDING "Unbinding"
+#define HUB_MSG_UNBINDING "The agent is currently unbinding from a cluster deployment"
+#define HUB_REASON_UNBINDING_PENDING "UnbindingPendingUserAction"
+#define HUB_MSG_UNBINDING_PENDING "The agent is currently unbinding; Pending host reboot from infraenv image"
+#define HUB_REASON_UNBOUND "Unbound"
+#define HUB_MSG_UNBOUND "The agent is not bound to any cluster deployment"
+#define HUB_REASON_BOUND "Bound"
+#define HUB_MSG_BOUND "The agent is bound to a cluster deployment"
+#define HUB_MSG_AGENT_VALIDATIONS_FAILING "The agent's validations are failing:"
+#define HUB_MSG_AGENT_VALIDATIONS_USER_PENDING "The agent's validations are pending for user:"
+#define HUB_MSG_AGENT_VALIDATIONS_UNKNOWN "The agent's validations have not yet been calculated"
+#define HUB_MSG_AGENT_VALIDATIONS_PASSING "The agent's validations are passing"
+#define HUB_REASON_CLEANUP_FAILED "CleanupFailed"
+
+/* Agent annotations mirroring the host (for backup and restore, notes §5.2) */
+#define HUB_ANNOTATION_AGENT_STATE "agent.agent-install.openshift.io/state"
+#define HUB_ANNOTATION_AGENT_ROLE "agent.agent-install.openshift.io/role"
+#define HUB_ANNOTATION_AGENT_INVENTORY "agent.agent-install.openshift.io/inventory"
+#define HUB_ANNOTATION_AGENT_VALIDATIONS "agent.agent-install.openshift.io/validations-info"
+#define HUB_ANNOTATION_AGENT_STAGE "agent.agent-install.openshift.io/current-stage"
+#define HUB_ANNOTATION_SKIP_SPOKE_CLEANUP "agent.agent-install.openshift.io/skip-spoke-cleanup"
+
+/* ---- requeue delays of the installation side ---- */
+
+/* the day-2 CSR loop (APPROVE_CSRS_REQUEUE_DURATION) */
+#define HUB_REQUEUE_APPROVE_CSRS (60 * USEC_PER_SEC)

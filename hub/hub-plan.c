@@ -75,6 +75,7 @@ void hub_observed_done(HubObserved *o)
 static const char *const write_kind_names[_HUB_WRITE_KIND_MAX] = {
         [HUB_WRITE_SERVICE] = "service",     [HUB_WRITE_CREATE] = "create", [HUB_WRITE_PATCH] = "patch",
         [HUB_WRITE_PATCH_STATUS] = "status", [HUB_WRITE_DELETE] = "delete", [HUB_WRITE_EVENT] = "event",
+        [HUB_WRITE_SPOKE] = "spoke",
 };
 
 const char *hub_write_kind_to_string(HubWriteKind k)
@@ -98,6 +99,8 @@ static void write_done(HubWrite *w)
         free(w->reason);
         free(w->message);
         json_object_put(w->involved);
+        erase_and_free(w->spoke_kubeconfig);
+        free(w->spoke_verb);
 }
 
 void hub_plan_reset(HubPlan *p)
@@ -247,6 +250,41 @@ int hub_plan_event(HubPlan *p, json_object *involved, const char *type, const ch
         w->message = strdup_vprintf(fmt, ap);
         va_end(ap);
         return w->message ? 0 : -ENOMEM;
+}
+
+int hub_plan_spoke(HubPlan *p, const char *kubeconfig, HubSpokeResource resource, const char *verb,
+                   const char *name, json_object *body)
+{
+        HubWrite *w = plan_append(p, HUB_WRITE_SPOKE);
+
+        if (!w) {
+                json_object_put(body);
+                return -ENOMEM;
+        }
+        w->spoke_resource = resource;
+        w->body = body;
+        if (dup_or_null(&w->spoke_kubeconfig, kubeconfig) < 0 || dup_or_null(&w->spoke_verb, verb) < 0 ||
+            dup_or_null(&w->name, name) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int hub_plan_move(HubPlan *dst, HubPlan *src)
+{
+        HubWrite *n;
+
+        if (src->n == 0)
+                return 0;
+        n = realloc(dst->writes, (dst->n + src->n) * sizeof(*n));
+        if (!n)
+                return -ENOMEM;
+        dst->writes = n;
+        memcpy(dst->writes + dst->n, src->writes, src->n * sizeof(*n));
+        dst->n += src->n;
+        free(src->writes);
+        src->writes = NULL;
+        src->n = 0;
+        return 0;
 }
 
 void hub_plan_requeue_after(HubPlan *p, usec_t delay)
@@ -759,6 +797,53 @@ int hub_meta_conditions_set(json_object *obj, const char *type, const char *stat
                             const char *message, usec_t now)
 {
         return conditions_set(obj, type, status, reason, message, now, true);
+}
+
+int hub_hive_conditions_set(json_object *obj, const char *type, const char *status, const char *reason,
+                            const char *message, usec_t now)
+{
+        json_object *st = hub_json_ensure_object(obj, "status"), *list, *c;
+        char ts[32];
+
+        if (!st)
+                return -ENOMEM;
+        hub_format_time(now, ts);
+        list = json_get(st, "conditions");
+        if (!json_object_is_type(list, json_type_array)) {
+                list = json_new_array();
+                if (!list || json_add(st, "conditions", list) < 0)
+                        return -ENOMEM;
+        }
+        c = hub_conditions_find(obj, type);
+        if (c && streq_ptr(json_get_string(c, "status"), status) &&
+            streq_ptr(json_get_string(c, "reason"), reason) &&
+            streq(strempty(json_get_string(c, "message")), strempty(message)))
+                return 0;
+        if (!c) {
+                c = json_new_object();
+                if (!c || json_append(list, c) < 0 || json_add_string(c, "type", type) < 0)
+                        return -ENOMEM;
+        }
+        if (json_add_string(c, "status", status) < 0 || json_add_string(c, "reason", reason) < 0 ||
+            json_add_string(c, "message", strempty(message)) < 0 ||
+            json_add_string(c, "lastTransitionTime", ts) < 0 || json_add_string(c, "lastProbeTime", ts) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int hub_conditions_setf(json_object *obj, bool hive, const char *type, const char *status,
+                        const char *reason, usec_t now, const char *fmt, ...)
+{
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        msg = strdup_vprintf(fmt, ap);
+        va_end(ap);
+        if (!msg)
+                return -ENOMEM;
+        return hive ? hub_hive_conditions_set(obj, type, status, reason, msg, now)
+                    : hub_conditions_set(obj, type, status, reason, msg, now);
 }
 
 void hub_format_time(usec_t t, char ret[static 32])

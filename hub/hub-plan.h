@@ -74,6 +74,13 @@ void hub_observed_done(HubObserved *o);
 
 /* ---- the plan ---- */
 
+/* the spoke cluster's resources the hub writes */
+typedef enum HubSpokeResource {
+        HUB_SPOKE_CSR,
+        HUB_SPOKE_NODE,
+        _HUB_SPOKE_RESOURCE_MAX,
+} HubSpokeResource;
+
 typedef enum HubWriteKind {
         HUB_WRITE_SERVICE,
         HUB_WRITE_CREATE,
@@ -81,6 +88,7 @@ typedef enum HubWriteKind {
         HUB_WRITE_PATCH_STATUS,
         HUB_WRITE_DELETE,
         HUB_WRITE_EVENT,
+        HUB_WRITE_SPOKE,
         _HUB_WRITE_KIND_MAX,
         _HUB_WRITE_KIND_INVALID = -22,
 } HubWriteKind;
@@ -121,6 +129,15 @@ typedef struct HubWrite {
         char *reason;
         char *message;
         json_object *involved; /* the object the event is about (a reference) */
+
+        /* HUB_WRITE_SPOKE: a write to an installed cluster (day-2 CSRs,
+         * node labels, node removal) through its admin kubeconfig (a
+         * secret: never logged); name/ns/body as above, verb "approve"
+         * (PUT of the CSR's approval subresource), "patch" (merge) or
+         * "delete" */
+        char *spoke_kubeconfig;
+        HubSpokeResource spoke_resource;
+        char *spoke_verb;
 } HubWrite;
 
 typedef struct HubPlan {
@@ -157,6 +174,12 @@ int hub_plan_delete(HubPlan *p, HubKind target, const char *ns, const char *name
 /* involved is borrowed (a reference is taken). */
 int hub_plan_event(HubPlan *p, json_object *involved, const char *type, const char *reason, const char *fmt,
                    ...) _printf_(5, 6);
+/* A write to a spoke cluster (see HubWrite). body is taken. */
+int hub_plan_spoke(HubPlan *p, const char *kubeconfig, HubSpokeResource resource, const char *verb,
+                   const char *name, json_object *body);
+/* Appends every write of src to dst (src is emptied; its requeue and
+ * reason are not moved). */
+int hub_plan_move(HubPlan *dst, HubPlan *src);
 /* Sets the requeue delay, keeping the shortest when called twice. */
 void hub_plan_requeue_after(HubPlan *p, usec_t delay);
 /* An error requeue (back-off) with why. */
@@ -229,6 +252,13 @@ int hub_conditions_set(json_object *obj, const char *type, const char *status, c
  * observedGeneration = metadata.generation. */
 int hub_meta_conditions_set(json_object *obj, const char *type, const char *status, const char *reason,
                             const char *message, usec_t now);
+/* hive's setClusterCondition (ClusterInstallCondition): lastTransitionTime
+ * and lastProbeTime move whenever status, reason or message change. */
+int hub_hive_conditions_set(json_object *obj, const char *type, const char *status, const char *reason,
+                            const char *message, usec_t now);
+/* Either setter with a formatted message. */
+int hub_conditions_setf(json_object *obj, bool hive, const char *type, const char *status,
+                        const char *reason, usec_t now, const char *fmt, ...) _printf_(7, 8);
 /* The condition of that type in obj.status.conditions, or NULL. */
 json_object *hub_conditions_find(json_object *obj, const char *type);
 

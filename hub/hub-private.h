@@ -30,6 +30,7 @@ typedef struct HubOptions {
         usec_t service_timeout;
         usec_t sync_period;
         usec_t image_cooldown;
+        usec_t approve_csrs_requeue;
         char *image_type;
         bool converged_flow;
         unsigned max_concurrent_reconciles;

@@ -33,19 +33,46 @@ typedef struct HostEntry {
         bool seen; /* in the current list */
 } HostEntry;
 
-typedef struct InfraEnvState {
+/* A position in the service's event feed of one infra-env or cluster */
+typedef struct EventFeed {
+        bool unsupported; /* the service has no events endpoint */
+        unsigned long seen;
+        char *last; /* key of the last event consumed */
+} EventFeed;
+
+/* What the poller follows, an infra-env or a cluster: the first member of
+ * their states */
+typedef struct Tracked {
         char *id;
-        bool tracked; /* named by the last tracked_infra_envs() */
+        usec_t next_attempt; /* monotonic: back-off after a failure */
+        usec_t backoff;
+        EventFeed feed;
+} Tracked;
+
+typedef struct InfraEnvState {
+        Tracked base;
         bool listed;
         bool want_list;
         usec_t last_list; /* monotonic */
-        usec_t next_attempt; /* monotonic: back-off after a failure */
-        usec_t backoff;
-        bool events_unsupported;
-        unsigned long events_seen;
-        char *last_event; /* key of the last event consumed */
         struct lh_table *hosts; /* id -> HostEntry */
 } InfraEnvState;
+
+/* A cluster a ClusterDeployment links: its events, and its last GET
+ * (without hosts) as a fingerprint for the resync */
+typedef struct ClusterState {
+        Tracked base;
+        bool fetched;
+        uint64_t fingerprint;
+        usec_t last_get; /* monotonic */
+} ClusterState;
+
+/* The states of one kind, by id */
+typedef struct StateTable {
+        Tracked **items;
+        size_t n;
+        Tracked *(*new_state)(const char *id);
+        void (*free_state)(Tracked *t);
+} StateTable;
 
 struct HubService {
         HubServiceOptions opts;
@@ -57,8 +84,8 @@ struct HubService {
         size_t n_pool;
 
         pthread_mutex_t lock; /* the states */
-        InfraEnvState **states;
-        size_t n_states;
+        StateTable infra_envs; /* InfraEnvState */
+        StateTable clusters; /* ClusterState */
         bool up;
 
         /* the poller thread */
@@ -80,16 +107,141 @@ static void host_entry_free(struct lh_entry *e)
         }
 }
 
-static InfraEnvState *state_free(InfraEnvState *st)
+static void state_free(Tracked *t)
 {
+        InfraEnvState *st = (InfraEnvState *)t;
+
         if (!st)
-                return NULL;
-        free(st->id);
-        free(st->last_event);
+                return;
+        free(st->base.id);
+        free(st->base.feed.last);
         if (st->hosts)
                 lh_table_free(st->hosts);
         free(st);
+}
+
+static Tracked *state_new(const char *id)
+{
+        InfraEnvState *st = calloc(1, sizeof(*st));
+
+        if (!st)
+                return NULL;
+        st->base.id = strdup(id);
+        st->hosts = lh_kchar_table_new(64, host_entry_free);
+        if (!st->base.id || !st->hosts) {
+                state_free(&st->base);
+                return NULL;
+        }
+        return &st->base;
+}
+
+static void cluster_state_free(Tracked *t)
+{
+        if (!t)
+                return;
+        free(t->id);
+        free(t->feed.last);
+        free(t);
+}
+
+static Tracked *cluster_state_new(const char *id)
+{
+        ClusterState *st = calloc(1, sizeof(*st));
+
+        if (!st)
+                return NULL;
+        st->base.id = strdup(id);
+        if (!st->base.id) {
+                free(st);
+                return NULL;
+        }
+        return &st->base;
+}
+
+/* lock held */
+static Tracked *table_find(StateTable *t, const char *id)
+{
+        for (size_t i = 0; i < t->n; i++)
+                if (streq(t->items[i]->id, id))
+                        return t->items[i];
         return NULL;
+}
+
+/* lock held */
+static Tracked *table_get(StateTable *t, const char *id)
+{
+        Tracked *st = table_find(t, id), **n;
+
+        if (st)
+                return st;
+        n = realloc(t->items, (t->n + 1) * sizeof(*n));
+        if (!n)
+                return NULL;
+        t->items = n;
+        st = t->new_state(id);
+        if (!st)
+                return NULL;
+        t->items[t->n++] = st;
+        return st;
+}
+
+static void table_free(StateTable *t)
+{
+        for (size_t i = 0; i < t->n; i++)
+                t->free_state(t->items[i]);
+        free(t->items);
+        t->items = NULL;
+        t->n = 0;
+}
+
+/* Forgets what the callbacks no longer name, makes states for the new
+ * ids, and returns the ids due for a poll now. */
+static int table_sync(HubService *s, StateTable *t, char **ids, usec_t now, char ***ret_due)
+{
+        _cleanup_strv_free_ char **due = NULL;
+        int r = 0;
+
+        pthread_mutex_lock(&s->lock);
+        for (size_t i = 0; i < t->n;) {
+                if (!strv_contains(ids, t->items[i]->id)) {
+                        t->free_state(t->items[i]);
+                        memmove(t->items + i, t->items + i + 1, (t->n - i - 1) * sizeof(*t->items));
+                        t->n--;
+                } else
+                        i++;
+        }
+        STRV_FOREACH (id, ids) {
+                Tracked *st = table_get(t, *id);
+
+                if (!st) {
+                        r = -ENOMEM;
+                        break;
+                }
+                if (st->next_attempt <= now)
+                        r = strv_extend(&due, *id);
+                if (r < 0)
+                        break;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (r < 0)
+                return r;
+        *ret_due = TAKE_PTR(due);
+        return 0;
+}
+
+/* after a poll of st: back off (doubling up to max_backoff) when it failed */
+static void tracked_done(HubService *s, Tracked *st, bool failed)
+{
+        pthread_mutex_lock(&s->lock);
+        if (failed) {
+                st->backoff =
+                        st->backoff == 0 ? s->opts.poll_interval : MIN(st->backoff * 2, s->opts.max_backoff);
+                st->next_attempt = now_usec(CLOCK_MONOTONIC) + st->backoff;
+        } else {
+                st->backoff = 0;
+                st->next_attempt = 0;
+        }
+        pthread_mutex_unlock(&s->lock);
 }
 
 int hub_service_new(const HubServiceOptions *o, HubMetrics *metrics, HubService **ret, char **reterr)
@@ -125,6 +277,8 @@ int hub_service_new(const HubServiceOptions *o, HubMetrics *metrics, HubService 
         s->opts.token_file = s->token_file;
         s->metrics = metrics;
         s->up = true;
+        s->infra_envs = (StateTable){ .new_state = state_new, .free_state = state_free };
+        s->clusters = (StateTable){ .new_state = cluster_state_new, .free_state = cluster_state_free };
         pthread_mutex_init(&s->pool_lock, NULL);
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->wake_lock, NULL);
@@ -167,9 +321,8 @@ HubService *hub_service_free(HubService *s)
         hub_service_stop(s);
         for (size_t i = 0; i < s->n_pool; i++)
                 assisted_client_free(s->pool[i]);
-        for (size_t i = 0; i < s->n_states; i++)
-                state_free(s->states[i]);
-        free(s->states);
+        table_free(&s->infra_envs);
+        table_free(&s->clusters);
         pthread_mutex_destroy(&s->pool_lock);
         pthread_mutex_destroy(&s->lock);
         pthread_mutex_destroy(&s->wake_lock);
@@ -345,15 +498,17 @@ static uint64_t fnv1a(const char *s)
         return h;
 }
 
-int hub_service_host_strip(json_object *host, char **ret_text, uint64_t *ret_fingerprint)
+/* obj's JSON without the fields given, and its fingerprint */
+static int strip(json_object *obj, const char *const *fields, size_t n, char **ret_text,
+                 uint64_t *ret_fingerprint)
 {
-        _cleanup_(json_object_putp) json_object *copy = hub_json_copy(host);
+        _cleanup_(json_object_putp) json_object *copy = hub_json_copy(obj);
         char *text;
 
         if (!copy)
                 return -ENOMEM;
-        for (size_t i = 0; i < ELEMENTSOF(volatile_host_fields); i++)
-                json_object_object_del(copy, volatile_host_fields[i]);
+        for (size_t i = 0; i < n; i++)
+                json_object_object_del(copy, fields[i]);
         text = json_to_string(copy, 0);
         if (!text)
                 return -ENOMEM;
@@ -363,35 +518,16 @@ int hub_service_host_strip(json_object *host, char **ret_text, uint64_t *ret_fin
         return 0;
 }
 
-/* lock held */
-static InfraEnvState *state_find(HubService *s, const char *id)
+int hub_service_host_strip(json_object *host, char **ret_text, uint64_t *ret_fingerprint)
 {
-        for (size_t i = 0; i < s->n_states; i++)
-                if (streq(s->states[i]->id, id))
-                        return s->states[i];
-        return NULL;
+        return strip(host, volatile_host_fields, ELEMENTSOF(volatile_host_fields), ret_text,
+                     ret_fingerprint);
 }
 
 /* lock held */
-static InfraEnvState *state_get(HubService *s, const char *id)
+static InfraEnvState *state_find(HubService *s, const char *id)
 {
-        InfraEnvState *st = state_find(s, id), **n;
-
-        if (st)
-                return st;
-        n = realloc(s->states, (s->n_states + 1) * sizeof(*n));
-        if (!n)
-                return NULL;
-        s->states = n;
-        st = calloc(1, sizeof(*st));
-        if (!st)
-                return NULL;
-        st->id = strdup(id);
-        st->hosts = lh_kchar_table_new(64, host_entry_free);
-        if (!st->id || !st->hosts)
-                return state_free(st);
-        s->states[s->n_states++] = st;
-        return st;
+        return (InfraEnvState *)table_find(&s->infra_envs, id);
 }
 
 int hub_service_host(HubService *s, const char *infra_env_id, const char *host_id, json_object **ret)
@@ -530,22 +666,33 @@ static char *event_key(json_object *ev)
                              (unsigned long long)fnv1a(strempty(msg)));
 }
 
-/* The events since the last one seen. Sets want_list when a host event
- * arrived, ch->infra_env for an infra-env event. */
-static int poll_events(HubService *s, InfraEnvState *st, Changes *ch)
+/* What a read of an event feed found */
+typedef struct FeedNews {
+        bool reset; /* the feed moved under us: start again */
+        bool host_events; /* an event about a host */
+        bool other_events; /* an event about the infra-env or cluster itself */
+} FeedNews;
+
+/* The events of one feed (key "infra_env_id" or "cluster_id") since the
+ * last one seen. The first event answered must be the last one consumed,
+ * else the feed changed under us (events deleted) and is read again from
+ * the start. */
+static int poll_feed(HubService *s, const char *key, const char *id, EventFeed *feed, FeedNews *news)
 {
-        _cleanup_free_ char *query = NULL, *eid = http_escape(st->id);
+        _cleanup_free_ char *query = NULL, *eid = http_escape(id);
         HubCallResult res = {};
         unsigned long offset;
         json_object *list;
         size_t n, first = 0;
         int r;
 
+        *news = (FeedNews){};
         if (!eid)
                 return -ENOMEM;
-        offset = st->events_seen > 0 ? st->events_seen - 1 : 0;
-        query = strdup_printf("infra_env_id=%s&offset=%lu&limit=%d&order=ascending", eid, offset,
-                              EVENTS_PAGE);
+        pthread_mutex_lock(&s->lock);
+        offset = feed->seen > 0 ? feed->seen - 1 : 0;
+        pthread_mutex_unlock(&s->lock);
+        query = strdup_printf("%s=%s&offset=%lu&limit=%d&order=ascending", key, eid, offset, EVENTS_PAGE);
         if (!query)
                 return -ENOMEM;
         r = hub_service_op(s, ASSISTED_OP_LIST_EVENTS, (char *[]){ NULL }, query, NULL, &res);
@@ -554,9 +701,9 @@ static int poll_events(HubService *s, InfraEnvState *st, Changes *ch)
         if (res.error < 0) {
                 r = res.error;
                 if (res.status == 404 || res.status == 405 || res.status == 501) {
-                        /* no event feed: host lists at every pass instead */
+                        /* no event feed: lists and GETs at every pass instead */
                         pthread_mutex_lock(&s->lock);
-                        st->events_unsupported = true;
+                        feed->unsupported = true;
                         pthread_mutex_unlock(&s->lock);
                         r = 0;
                 }
@@ -569,40 +716,55 @@ static int poll_events(HubService *s, InfraEnvState *st, Changes *ch)
                 return -EBADMSG;
         }
         n = json_object_array_length(list);
-        if (st->events_seen > 0) {
+        pthread_mutex_lock(&s->lock);
+        if (feed->seen > 0) {
                 _cleanup_free_ char *k = n > 0 ? event_key(json_object_array_get_idx(list, 0)) : NULL;
 
-                if (n == 0 || !k || !streq_ptr(k, st->last_event)) {
-                        /* the feed moved under us (events deleted): start
-                         * again from the beginning and list the hosts */
-                        pthread_mutex_lock(&s->lock);
-                        st->events_seen = 0;
-                        free(st->last_event);
-                        st->last_event = NULL;
-                        st->want_list = true;
+                if (n == 0 || !k || !streq_ptr(k, feed->last)) {
+                        feed->seen = 0;
+                        free(feed->last);
+                        feed->last = NULL;
                         pthread_mutex_unlock(&s->lock);
-                        ch->infra_env = true;
+                        news->reset = true;
                         hub_call_result_done(&res);
                         return 0;
                 }
                 first = 1;
         }
-        pthread_mutex_lock(&s->lock);
         for (size_t i = first; i < n; i++) {
                 json_object *ev = json_object_array_get_idx(list, i);
 
                 if (!isempty(json_get_string(ev, "host_id")))
-                        st->want_list = true;
+                        news->host_events = true;
                 else
-                        ch->infra_env = true;
+                        news->other_events = true;
         }
         if (n > first) {
-                free(st->last_event);
-                st->last_event = event_key(json_object_array_get_idx(list, n - 1));
-                st->events_seen = offset + n;
+                free(feed->last);
+                feed->last = event_key(json_object_array_get_idx(list, n - 1));
+                feed->seen = offset + n;
         }
         pthread_mutex_unlock(&s->lock);
         hub_call_result_done(&res);
+        return 0;
+}
+
+/* The events of an infra-env since the last one seen. Sets want_list when
+ * a host event arrived, ch->infra_env for an infra-env event. */
+static int poll_events(HubService *s, InfraEnvState *st, Changes *ch)
+{
+        FeedNews news;
+        int r;
+
+        r = poll_feed(s, "infra_env_id", st->base.id, &st->base.feed, &news);
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&s->lock);
+        if (news.reset || news.host_events)
+                st->want_list = true;
+        pthread_mutex_unlock(&s->lock);
+        if (news.reset || news.other_events)
+                ch->infra_env = true;
         return 0;
 }
 
@@ -613,7 +775,7 @@ static int poll_hosts(HubService *s, InfraEnvState *st, Changes *ch)
         struct lh_entry *e, *tmp;
         int r;
 
-        r = hub_service_op(s, ASSISTED_OP_LIST_HOSTS, (char *[]){ st->id, NULL }, NULL, NULL, &res);
+        r = hub_service_op(s, ASSISTED_OP_LIST_HOSTS, (char *[]){ st->base.id, NULL }, NULL, NULL, &res);
         if (r < 0)
                 return r;
         if (res.error < 0) {
@@ -670,7 +832,7 @@ static void notify(const HubServiceCallbacks *cb, const char *id, Changes *ch)
                         cb->host_changed(id, *h, cb->userdata);
 }
 
-static int poll_pass(HubService *s, const HubServiceCallbacks *cb, bool resync)
+static int poll_infra_envs(HubService *s, const HubServiceCallbacks *cb, bool resync)
 {
         _cleanup_strv_free_ char **ids = NULL, **due = NULL;
         usec_t now = now_usec(CLOCK_MONOTONIC);
@@ -679,30 +841,8 @@ static int poll_pass(HubService *s, const HubServiceCallbacks *cb, bool resync)
         r = cb->tracked_infra_envs(&ids, cb->userdata);
         if (r < 0)
                 return r;
-        /* forget infra-envs no object links any more */
-        pthread_mutex_lock(&s->lock);
-        for (size_t i = 0; i < s->n_states;) {
-                if (!strv_contains(ids, s->states[i]->id)) {
-                        state_free(s->states[i]);
-                        memmove(s->states + i, s->states + i + 1,
-                                (s->n_states - i - 1) * sizeof(*s->states));
-                        s->n_states--;
-                } else
-                        i++;
-        }
-        STRV_FOREACH (id, ids) {
-                InfraEnvState *st = state_get(s, *id);
-
-                if (!st) {
-                        r = -ENOMEM;
-                        break;
-                }
-                if (st->next_attempt <= now)
-                        r = strv_extend(&due, *id);
-                if (r < 0)
-                        break;
-        }
-        pthread_mutex_unlock(&s->lock);
+        /* forgets infra-envs no object links any more */
+        r = table_sync(s, &s->infra_envs, ids, now, &due);
         if (r < 0)
                 return r;
 
@@ -720,7 +860,7 @@ static int poll_pass(HubService *s, const HubServiceCallbacks *cb, bool resync)
                 if (st) {
                         listed = st->listed;
                         want_list = st->want_list;
-                        unsupported = st->events_unsupported;
+                        unsupported = st->base.feed.unsupported;
                         last_list = st->last_list;
                 }
                 pthread_mutex_unlock(&s->lock);
@@ -730,25 +870,128 @@ static int poll_pass(HubService *s, const HubServiceCallbacks *cb, bool resync)
                         q = poll_events(s, st, &ch);
                 pthread_mutex_lock(&s->lock);
                 want_list = want_list || st->want_list;
-                unsupported = st->events_unsupported;
+                unsupported = st->base.feed.unsupported;
                 pthread_mutex_unlock(&s->lock);
                 if (q >= 0 && (resync || !listed || want_list || unsupported ||
                                now - last_list >= s->opts.resync_period))
                         q = poll_hosts(s, st, &ch);
-                pthread_mutex_lock(&s->lock);
-                if (q < 0) {
-                        st->backoff = st->backoff == 0 ? s->opts.poll_interval
-                                                       : MIN(st->backoff * 2, s->opts.max_backoff);
-                        st->next_attempt = now_usec(CLOCK_MONOTONIC) + st->backoff;
-                } else {
-                        st->backoff = 0;
-                        st->next_attempt = 0;
-                }
-                pthread_mutex_unlock(&s->lock);
+                tracked_done(s, &st->base, q < 0);
                 notify(cb, *id, &ch);
                 strv_free(ch.hosts);
         }
         return 0;
+}
+
+/* fields of a cluster that move without anything a controller reads
+ * changing */
+static const char *const volatile_cluster_fields[] = {
+        "updated_at",
+        "hosts",
+};
+
+int hub_service_cluster_strip(json_object *cluster, char **ret_text, uint64_t *ret_fingerprint)
+{
+        return strip(cluster, volatile_cluster_fields, ELEMENTSOF(volatile_cluster_fields), ret_text,
+                     ret_fingerprint);
+}
+
+/* GET of the cluster (without hosts): 1 when its fingerprint changed */
+static int poll_cluster_get(HubService *s, ClusterState *st)
+{
+        HubCallResult res = {};
+        _cleanup_free_ char *text = NULL;
+        uint64_t fp;
+        int r;
+
+        r = hub_service_op(s, ASSISTED_OP_GET_CLUSTER, (char *[]){ st->base.id, NULL }, "exclude-hosts=true",
+                           NULL, &res);
+        if (r < 0)
+                return r;
+        if (res.error < 0) {
+                /* gone (404): the ClusterDeployment decides what that means */
+                r = res.status == 404 ? 1 : res.error;
+                hub_call_result_done(&res);
+                return r;
+        }
+        r = hub_service_cluster_strip(res.body, &text, &fp);
+        hub_call_result_done(&res);
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&s->lock);
+        r = !st->fetched || st->fingerprint != fp;
+        st->fetched = true;
+        st->fingerprint = fp;
+        st->last_get = now_usec(CLOCK_MONOTONIC);
+        pthread_mutex_unlock(&s->lock);
+        return r;
+}
+
+/* Every cluster a ClusterDeployment links: its events since the last one
+ * seen (any new one, of the cluster or of one of its hosts, reports the
+ * cluster), and every resync period (or without an event feed, every
+ * pass) a GET whose fingerprint reports what changed without an event
+ * (progress, validations). */
+static int poll_clusters(HubService *s, const HubServiceCallbacks *cb, bool resync)
+{
+        _cleanup_strv_free_ char **ids = NULL, **due = NULL;
+        usec_t now = now_usec(CLOCK_MONOTONIC);
+        int r = 0;
+
+        if (!cb->tracked_clusters)
+                return 0;
+        r = cb->tracked_clusters(&ids, cb->userdata);
+        if (r < 0)
+                return r;
+        r = table_sync(s, &s->clusters, ids, now, &due);
+        if (r < 0)
+                return r;
+
+        STRV_FOREACH (id, due) {
+                ClusterState *st;
+                FeedNews news = {};
+                bool fetched, unsupported, changed = false;
+                usec_t last_get;
+                int q = 0;
+
+                pthread_mutex_lock(&s->lock);
+                st = (ClusterState *)table_find(&s->clusters, *id);
+                if (st) {
+                        fetched = st->fetched;
+                        unsupported = st->base.feed.unsupported;
+                        last_get = st->last_get;
+                }
+                pthread_mutex_unlock(&s->lock);
+                if (!st)
+                        continue;
+                if (!unsupported)
+                        q = poll_feed(s, "cluster_id", *id, &st->base.feed, &news);
+                if (q >= 0 && (news.reset || news.host_events || news.other_events))
+                        changed = true;
+                pthread_mutex_lock(&s->lock);
+                unsupported = st->base.feed.unsupported;
+                pthread_mutex_unlock(&s->lock);
+                if (q >= 0 && (resync || !fetched || unsupported || changed ||
+                               now - last_get >= s->opts.resync_period)) {
+                        q = poll_cluster_get(s, st);
+                        /* the first GET only sets the fingerprint: the
+                         * ClusterDeployment was reconciled when the hub
+                         * started (its informer's add) */
+                        if (q > 0 && fetched)
+                                changed = true;
+                }
+                tracked_done(s, &st->base, q < 0);
+                if (changed && cb->cluster_changed)
+                        cb->cluster_changed(*id, cb->userdata);
+        }
+        return 0;
+}
+
+static int poll_pass(HubService *s, const HubServiceCallbacks *cb, bool resync)
+{
+        int r = poll_infra_envs(s, cb, resync), q;
+
+        q = poll_clusters(s, cb, resync);
+        return r < 0 ? r : q;
 }
 
 int hub_service_poll_once(HubService *s, const HubServiceCallbacks *cb, bool resync)
@@ -761,10 +1004,10 @@ void hub_service_poke(HubService *s, const char *infra_env_id)
         InfraEnvState *st;
 
         pthread_mutex_lock(&s->lock);
-        st = state_get(s, infra_env_id);
+        st = (InfraEnvState *)table_get(&s->infra_envs, infra_env_id);
         if (st) {
                 st->want_list = true;
-                st->next_attempt = 0;
+                st->base.next_attempt = 0;
         }
         pthread_mutex_unlock(&s->lock);
         pthread_mutex_lock(&s->wake_lock);

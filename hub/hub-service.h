@@ -12,7 +12,8 @@
  * The poller (one thread) follows every infra-env the callbacks name: the
  * infra-env's events since the last one seen, and its host list when an
  * event names a host, when a host list was never made, and every resync
- * period. Hosts are kept as JSON text without the fields that change at
+ * period; and every cluster they name: its events since the last one
+ * seen, and a GET (fingerprinted) every resync period. Hosts are kept as JSON text without the fields that change at
  * every check-in; each host's fingerprint decides whether it changed, and
  * only new, changed and vanished hosts are reported.
  */
@@ -44,6 +45,11 @@ typedef struct HubServiceCallbacks {
         void (*host_changed)(const char *infra_env_id, const char *host_id, void *userdata);
         /* an event about the infra-env itself (no host) */
         void (*infra_env_changed)(const char *infra_env_id, void *userdata);
+        /* the cluster ids to follow (may be NULL: none) */
+        int (*tracked_clusters)(char ***ret_ids, void *userdata);
+        /* a cluster changed: an event of it or of one of its hosts, or its
+         * fingerprint at a resync */
+        void (*cluster_changed)(const char *cluster_id, void *userdata);
         void *userdata;
 } HubServiceCallbacks;
 
@@ -92,6 +98,9 @@ void hub_service_host_forget(HubService *s, const char *infra_env_id, const char
 /* False after a transport error or a 5xx, true after a good answer. */
 bool hub_service_up(HubService *s);
 
+/* The cluster's JSON without its hosts and the fields that move by
+ * themselves, and its fingerprint (exposed for tests). */
+int hub_service_cluster_strip(json_object *cluster, char **ret_text, uint64_t *ret_fingerprint);
 /* The host's JSON without the fields that change at every check-in, and
  * its fingerprint (exposed for tests). */
 int hub_service_host_strip(json_object *host, char **ret_text, uint64_t *ret_fingerprint);

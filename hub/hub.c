@@ -17,6 +17,7 @@
 #include "cradle-hub.h"
 #include "hub-cache.h"
 #include "hub-controller.h"
+#include "hub-glue.h"
 #include "hub-http.h"
 #include "hub-metrics.h"
 #include "hub-private.h"
@@ -56,6 +57,11 @@ typedef struct Option {
 
 /* sorted by name, as Go's flag package prints them */
 static const Option options[] = {
+        OPT("approve-csrs-requeue-duration", OPT_DURATION, approve_csrs_requeue, "1m",
+            "APPROVE_CSRS_REQUEUE_DURATION",
+            "How often a day-2 host joining its cluster is looked at again (its CSRs, its node) until it "
+            "is\n"
+            "Done."),
         OPT("context", OPT_STRING, kube_context, NULL, NULL,
             "The kubeconfig context to use (default: its current-context)."),
         OPT("converged-flow", OPT_BOOL, converged_flow, "false", "ALLOW_CONVERGED_FLOW",
@@ -398,65 +404,56 @@ int cradle_hub_parse_args(CradleHub *h, int argc, char **argv, char **reterr)
 
 /* ---- glue between the poller, the cache and the controllers ---- */
 
-static int collect_infraenv_id(json_object *obj, void *userdata)
-{
-        const char *id = json_get_string(json_get(json_get(obj, "metadata"), "annotations"),
-                                         HUB_ANNOTATION_INFRAENV_ID);
-
-        if (isempty(id))
-                return 0;
-        return strv_extend(userdata, id);
-}
-
 static int tracked_infra_envs(char ***ret, void *userdata)
 {
-        CradleHub *h = userdata;
-        _cleanup_strv_free_ char **ids = NULL;
-        int r;
+        return hub_tracked_ids(((CradleHub *)userdata)->cache, HUB_KIND_INFRAENV, HUB_ANNOTATION_INFRAENV_ID,
+                               ret);
+}
 
-        r = hub_cache_foreach(h->cache, HUB_KIND_INFRAENV, collect_infraenv_id, &ids);
-        if (r < 0)
-                return r;
-        if (!ids) {
-                ids = calloc(1, sizeof(char *));
-                if (!ids)
-                        return -ENOMEM;
-        }
-        *ret = TAKE_PTR(ids);
-        return 0;
+static int tracked_clusters(char ***ret, void *userdata)
+{
+        return hub_tracked_ids(((CradleHub *)userdata)->cache, HUB_KIND_CLUSTERDEPLOYMENT,
+                               HUB_ANNOTATION_CLUSTER_ID, ret);
+}
+
+static void enqueue_keys(CradleHub *h, const char *controller, char **keys)
+{
+        HubController *c = hub_context_controller(&h->ctx, controller);
+
+        if (c)
+                STRV_FOREACH (k, keys)
+                        (void)hub_controller_enqueue(c, *k);
+}
+
+static void cluster_changed(const char *cluster_id, void *userdata)
+{
+        CradleHub *h = userdata;
+        _cleanup_strv_free_ char **keys = NULL;
+
+        if (hub_cache_index_keys(h->cache, HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_CLUSTER_ID, cluster_id,
+                                 &keys) >= 0)
+                enqueue_keys(h, "clusterdeployment", keys);
 }
 
 static void host_changed(const char *infra_env_id, const char *host_id, void *userdata)
 {
         CradleHub *h = userdata;
-        _cleanup_strv_free_ char **keys = NULL;
-        HubController *agents = hub_context_controller(&h->ctx, "agent");
+        _cleanup_strv_free_ char **agents = NULL, **cds = NULL;
 
-        if (!agents || hub_cache_index_keys(h->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, infra_env_id,
-                                            &keys) < 0)
+        if (hub_host_changed_keys(h->cache, h->service, infra_env_id, host_id, &agents, &cds) < 0)
                 return;
-        STRV_FOREACH (k, keys) {
-                _cleanup_free_ char *ns = NULL, *name = NULL, *key = NULL;
-
-                if (hub_key_split(*k, &ns, &name) < 0)
-                        continue;
-                key = strdup_printf("%s/%s", strempty(ns), host_id);
-                if (key)
-                        (void)hub_controller_enqueue(agents, key);
-        }
+        enqueue_keys(h, "agent", agents);
+        enqueue_keys(h, "clusterdeployment", cds);
 }
 
 static void infra_env_changed(const char *infra_env_id, void *userdata)
 {
         CradleHub *h = userdata;
         _cleanup_strv_free_ char **keys = NULL;
-        HubController *ie = hub_context_controller(&h->ctx, "infraenv");
 
-        if (!ie || hub_cache_index_keys(h->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, infra_env_id,
-                                        &keys) < 0)
-                return;
-        STRV_FOREACH (k, keys)
-                (void)hub_controller_enqueue(ie, *k);
+        if (hub_cache_index_keys(h->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, infra_env_id, &keys) >=
+            0)
+                enqueue_keys(h, "infraenv", keys);
 }
 
 /* ---- probes and metrics ---- */
@@ -544,6 +541,8 @@ static void *starter_thread(void *p)
         r = hub_service_start(h->service, &(HubServiceCallbacks){ .tracked_infra_envs = tracked_infra_envs,
                                                                   .host_changed = host_changed,
                                                                   .infra_env_changed = infra_env_changed,
+                                                                  .tracked_clusters = tracked_clusters,
+                                                                  .cluster_changed = cluster_changed,
                                                                   .userdata = h });
         for (size_t i = 0; r >= 0 && i < h->n_controllers; i++)
                 r = hub_controller_start(h->controllers[i]);
@@ -610,6 +609,7 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         h->config.service_url = strdup(h->opts.service_url);
         h->config.converged_flow = h->opts.converged_flow;
         h->config.image_cooldown = h->opts.image_cooldown;
+        h->config.approve_csrs_requeue = h->opts.approve_csrs_requeue;
         h->identity = default_identity();
         if (!h->config.image_type || !h->config.service_url || !h->identity)
                 return -ENOMEM;

@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include <json-c/json.h>
-#include <openssl/evp.h>
 
-#include "base64.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "hub-cache.h"
 #include "hub-claim.h"
 #include "hub-exec.h"
+#include "hub-inputs.h"
 #include "hub-nmstate.h"
 #include "hub-service.h"
 #include "http.h"
@@ -81,26 +80,16 @@ static int claim(const InfraEnvObserved *o, json_object *ie, HubClaimDecision *d
 
 /* ---- observe ---- */
 
-static int kube_error(KubeStatus *st, int r, int *ret_error, char **ret_message)
-{
-        *ret_error = r;
-        *ret_message = strdup(st->message ? st->message : strerror(-ERRNO_VALUE(r)));
-        return *ret_message ? 0 : -ENOMEM;
-}
-
 static int observe_secret(HubContext *ctx, InfraEnvObserved *o, const char *ns, const char *name)
 {
-        _cleanup_kube_status_ KubeStatus st = {};
+        HubRef ref = {};
         int r;
 
-        r = hub_cache_get(ctx->cache, HUB_KIND_SECRET, ns, name, &o->secret);
-        if (r != -ENOENT)
-                return r;
-        /* not labelled yet: read it directly (upstream's APIReader) */
-        r = kube_get(ctx->kube, hub_kind_resource(HUB_KIND_SECRET), ns, name, &o->secret, &st);
-        if (r < 0)
-                return kube_error(&st, r, &o->secret_error, &o->secret_message);
-        return 0;
+        r = hub_observe_ref(ctx, HUB_KIND_SECRET, ns, name, &ref);
+        o->secret = TAKE_PTR(ref.object);
+        o->secret_error = ref.error;
+        o->secret_message = TAKE_PTR(ref.message);
+        return r;
 }
 
 static int nmstate_compare(const void *a, const void *b)
@@ -176,33 +165,6 @@ static int observe_nmstate(HubContext *ctx, InfraEnvObserved *o, json_object *ie
         }
         o->n_nmstate = n;
         qsort(o->nmstate, n, sizeof(json_object *), nmstate_compare);
-        return 0;
-}
-
-/* The ids among the candidates that another InfraEnv links. */
-static int observe_claimed(HubContext *ctx, InfraEnvObserved *o, const char *self_key)
-{
-        json_object *list = o->candidates.body;
-
-        for (size_t i = 0; json_object_is_type(list, json_type_array) && i < json_object_array_length(list);
-             i++) {
-                const char *id = json_get_string(json_object_array_get_idx(list, i), "id");
-                _cleanup_strv_free_ char **keys = NULL;
-                int r;
-
-                if (isempty(id))
-                        continue;
-                r = hub_cache_index_keys(ctx->cache, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, id, &keys);
-                if (r < 0)
-                        return r;
-                STRV_FOREACH (k, keys)
-                        if (!streq(*k, self_key)) {
-                                r = strv_extend(&o->claimed_ids, id);
-                                if (r < 0)
-                                        return r;
-                                break;
-                        }
-        }
         return 0;
 }
 
@@ -295,7 +257,8 @@ static int infraenv_observe(HubContext *ctx, HubObserved *base)
                 if (r < 0)
                         return r;
                 o->searched = true;
-                r = observe_claimed(ctx, o, self_key);
+                r = hub_observe_claimed(ctx, HUB_KIND_INFRAENV, HUB_INDEX_INFRAENV_ID, o->candidates.body,
+                                        self_key, &o->claimed_ids);
                 if (r < 0)
                         return r;
         }
@@ -361,12 +324,8 @@ static int finish(const InfraEnvObserved *o, json_object *desired, HubPlan *plan
  * error message (notes §1 step 5's texts) */
 static int pull_secret(const InfraEnvObserved *o, char **ret, char **ret_error, bool *ret_user)
 {
-        json_object *ie = o->base.object;
-        const char *name = json_get_string(json_get_path(ie, "spec.pullSecretRef"), "name");
-        const char *data;
-        _cleanup_erase_ char *decoded = NULL;
-        _cleanup_(json_object_putp) json_object *j = NULL;
-        size_t len = 0;
+        const char *name = json_get_string(json_get_path(o->base.object, "spec.pullSecretRef"), "name");
+        HubRef ref = { .object = o->secret, .error = o->secret_error, .message = o->secret_message };
 
         *ret = NULL;
         *ret_user = true;
@@ -375,39 +334,7 @@ static int pull_secret(const InfraEnvObserved *o, char **ret, char **ret_error, 
                                            o->base.name);
                 return *ret_error ? 0 : -ENOMEM;
         }
-        if (!o->secret) {
-                *ret_user = o->secret_error == -ENOENT;
-                *ret_error = strdup_printf("failed to find secret %s: %s", name, strna(o->secret_message));
-                return *ret_error ? 0 : -ENOMEM;
-        }
-        data = json_get_string(json_get(o->secret, "data"), ".dockerconfigjson");
-        if (!data) {
-                *ret_error = strdup_printf("secret %s did not contain key .dockerconfigjson", name);
-                return *ret_error ? 0 : -ENOMEM;
-        }
-        if (base64_decode(data, NULL, &decoded, &len) < 0 || strlen(decoded) != len ||
-            json_parse(decoded, len, BUF_MAX_JSON_DOC, &j, NULL) < 0 ||
-            !json_object_is_type(json_get(j, "auths"), json_type_object)) {
-                *ret_error = strdup_printf(
-                        "invalid pull secret data in secret %s: not a docker config with \"auths\"", name);
-                return *ret_error ? 0 : -ENOMEM;
-        }
-        *ret = TAKE_PTR(decoded);
-        *ret_error = NULL;
-        return 0;
-}
-
-static int digest(const char *s, char ret[static 80])
-{
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned n = 0;
-
-        if (EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) != 1)
-                return -EIO;
-        snprintf(ret, 8, "sha256:");
-        for (unsigned i = 0; i < n && i < 32; i++)
-                snprintf(ret + 7 + 2 * i, 3, "%02x", md[i]);
-        return 0;
+        return hub_pull_secret(&ref, name, ret, ret_error, ret_user);
 }
 
 /* [{operation, value}] of the spec, as the service's model orders them */
@@ -846,20 +773,6 @@ static int check_cluster(const InfraEnvObserved *o, json_object *desired, HubPla
         return 1;
 }
 
-static int label_secret(const InfraEnvObserved *o, HubPlan *plan)
-{
-        _cleanup_(json_object_putp) json_object *desired = NULL;
-
-        if (!o->secret || (streq_ptr(hub_object_label(o->secret, HUB_LABEL_WATCH), "true") &&
-                           streq_ptr(hub_object_label(o->secret, HUB_LABEL_BACKUP), "true")))
-                return 0;
-        desired = hub_json_copy(o->secret);
-        if (!desired || hub_object_set_label(desired, HUB_LABEL_WATCH, "true") < 0 ||
-            hub_object_set_label(desired, HUB_LABEL_BACKUP, "true") < 0)
-                return -ENOMEM;
-        return hub_plan_patch_object(plan, HUB_KIND_SECRET, o->secret, desired, false, false);
-}
-
 int infraenv_decide(const HubObserved *base, HubPlan *plan)
 {
         const InfraEnvObserved *o = (const InfraEnvObserved *)base;
@@ -914,11 +827,11 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
         /* other objects once per reconcile: later rounds see the same
          * observed Secret, not the one just written */
         if (base->results.n == 0) {
-                r = label_secret(o, plan);
+                r = hub_plan_label_watched(plan, HUB_KIND_SECRET, o->secret);
                 if (r < 0)
                         return r;
         }
-        r = digest(secret, dg);
+        r = hub_digest(secret, dg);
         if (r < 0)
                 return r;
         if (o->nmstate_error < 0) {

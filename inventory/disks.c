@@ -38,7 +38,7 @@ typedef struct Disk {
         char syspath[PATH_MAX];
         unsigned major, minor;
         uint64_t size_bytes;
-        bool removable, rotational, hidden;
+        bool removable, rotational, hidden, lab;
         char *vendor, *model, *serial, *wwn, *id_path;
         char **devlinks;
         char *dm_uuid, *dm_name;
@@ -201,6 +201,12 @@ static const char *ghw_drive_type(const Disk *d, Controller *ret_controller)
                         *ret_controller = prefixes[i].controller;
                         break;
                 }
+        /* a simulated host's disk (--lab-disks) is the plain disk it stands
+         * for, whatever its kernel name */
+        if (d->lab && streq(type, "Unknown")) {
+                type = "HDD";
+                *ret_controller = CONTROLLER_KNOWN;
+        }
         if (!d->rotational)
                 type = "SSD";
         return type;
@@ -793,12 +799,22 @@ int disks_collect(const InventoryOptions *o, json_object **ret)
         _cleanup_(udev_unrefp) struct udev *udev = udev_new();
         _cleanup_(udev_enumerate_unrefp) struct udev_enumerate *e = NULL;
         struct udev_list_entry *it;
+        _cleanup_strv_free_ char **lab = NULL;
         Disk *disks = NULL;
         size_t n = 0;
         int r = 0;
 
         if (!a || !udev)
                 return -ENOMEM;
+        if (!isempty(o->lab_disks)) {
+                r = strv_split(o->lab_disks, ", ", &lab);
+                if (r < 0)
+                        return r;
+                /* "/dev/loop3" names the same disk as "loop3" */
+                STRV_FOREACH (l, lab)
+                        if (startswith(*l, "/dev/"))
+                                memmove(*l, *l + 5, strlen(*l + 5) + 1);
+        }
         e = udev_enumerate_new(udev);
         if (!e)
                 return -ENOMEM;
@@ -815,8 +831,12 @@ int disks_collect(const InventoryOptions *o, json_object **ret)
 
                 if (!d || !streq_ptr(udev_device_get_devtype(d), "disk"))
                         continue;
-                /* ghw does not list loop devices at all */
-                if (startswith(udev_device_get_sysname(d), "loop"))
+                if (lab) {
+                        /* a simulated host: its own disks and no other */
+                        if (!strv_contains(lab, strempty(udev_device_get_sysname(d))))
+                                continue;
+                } else if (startswith(udev_device_get_sysname(d), "loop"))
+                        /* ghw does not list loop devices at all */
                         continue;
                 nd = reallocarray(disks, n + 1, sizeof(Disk));
                 if (!nd) {
@@ -827,7 +847,7 @@ int disks_collect(const InventoryOptions *o, json_object **ret)
                 r = disk_load(o, d, &disks[n]);
                 if (r < 0)
                         goto finish;
-                n++;
+                disks[n++].lab = lab != NULL;
         }
         if (n > 0)
                 qsort(disks, n, sizeof(Disk), disk_cmp);

@@ -39,6 +39,9 @@ typedef struct InventoryOptions {
          * parts run under umockdev, which redirects /sys, /dev and /proc. */
         const char *root;
         bool skip_bmc; /* do not talk to the IPMI device (tests) */
+        /* labs: comma-separated block device names (sysfs names, "loop3");
+         * when set, the only disks listed, loop devices included */
+        const char *lab_disks;
 } InventoryOptions;
 
 /* The Inventory document. Returns 0 and a new object, or -ENOMEM. */

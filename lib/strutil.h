@@ -59,3 +59,5 @@ char **strv_copy(char *const *l);
 void strv_sort(char **l);
 
 #define STRV_FOREACH(s, l) for (char *const *s = (l); s && *s; s++)
+/* True when x (not NULL) equals one of the strings given. */
+#define STR_IN_SET(x, ...) strv_contains((char *const[]){ __VA_ARGS__, NULL }, (x))

@@ -152,6 +152,7 @@ static int run(const StepContext *ctx, char *const *args, StepResult *ret)
                 .forced_hostname = ctx->config->force_hostname,
                 .forced_mac = ctx->config->force_mac,
                 .forced_ipv4 = ctx->config->forced_ipv4,
+                .lab_disks = ctx->config->lab_disks,
         };
         uint64_t max_size = 0, disk_min_size = 0;
         char *text;

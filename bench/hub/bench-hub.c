@@ -6,6 +6,7 @@
  *
  *   bench-hub KUBECONFIG SERVICE_URL NAMESPACE bmac COUNT
  *   bench-hub KUBECONFIG SERVICE_URL NAMESPACE nmstate INFRAENV
+ *   bench-hub KUBECONFIG SERVICE_URL NAMESPACE install CLUSTERS
  *
  * Runs the hub's cache and one controller in-process, reconciling keys one
  * after another on this thread (as one worker does), and prints what each
@@ -19,6 +20,15 @@
  * reconcile registers the infra-env with every config, the next one (the
  * cache caught up) must write nothing, then one NMStateConfig changes and
  * the reconcile after it sends the whole list again.
+ *
+ * install: the ClusterDeployment and Agent controllers over every
+ * ClusterDeployment and every host of the InfraEnvs (the service's hosts
+ * as the poller lists them): passes until one writes nothing (the Agents
+ * created, bound, their status, the ACIs' status), then the measured
+ * pass with nothing to change (a poller resync first, which must find
+ * nothing changed); then one host changes in the service (no event: the
+ * next resync finds it) and the keys the poller names for it are
+ * reconciled: exactly the writes that change needs.
  */
 
 #include <json-c/json.h>
@@ -27,11 +37,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "bmac.h"
 #include "cleanup.h"
+#include "cluster.h"
 #include "hub-cache.h"
 #include "hub-controller.h"
+#include "hub-glue.h"
 #include "hub-metrics.h"
+#include "hub-names.h"
 #include "hub-service.h"
 #include "infraenv.h"
 #include "jsonutil.h"
@@ -85,6 +99,210 @@ static void report(const char *what, usec_t t0, const Counters *a, const Counter
         fflush(stdout);
 }
 
+/* ---- install ---- */
+
+typedef struct Glue {
+        HubCache *cache;
+        HubService *service;
+        char **agent_keys, **cd_keys; /* what the poller said changed */
+} Glue;
+
+static int tracked_infra_envs(char ***ret, void *userdata)
+{
+        return hub_tracked_ids(((Glue *)userdata)->cache, HUB_KIND_INFRAENV, HUB_ANNOTATION_INFRAENV_ID,
+                               ret);
+}
+
+static int tracked_clusters(char ***ret, void *userdata)
+{
+        return hub_tracked_ids(((Glue *)userdata)->cache, HUB_KIND_CLUSTERDEPLOYMENT,
+                               HUB_ANNOTATION_CLUSTER_ID, ret);
+}
+
+/* forgets the keys the poller named */
+static void glue_forget(Glue *g)
+{
+        strv_free(g->agent_keys);
+        strv_free(g->cd_keys);
+        g->agent_keys = g->cd_keys = NULL;
+}
+
+static void add_keys(char ***to, char **keys)
+{
+        STRV_FOREACH (k, keys)
+                if (!strv_contains(*to, *k))
+                        (void)strv_extend(to, *k);
+}
+
+static void cluster_changed(const char *cluster_id, void *userdata)
+{
+        Glue *g = userdata;
+        _cleanup_strv_free_ char **keys = NULL;
+
+        if (hub_cache_index_keys(g->cache, HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_CLUSTER_ID, cluster_id,
+                                 &keys) >= 0)
+                add_keys(&g->cd_keys, keys);
+}
+
+/* as cradle-hub's glue (hub.c): the host's Agent, and its cluster */
+static void host_changed(const char *infra_env_id, const char *host_id, void *userdata)
+{
+        Glue *g = userdata;
+        _cleanup_strv_free_ char **agents = NULL, **cds = NULL;
+
+        if (hub_host_changed_keys(g->cache, g->service, infra_env_id, host_id, &agents, &cds) < 0)
+                return;
+        add_keys(&g->agent_keys, agents);
+        add_keys(&g->cd_keys, cds);
+}
+
+static void nothing(const char *id, void *userdata)
+{
+        (void)id;
+        (void)userdata;
+}
+
+static int collect_key(json_object *obj, void *userdata)
+{
+        return strv_extendf(userdata, "%s/%s", kube_object_namespace(obj), kube_object_name(obj));
+}
+
+/* every host of every InfraEnv as an Agent key, every ClusterDeployment */
+static int all_keys(Glue *g, const char *ns, char ***ret_agents, char ***ret_cds)
+{
+        _cleanup_strv_free_ char **ids = NULL;
+        int r;
+
+        r = tracked_infra_envs(&ids, g);
+        STRV_FOREACH (id, ids) {
+                _cleanup_strv_free_ char **hosts = NULL;
+
+                r = hub_service_host_ids(g->service, *id, &hosts);
+                if (r < 0)
+                        return r;
+                STRV_FOREACH (h, hosts)
+                        if (strv_extendf(ret_agents, "%s/%s", ns, *h) < 0)
+                                return -ENOMEM;
+        }
+        return r < 0 ? r : hub_cache_foreach(g->cache, HUB_KIND_CLUSTERDEPLOYMENT, collect_key, ret_cds);
+}
+
+static void pass(HubController *c, char **keys);
+
+static void two_passes(HubController **ctl, char **agents, char **cds)
+{
+        pass(ctl[0], cds);
+        pass(ctl[1], agents);
+}
+
+static void install_counters(HubMetrics *m, Counters *ret)
+{
+        Counters a = counters(m, "agent"), c = counters(m, "clusterdeployment");
+
+        *ret = a;
+        ret->writes += c.writes;
+        ret->reconciles += c.reconciles;
+}
+
+/* the poller's resync (every host list and cluster fetched again):
+ * forgets what it named before, says what it names now */
+static int resync(HubService *service, const HubServiceCallbacks *cb, Glue *g)
+{
+        usec_t t0 = now_usec(CLOCK_MONOTONIC);
+        int r;
+
+        glue_forget(g);
+        r = hub_service_poll_once(service, cb, true);
+        if (r < 0)
+                return r;
+        printf("poller resync: %.3f s, %zu Agents and %zu ClusterDeployments said changed\n",
+               (double)(now_usec(CLOCK_MONOTONIC) - t0) / (double)USEC_PER_SEC, strv_length(g->agent_keys),
+               strv_length(g->cd_keys));
+        fflush(stdout);
+        return 0;
+}
+
+static int bench_install(HubContext *ctx, HubController **ctl, const char *ns)
+{
+        Glue g = { .cache = ctx->cache, .service = ctx->service };
+        const HubServiceCallbacks glue_callbacks = { .tracked_infra_envs = tracked_infra_envs,
+                                                     .host_changed = host_changed,
+                                                     .infra_env_changed = nothing,
+                                                     .tracked_clusters = tracked_clusters,
+                                                     .cluster_changed = cluster_changed,
+                                                     .userdata = &g };
+        _cleanup_strv_free_ char **agents = NULL, **cds = NULL;
+        Counters a, b;
+        usec_t t0;
+        unsigned warm = 0;
+        int r;
+
+        r = hub_service_poll_once(ctx->service, &glue_callbacks, true);
+        if (r < 0)
+                return r;
+        glue_forget(&g);
+        r = all_keys(&g, ns, &agents, &cds);
+        if (r < 0)
+                return r;
+        printf("%zu hosts in the service, %zu ClusterDeployments\n", strv_length(agents), strv_length(cds));
+        fflush(stdout);
+        /* warm up: Agents created, bound, their status; the clusters synced */
+        for (;;) {
+                install_counters(ctx->metrics, &a);
+                t0 = now_usec(CLOCK_MONOTONIC);
+                two_passes(ctl, agents, cds);
+                install_counters(ctx->metrics, &b);
+                warm++;
+                {
+                        _cleanup_free_ char *what = strdup_printf("warm-up pass %u", warm);
+
+                        report(strempty(what), t0, &a, &b, strv_length(agents) + strv_length(cds));
+                }
+                if (b.writes == a.writes || warm >= 8)
+                        break;
+                sleep(2); /* the cache catches up with the writes */
+                (void)hub_service_poll_once(ctx->service, &glue_callbacks, true);
+        }
+        sleep(2);
+        /* nothing changed: the poller's resync finds nothing, the full pass writes nothing */
+        r = resync(ctx->service, &glue_callbacks, &g);
+        if (r < 0)
+                return r;
+        install_counters(ctx->metrics, &a);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        two_passes(ctl, agents, cds);
+        install_counters(ctx->metrics, &b);
+        report("full pass, nothing to change", t0, &a, &b, strv_length(agents) + strv_length(cds));
+        printf("ready for a change\n");
+        fflush(stdout);
+        {
+                char line[64];
+
+                if (!fgets(line, sizeof(line), stdin))
+                        return -EIO;
+        }
+        /* the service sends no event for an inventory update: the poller's
+         * periodic resync sees the one host that changed (its list's
+         * fingerprints); the keys it names are reconciled */
+        r = resync(ctx->service, &glue_callbacks, &g);
+        if (r < 0)
+                return r;
+        install_counters(ctx->metrics, &a);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        two_passes(ctl, g.agent_keys, g.cd_keys);
+        install_counters(ctx->metrics, &b);
+        report("one host changed", t0, &a, &b, strv_length(g.agent_keys) + strv_length(g.cd_keys));
+        glue_forget(&g);
+        /* and a full pass after it: nothing more */
+        sleep(2);
+        install_counters(ctx->metrics, &a);
+        t0 = now_usec(CLOCK_MONOTONIC);
+        two_passes(ctl, agents, cds);
+        install_counters(ctx->metrics, &b);
+        report("full pass after it", t0, &a, &b, strv_length(agents) + strv_length(cds));
+        return 0;
+}
+
 /* Reconciles each key until it neither requeues nor waits for the cache. */
 static void pass(HubController *c, char **keys)
 {
@@ -110,7 +328,7 @@ int main(int argc, char **argv)
         HubCache *cache = NULL;
         HubService *service = NULL;
         HubMetrics *metrics = NULL;
-        HubController *ctl = NULL;
+        HubController *ctl = NULL, *ctls[2] = {};
         HubConfig config = { .image_type = (char *)"minimal-iso", .image_cooldown = 0 };
         HubContext ctx = {};
         char *namespaces[2] = {};
@@ -119,8 +337,8 @@ int main(int argc, char **argv)
         int r;
 
         if (argc != 6) {
-                fprintf(stderr,
-                        "usage: bench-hub KUBECONFIG SERVICE_URL NAMESPACE bmac|nmstate COUNT|INFRAENV\n");
+                fprintf(stderr, "usage: bench-hub KUBECONFIG SERVICE_URL NAMESPACE bmac|nmstate|install "
+                                "COUNT|INFRAENV|CLUSTERS\n");
                 return 2;
         }
         log_setup("bench-hub");
@@ -152,14 +370,22 @@ int main(int argc, char **argv)
                             .metrics = metrics,
                             .config = &config,
                             .identity = "bench-hub" };
-        r = hub_controller_new(streq(mode, "bmac") ? &hub_bmac_controller : &hub_infraenv_controller, &ctx,
-                               1, &ctl);
+        if (streq(mode, "install")) {
+                r = hub_controller_new(&hub_cd_controller, &ctx, 1, &ctls[0]);
+                if (r >= 0)
+                        r = hub_controller_new(&hub_agent_controller, &ctx, 1, &ctls[1]);
+                ctx.n_controllers = 2;
+        } else {
+                r = hub_controller_new(streq(mode, "bmac") ? &hub_bmac_controller : &hub_infraenv_controller,
+                                       &ctx, 1, &ctls[0]);
+                ctx.n_controllers = 1;
+        }
         if (r < 0) {
                 fprintf(stderr, "bench-hub: cannot make the controller: %s\n", strerror(-r));
                 return 1;
         }
-        ctx.controllers = &ctl;
-        ctx.n_controllers = 1;
+        ctl = ctls[0];
+        ctx.controllers = ctls;
 
         t0 = now_usec(CLOCK_MONOTONIC);
         if (hub_cache_start(cache, &err) < 0 || hub_cache_wait_synced(cache, 600 * USEC_PER_SEC) < 0) {
@@ -173,7 +399,13 @@ int main(int argc, char **argv)
                hub_cache_count(cache, HUB_KIND_AGENT), hub_cache_count(cache, HUB_KIND_BMH), peak_rss_kb());
         fflush(stdout);
 
-        if (streq(mode, "bmac")) {
+        if (streq(mode, "install")) {
+                r = bench_install(&ctx, ctls, argv[3]);
+                if (r < 0) {
+                        fprintf(stderr, "bench-hub: %s\n", strerror(-r));
+                        return 1;
+                }
+        } else if (streq(mode, "bmac")) {
                 _cleanup_strv_free_ char **keys = NULL;
                 _cleanup_free_ char *v = strdup_printf("%s/%s", argv[3], "myinfraenv");
                 Counters a, b;
@@ -227,7 +459,11 @@ int main(int argc, char **argv)
                 b = counters(metrics, "infraenv");
                 report("one NMStateConfig changed", t0, &a, &b, 1);
         }
-        hub_controller_free(ctl);
+        /* as cradle-hub on SIGTERM: the informers' watches end at once
+         * (else each at its next event or its timeout, minutes away) */
+        stop_request();
+        for (size_t i = 0; i < ELEMENTSOF(ctls); i++)
+                hub_controller_free(ctls[i]);
         hub_cache_free(cache);
         hub_service_free(service);
         hub_metrics_free(metrics);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""bench/hub [BENCH-HUB] [bmac|nmstate|all]: cradle-hub's controllers at scale.
+"""bench/hub [BENCH-HUB] [bmac|nmstate|install|all]: cradle-hub's controllers at scale.
 
-The two benchmarks of issue 13, against the test kube-apiserver
+The two benchmarks of issue 13 and the one of issue 14, against the test kube-apiserver
 (tests/kubeapi, the reference CRDs) and the reference service
 (tests/service):
 
@@ -18,6 +18,20 @@ nmstate  one InfraEnv selecting 3,960 NMStateConfigs (the docs' sample,
          it, a reconcile with nothing new (no service call, no write), and
          the one after a single NMStateConfig changed (the whole list sent
          again, as the service takes it).
+
+install  1,000 Agents bound to 10 clusters (issue 14): the service holds
+         10 clusters, 10 infra-envs bound to them and 100 hosts in each
+         (inventories, validations, statuses of its own); the hub side
+         10 ClusterDeployments and AgentClusterInstalls and 10 InfraEnvs
+         linked to them. cradle-hub's ClusterDeployment and Agent
+         controllers run until a pass writes nothing (the Agents created,
+         bound, their status; the clusters synced), then one full pass with
+         nothing to change (time, peak RSS, writes: must be 0), then one
+         host's inventory changes in the service (no event: the poller's
+         periodic resync finds it by its fingerprint) and the keys the
+         poller names are reconciled (exactly the writes that change
+         needs: the Agent's status and its inventory annotation), then a
+         full pass again.
 
 Not a test: figures, no verdict. Use a build without -Dsanitize.
 """
@@ -202,6 +216,99 @@ def bench_nmstate(bench, s, url, n=3960):
         sys.exit('bench-hub exited with %d' % p.returncode)
 
 
+def service_inventory(i, memory_gib=16):
+    """a host's inventory as the agent reports it"""
+    return {
+        'hostname': 'bench-%04d' % i, 'bmc_address': '0.0.0.0', 'bmc_v6address': '::/0',
+        'boot': {'current_boot_mode': 'bios'},
+        'cpu': {'architecture': 'x86_64', 'count': 8, 'flags': ['fpu', 'vmx'], 'frequency': 2100,
+                'model_name': 'Xeon'},
+        'memory': {'physical_bytes': memory_gib << 30, 'usable_bytes': (memory_gib << 30) - (1 << 28)},
+        'disks': [{'id': '/dev/disk/by-path/pci-0000:00:05.0', 'by_path': '/dev/disk/by-path/pci-0000:00:05.0',
+                   'drive_type': 'SSD', 'name': 'vda', 'path': '/dev/vda', 'size_bytes': 128849018880,
+                   'bootable': True, 'serial': 's-%d' % i}],
+        'interfaces': [{'name': 'eth0', 'mac_address': mac(i), 'type': 'physical', 'has_carrier': True,
+                        'flags': ['up', 'broadcast', 'multicast', 'running'], 'mtu': 1500, 'speed_mbps': 10000,
+                        'ipv4_addresses': ['10.%d.%d.%d/16' % (i // 100, (i % 100) // 250, i % 250 + 1)],
+                        'ipv6_addresses': []}],
+        'routes': [{'destination': '0.0.0.0', 'family': 2, 'gateway': '10.%d.0.254' % (i // 100),
+                    'interface': 'eth0'}],
+        'system_vendor': {'manufacturer': 'Red Hat', 'product_name': 'KVM', 'virtual': True}}
+
+
+def uid(kind, i):
+    return '%08x-0000-4000-8000-%012x' % (kind, i)
+
+
+def bench_install(bench, s, svc, clusters=10, per=100):
+    ns = 'bench-install'
+    scenario = {'settings': {'min_disk_size_gb': 1, 'next_instruction_seconds': 60},
+                'clusters': [], 'infra_envs': [], 'hosts': []}
+    for c in range(clusters):
+        scenario['clusters'].append({'id': uid(1, c), 'name': 'c%02d' % c, 'base_dns_domain': 'bench.test',
+                                     'control_plane_count': 3})
+        scenario['infra_envs'].append({'id': uid(2, c), 'name': 'ie%02d' % c, 'cluster_id': uid(1, c)})
+        for h in range(per):
+            i = c * per + h
+            scenario['hosts'].append({'id': uid(3, i), 'infra_env_id': uid(2, c), 'inventory': service_inventory(i)})
+    t0 = time.monotonic()
+    svc.reset(scenario)
+    s.post('/api/v1/namespaces', {'metadata': {'name': ns}})
+    s.post('/api/v1/namespaces/%s/secrets' % ns,
+           {'apiVersion': 'v1', 'kind': 'Secret', 'type': 'kubernetes.io/dockerconfigjson',
+            'metadata': {'name': 'pull-secret', 'labels': {'agent-install.openshift.io/watch': 'true'}},
+            'stringData': {'.dockerconfigjson': PULL_SECRET}})
+    s.post('/apis/hive.openshift.io/v1/clusterimagesets',
+           {'apiVersion': 'hive.openshift.io/v1', 'kind': 'ClusterImageSet', 'metadata': {'name': 'bench-4.13'},
+            'spec': {'releaseImage': 'quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64'}})
+    for c in range(clusters):
+        name = 'c%02d' % c
+        s.post('/apis/hive.openshift.io/v1/namespaces/%s/clusterdeployments' % ns,
+               {'apiVersion': 'hive.openshift.io/v1', 'kind': 'ClusterDeployment',
+                'metadata': {'name': name, 'annotations': {'cradle.agent-install.openshift.io/cluster-id': uid(1, c)}},
+                'spec': {'baseDomain': 'bench.test', 'clusterName': name,
+                         'clusterInstallRef': {'group': 'extensions.hive.openshift.io', 'kind': 'AgentClusterInstall',
+                                               'name': name, 'version': 'v1beta1'},
+                         'platform': {'agentBareMetal': {'agentSelector': {}}},
+                         'pullSecretRef': {'name': 'pull-secret'}}})
+        s.post('/apis/extensions.hive.openshift.io/v1beta1/namespaces/%s/agentclusterinstalls' % ns,
+               {'apiVersion': 'extensions.hive.openshift.io/v1beta1', 'kind': 'AgentClusterInstall',
+                'metadata': {'name': name},
+                'spec': {'clusterDeploymentRef': {'name': name}, 'imageSetRef': {'name': 'bench-4.13'},
+                         'networking': {'clusterNetwork': [{'cidr': '10.128.0.0/14', 'hostPrefix': 23}],
+                                        'serviceNetwork': ['172.30.0.0/16']},
+                         'provisionRequirements': {'controlPlaneAgents': 3}}})
+        s.post(AI % ns + 'infraenvs',
+               {'apiVersion': 'agent-install.openshift.io/v1beta1', 'kind': 'InfraEnv',
+                'metadata': {'name': 'ie%02d' % c,
+                             'annotations': {'cradle.agent-install.openshift.io/infra-env-id': uid(2, c)}},
+                'spec': {'pullSecretRef': {'name': 'pull-secret'}, 'clusterRef': {'name': name, 'namespace': ns}}})
+    print('install: %d clusters with %d hosts each in the service, their objects made in %.1f s' %
+          (clusters, per, time.monotonic() - t0))
+    since = last_seq(s)
+    p = subprocess.Popen([bench, s.path('kubeconfig'), svc.url, ns, 'install', str(clusters)],
+                         stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
+    for line in p.stdout:
+        line = line.rstrip()
+        if line == 'ready for a change':
+            counts = hub_requests(s, since)
+            print('API requests of the hub side so far: %d (%s)' % (
+                sum(counts.values()), ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+            since = last_seq(s)
+            # one host's memory doubles (a reboot with more RAM, as the agent reports it)
+            svc.set_host(uid(3, 7), inventory=service_inventory(7, memory_gib=32))
+            p.stdin.write('go\n')
+            p.stdin.flush()
+            print('host %s: its inventory changed in the service (memory 16 -> 32 GiB)' % uid(3, 7))
+            continue
+        print(line)
+    if p.wait() != 0:
+        sys.exit('bench-hub exited with %d' % p.returncode)
+    counts = hub_requests(s, since)
+    print('API requests of the hub side from the change on: %d (%s)' % (
+        sum(counts.values()), ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+
+
 def main():
     bench = sys.argv[1] if len(sys.argv) > 1 else 'build/bench/hub/bench-hub'
     which = sys.argv[2] if len(sys.argv) > 2 else 'all'
@@ -216,6 +323,8 @@ def main():
             bench_bmac(bench, s, svc.url)
         if which in ('nmstate', 'all'):
             bench_nmstate(bench, s, svc.url)
+        if which in ('install', 'all'):
+            bench_install(bench, s, svc)
     finally:
         svc.stop()
         s.stop()

@@ -55,6 +55,11 @@ static const AssistedOpInfo ops[_ASSISTED_OP_MAX] = {
                                                2 },
         [ASSISTED_OP_RESET_HOST] = { "v2ResetHost", "POST",
                                      "/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/reset", 200, 2 },
+        /* the day-2 Joined/Done of a host (the hub, as upstream's Agent controller) */
+        [ASSISTED_OP_UPDATE_HOST_INSTALL_PROGRESS] = { "v2UpdateHostInstallProgress", "PUT",
+                                                       "/v2/infra-envs/{infra_env_id}/hosts/{host_id}/"
+                                                       "progress",
+                                                       200, 2 },
         [ASSISTED_OP_LIST_EVENTS] = { "v2ListEvents", "GET", "/v2/events", 200, 0 },
         [ASSISTED_OP_REGISTER_CLUSTER] = { "v2RegisterCluster", "POST", "/v2/clusters", 201, 0 },
         [ASSISTED_OP_IMPORT_CLUSTER] = { "v2ImportCluster", "POST", "/v2/clusters/import", 201, 0 },

@@ -40,6 +40,7 @@ typedef enum AssistedOp {
         ASSISTED_OP_UPDATE_HOST_INSTALLER_ARGS,
         ASSISTED_OP_UPDATE_HOST_IGNITION,
         ASSISTED_OP_RESET_HOST,
+        ASSISTED_OP_UPDATE_HOST_INSTALL_PROGRESS,
         /* events */
         ASSISTED_OP_LIST_EVENTS,
         /* clusters */

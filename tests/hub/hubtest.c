@@ -97,6 +97,8 @@ static void copy_write(HubPlan *dst, const HubWrite *w)
         DUP(uid);
         DUP(reason);
         DUP(message);
+        DUP(spoke_kubeconfig);
+        DUP(spoke_verb);
 #undef DUP
         n->body = json_object_get(w->body);
         n->involved = json_object_get(w->involved);

@@ -229,10 +229,12 @@ TEST(status_inventory_and_labels_kept_current)
 
                 json_object_object_add(f.o.host, "inventory", json_object_new_string(changed));
                 hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
-                ASSERT_EQ(run.writes.n, 1);
+                /* the inventory annotation (backup and restore) and the status */
+                ASSERT_EQ(run.writes.n, 2);
                 ASSERT_EQ(hubtest_count(&run, HUB_WRITE_PATCH_STATUS, NULL), 1);
                 {
-                        _cleanup_free_ char *t = json_to_string(run.writes.writes[0].body, 0);
+                        _cleanup_free_ char *t =
+                                json_to_string(hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0)->body, 0);
 
                         ASSERT_CONTAINS(t, "192.168.1.101/24");
                 }
@@ -288,11 +290,14 @@ TEST(no_host_nothing_decided)
         Fixture f;
         HubTestRun run;
 
+        /* an Agent without its InfraEnv label cannot be restored (upstream's
+         * "Missing InfraEnv name label", again in 10 s) */
         fixture(&f, hubtest_json("{\"metadata\":{\"name\":\"" HOST "\",\"namespace\":\"demo\"}}"), NULL,
                 NULL);
         hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
         ASSERT_EQ(run.writes.n, 0);
-        ASSERT_FALSE(run.requeue);
+        ASSERT_TRUE(run.requeue);
+        ASSERT_STREQ(run.reason, "Missing InfraEnv name label");
         hubtest_run_done(&run);
         /* unreadable (the service down): back off and look again */
         f.o.host_error = -ECONNREFUSED;

@@ -1119,6 +1119,20 @@ TEST(infraenv_deletion_deregisters)
         hub_stop_ok(&h);
 }
 
+/* A namespace for the case, and the service answering 500 to the next
+ * three POSTs to path (a regular expression) */
+static const char *failing_registrations(const char *prefix, const char *path)
+{
+        _cleanup_free_ char *rule = NULL;
+        const char *ns;
+
+        need_refservice("fault injection");
+        ns = kube_test_namespace(prefix);
+        rule = strdup_printf("{\"method\":\"POST\",\"path\":\"%s\",\"status\":500,\"count\":3}", path);
+        ASSERT_EQ(control("POST", "/faults", rule, NULL), 200);
+        return ns;
+}
+
 TEST(service_faults_end_in_backend_errors_and_recover)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
@@ -1127,13 +1141,7 @@ TEST(service_faults_end_in_backend_errors_and_recover)
                                       "Failed to create image due to an internal error: *" };
         Hub h;
 
-        need_refservice("fault injection");
-        ns = kube_test_namespace("hub-faults");
-        /* the service answers 500 to registrations, three times */
-        ASSERT_EQ(control("POST", "/faults",
-                          "{\"method\":\"POST\",\"path\":\"/v2/infra-envs$\",\"status\":500,\"count\":3}",
-                          NULL),
-                  200);
+        ns = failing_registrations("hub-faults", "/v2/infra-envs$");
         create_pull_secret(c, ns, true);
         create_infraenv(c, ns, "flaky", NULL);
         hub_start(&h, ns, NULL);
@@ -1142,6 +1150,193 @@ TEST(service_faults_end_in_backend_errors_and_recover)
         free(ready_infraenv(c, ns, "flaky", &h));
         ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
         hub_stop_ok(&h);
+}
+
+/* ---- the installation side: ClusterDeployment and AgentClusterInstall ---- */
+
+#define SSH_KEY "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq1Yg6s2pT6fYzKx9k4JQm3m8c0zQ0v8V0f3bq9n8jF t@e"
+#define SSH_KEY_2 "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBvPq8GJx3KbJc0u3yGQm5W7FQ9mDqk4f2tD1rS5a7Lx t@f"
+
+/* a ClusterImageSet (cluster-scoped: named after the test's namespace) */
+static char *create_image_set(KubeClient *c, const char *ns)
+{
+        char *name = strdup_printf("%s-4.13", ns);
+
+        kcreate(c, HUB_KIND_CLUSTERIMAGESET, NULL,
+                "{\"apiVersion\":\"hive.openshift.io/v1\",\"kind\":\"ClusterImageSet\","
+                "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"releaseImage\":"
+                "\"quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64\"}}",
+                name);
+        return name;
+}
+
+static void delete_image_set(KubeClient *c, const char *name)
+{
+        (void)kube_delete(c, &hub_kind_info(HUB_KIND_CLUSTERIMAGESET)->resource, NULL, name, NULL, NULL,
+                          NULL);
+}
+
+/* The documentation's pair (crds/clusterDeployment.yaml,
+ * agentClusterInstall.yaml), three control-plane agents, names of the test's */
+static void create_cluster(KubeClient *c, const char *ns, const char *name, const char *pull_secret,
+                           const char *image_set)
+{
+        kcreate(c, HUB_KIND_CLUSTERDEPLOYMENT, ns,
+                "{\"apiVersion\":\"hive.openshift.io/v1\",\"kind\":\"ClusterDeployment\","
+                "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"baseDomain\":\"hive.example.com\","
+                "\"clusterName\":\"%s\",\"clusterInstallRef\":{\"group\":\"extensions.hive.openshift.io\","
+                "\"kind\":\"AgentClusterInstall\",\"name\":\"%s-aci\",\"version\":\"v1beta1\"},"
+                "\"controlPlaneConfig\":{\"servingCertificates\":{}},"
+                "\"platform\":{\"agentBareMetal\":{\"agentSelector\":{\"matchLabels\":"
+                "{\"bla\":\"aaa\"}}}},\"pullSecretRef\":{\"name\":\"%s\"}}}",
+                name, name, name, pull_secret);
+        kcreate(c, HUB_KIND_AGENTCLUSTERINSTALL, ns,
+                "{\"apiVersion\":\"extensions.hive.openshift.io/v1beta1\",\"kind\":\"AgentClusterInstall\","
+                "\"metadata\":{\"name\":\"%s-aci\"},\"spec\":{\"clusterDeploymentRef\":{\"name\":\"%s\"},"
+                "\"imageSetRef\":{\"name\":\"%s\"},\"networking\":{\"clusterNetwork\":[{\"cidr\":"
+                "\"10.128.0.0/14\",\"hostPrefix\":23}],\"serviceNetwork\":[\"172.30.0.0/16\"]},"
+                "\"provisionRequirements\":{\"controlPlaneAgents\":3},\"sshPublicKey\":\"" SSH_KEY "\"}}",
+                name, name, image_set);
+}
+
+static const Cond synced = { "SpecSynced", "True", "SyncOK", "SyncOK" };
+
+static char *aci_name(const char *cd)
+{
+        return strdup_printf("%s-aci", cd);
+}
+
+TEST(cluster_registered_synced_and_deleted)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-cluster");
+        _cleanup_(json_object_putp) json_object *aci = NULL, *cd = NULL, *service = NULL;
+        _cleanup_free_ char *imageset = NULL, *path = NULL, *an = aci_name("c1");
+        static const Cond not_ready = { "RequirementsMet", "False", "ClusterNotReady",
+                                        "The cluster is not ready to begin the installation" };
+        static const Cond not_completed = { "Completed", "False", "InstallationNotStarted",
+                                            "The installation has not yet started" };
+        const char *id;
+        Hub h;
+
+        create_pull_secret(c, ns, false);
+        imageset = create_image_set(c, ns);
+        create_cluster(c, ns, "c1", "pull-secret", imageset);
+        hub_start(&h, ns, NULL);
+        aci = wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h);
+        json_object_put(
+                wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &not_ready, 60, &h));
+        json_object_put(
+                wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &not_completed, 60, &h));
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "c1");
+        ASSERT_TRUE(hub_object_has_finalizer(cd, HUB_FINALIZER_CD));
+        ASSERT_TRUE(hub_object_has_finalizer(aci, HUB_FINALIZER_ACI));
+        ASSERT_STREQ(
+                str_at(json_object_array_get_idx(json_get_path(aci, "metadata.ownerReferences"), 0), "kind"),
+                "ClusterDeployment");
+        id = hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID);
+        ASSERT_TRUE(uuid_is_valid(id));
+        ASSERT_CONTAINS(strempty(str_at(aci, "status.debugInfo.eventsURL")), id);
+        ASSERT_NOT_NULL(str_at(aci, "status.debugInfo.state"));
+        /* the service's cluster, as the spec says */
+        path = strdup_printf("/v2/clusters/%s", id);
+        ASSERT_EQ(service_call("GET", path, NULL, &service), 200);
+        ASSERT_STREQ(json_get_string(service, "name"), "c1");
+        ASSERT_STREQ(json_get_string(service, "base_dns_domain"), "hive.example.com");
+        ASSERT_STREQ(json_get_string(service, "ssh_public_key"), SSH_KEY);
+        ASSERT_STREQ(json_get_string(service, "high_availability_mode"), "Full");
+        ASSERT_TRUE(startswith(strempty(json_get_string(service, "openshift_version")), "4.13"));
+        /* the pull secret is watched now */
+        {
+                _cleanup_(json_object_putp) json_object *secret =
+                        kget(c, HUB_KIND_SECRET, ns, "pull-secret");
+
+                ASSERT_STREQ(hub_object_label(secret, HUB_LABEL_WATCH), "true");
+        }
+        /* a spec change reaches the service */
+        kpatch(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, false,
+               "{\"spec\":{\"sshPublicKey\":\"" SSH_KEY_2 "\"}}");
+        for (int i = 0; i < 600; i++) {
+                json_object_put(service);
+                service = NULL;
+                if (service_call("GET", path, NULL, &service) == 200 &&
+                    streq_ptr(json_get_string(service, "ssh_public_key"), SSH_KEY_2))
+                        break;
+                usleep(100 * 1000);
+        }
+        ASSERT_STREQ(json_get_string(service, "ssh_public_key"), SSH_KEY_2);
+        /* deletion: both objects go, the cluster is deregistered */
+        ASSERT_OK(kube_delete(c, &hub_kind_info(HUB_KIND_CLUSTERDEPLOYMENT)->resource, ns, "c1", NULL, NULL,
+                              NULL));
+        json_object_put(wait_for(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "c1", absent, NULL, 120, &h));
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, absent, NULL, 120, &h));
+        ASSERT_EQ(service_call("GET", path, NULL, NULL), 404);
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
+}
+
+TEST(cluster_input_errors)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-cinputs");
+        _cleanup_free_ char *imageset = strdup_printf("%s-4.13", ns), *an = aci_name("bad"),
+                            *msg = strdup_printf("The Spec could not be synced due to backend error: "
+                                                 "ClusterImageSet %s not found. Please ensure the "
+                                                 "ClusterImageSet exists",
+                                                 imageset);
+        static const Cond no_secret = {
+                "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: failed to find secret pull-secret: *"
+        };
+        const Cond no_imageset = { "SpecSynced", "False", "BackendError", msg };
+        static const Cond bad_override = { "SpecSynced", "False", "InputError",
+                                           "The Spec could not be synced due to an input error: *" };
+        Hub h;
+
+        create_cluster(c, ns, "bad", "pull-secret", imageset);
+        hub_start(&h, ns, NULL);
+        json_object_put(
+                wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &no_secret, 60, &h));
+        /* the secret arrives (labelled, so that its creation is seen) */
+        create_pull_secret(c, ns, true);
+        json_object_put(
+                wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &no_imageset, 60, &h));
+        /* the ClusterImageSet arrives */
+        free(create_image_set(c, ns));
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h));
+        /* an install-config override the service refuses */
+        kpatch(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, false,
+               "{\"metadata\":{\"annotations\":{\"" HUB_ANNOTATION_INSTALL_CONFIG_OVERRIDES
+               "\":\"{\\\"fips\\\": \\\"not a bool\\\"\"}}}");
+        json_object_put(
+                wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &bad_override, 60, &h));
+        kpatch(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, false,
+               "{\"metadata\":{\"annotations\":{\"" HUB_ANNOTATION_INSTALL_CONFIG_OVERRIDES "\":null}}}");
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 60, &h));
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
+}
+
+TEST(cluster_service_faults_end_in_backend_errors_and_recover)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_free_ char *imageset = NULL, *an = aci_name("flaky");
+        static const Cond backend = { "SpecSynced", "False", "BackendError",
+                                      "The Spec could not be synced due to backend error: *" };
+        const char *ns;
+        Hub h;
+
+        ns = failing_registrations("hub-cfaults", "/v2/clusters$");
+        create_pull_secret(c, ns, true);
+        imageset = create_image_set(c, ns);
+        create_cluster(c, ns, "flaky", "pull-secret", imageset);
+        hub_start(&h, ns, NULL);
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &backend, 60, &h));
+        /* bounded requeues: it recovers by itself */
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h));
+        ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
 }
 
 /* ---- RBAC: packaging/hub/rbac.yaml grants every request cradle-hub made ---- */

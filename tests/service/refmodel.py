@@ -190,6 +190,15 @@ def os_image_version(version):
     return minor if minor in OPENSHIFT_VERSIONS else None
 
 
+def _version_at_least(version, major, minor):
+    """openshift_version ("4.13.18", "4.14.0-rc.1") is major.minor or later"""
+    try:
+        got = [int(x) for x in (version or "").split("-")[0].split(".")[:2]]
+    except ValueError:
+        return False
+    return len(got) == 2 and got >= [major, minor]
+
+
 def latest_os_image_version():
     return max(OPENSHIFT_VERSIONS, key=lambda v: [int(x) for x in v.split(".")])
 
@@ -1514,6 +1523,8 @@ class Model(object):
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
         if cluster is None:
             return None
+        if h.kind == "AddToExistingClusterHost":
+            return "success", "Day2 host is not required to be connected to other hosts in the cluster"
         if cluster.sno:
             return "success", "Host has connectivity to the majority of hosts in the cluster"
         if not cluster.spec.get("machine_networks") or not cluster.majority_groups:
@@ -1634,6 +1645,11 @@ class Model(object):
         return cluster
 
     def _start_installing(self, cluster, hosts):
+        # the installation files generated, the cluster has the OpenShift
+        # cluster id of their metadata (observed/10-cluster-states.json: none
+        # in v2InstallCluster's answer, one once installed)
+        if not cluster.spec.get("openshift_cluster_id"):
+            cluster.spec["openshift_cluster_id"] = str(uuid.uuid4())
         cluster.set_status("installing", "Installation in progress")
         for h in hosts:
             h.set_status("installing", "Installation is in progress")
@@ -2275,7 +2291,14 @@ class Model(object):
         for role in ("bootstrap", "master", "worker"):
             name = "%s.ign" % role
             if name not in c.files:
-                c.set_file(name, go_dumps({"ignition": {"version": "3.2.0"}}))
+                ign = {"ignition": {"version": "3.2.0"}}
+                if role == "bootstrap" and not c.sno and _version_at_least(d.get("openshift_version", ""), 4, 7):
+                    # the marker the service adds from 4.7 on for several
+                    # masters: cluster-etcd-operator's delayed-HA bootstrap
+                    # (notes/installer.md, c799e7db)
+                    ign["storage"] = {"files": [{"path": "/opt/openshift/assisted-install-bootstrap", "mode": 420,
+                                                 "contents": {"source": "data:,"}}]}
+                c.set_file(name, go_dumps(ign))
 
     def upload_ingress_cert(self, cluster_id, ca):
         """v2UploadClusterIngressCert: the ingress CA merged into the

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * The ClusterDeployment controller, which also owns the
+ * AgentClusterInstall (notes §1), and the small AgentClusterInstall
+ * controller for an ACI whose ClusterDeployment is missing.
+ *
+ * Per reconcile of a ClusterDeployment: finalizers on both objects, the
+ * ACI's owner reference, the inputs (pull secret, ClusterImageSet, the
+ * ignition endpoint's CA, the manifest ConfigMaps) each checked before
+ * anything is sent, the service cluster found through the cluster-id
+ * annotation and the claim protocol (registered, or imported when already
+ * installed), the spec sent field by field when it differs (§1.3, with the
+ * late-2023 service's rules), the install-config overrides and the ignored
+ * validations, custom manifests, the credentials Secrets and
+ * spec.clusterMetadata (§1.6), the install trigger (§1.7, approval from
+ * Agent.spec.approved), day-2 (the conversion, then per-host installs),
+ * deletion (§1.5) and the ACI's status with its seven conditions (§1.8).
+ *
+ * Files: cluster.c (observe, the decision's flow, watches),
+ * cluster-params.c (spec → service), cluster-status.c (the ACI's status).
+ */
+
+#include <stdbool.h>
+
+#include "hub-controller.h"
+#include "hub-inputs.h"
+
+typedef struct ClusterObserved {
+        HubObserved base; /* object: the ClusterDeployment */
+        const char *identity;
+        const char *service_url;
+
+        /* spec.clusterInstallRef's AgentClusterInstall, or NULL (not found) */
+        json_object *aci;
+        /* spec.pullSecretRef's Secret */
+        HubRef secret;
+        /* the ACI's ClusterImageSet (cluster-scoped) */
+        HubRef image_set;
+        /* spec.ignitionEndpoint.caCertificateReference's Secret */
+        HubRef ca_secret;
+        /* spec.manifestsConfigMapRefs[] (or the legacy manifestsConfigMapRef), in order */
+        HubRef *config_maps;
+        size_t n_config_maps;
+        /* the Agents whose spec.clusterDeploymentName is this ClusterDeployment */
+        json_object **agents;
+        size_t n_agents;
+        /* each Agent's InfraEnv (its label), or NULL */
+        json_object **agent_infraenvs;
+        /* the credentials Secrets, when they exist */
+        HubRef kubeconfig_secret;
+        HubRef password_secret;
+
+        /* the service's cluster (v2GetCluster with its hosts) */
+        HubCallResult cluster;
+        bool cluster_read;
+        /* the claim search (a marker without an id): v2ListClusters */
+        HubCallResult candidates;
+        bool searched;
+        char **claimed_ids;
+        /* the cluster's custom manifests (V2ListClusterManifests) */
+        HubCallResult manifests;
+        bool manifests_read;
+} ClusterObserved;
+
+extern const HubControllerType hub_cd_controller;
+
+int cd_decide(const HubObserved *o, HubPlan *plan);
+void cd_observed_done(HubObserved *o);
+
+/* ---- the AgentClusterInstall controller (agentclusterinstall_controller.go) ---- */
+
+typedef struct AciObserved {
+        HubObserved base; /* object: the AgentClusterInstall */
+        json_object *cd; /* spec.clusterDeploymentRef's ClusterDeployment, or NULL */
+        int cd_error; /* -ENOENT: not found */
+} AciObserved;
+
+extern const HubControllerType hub_aci_controller;
+
+int aci_decide(const HubObserved *o, HubPlan *plan);
+
+/* ---- cluster-params.c: spec → service (pure) ---- */
+
+/* The release of a ClusterImageSet's releaseImage, from its tag
+ * ("quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64" → "4.13.18",
+ * "x86_64"; "...:4.14.0-multi" → "multi"; no arch suffix: x86_64).
+ * -EINVAL, with why, when the tag names no version (a digest reference). */
+int cd_release_from_image(const char *image, char **ret_version, char **ret_arch, char **ret_why);
+
+/* What the hub needs of the inputs to build a call. */
+typedef struct ClusterInputs {
+        const char *pull_secret; /* the .dockerconfigjson text */
+        const char *pull_secret_digest; /* its digest */
+        const char *version; /* of the release image */
+        const char *arch;
+        const char *release_image;
+        const char *ignition_ca; /* base64 of the CA's tls.crt, or NULL */
+} ClusterInputs;
+
+/* The registration body (CreateClusterParams). *ret_error: an input error
+ * of the spec (e.g. external platform without spec.external). */
+int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in, json_object **ret,
+                     char **ret_error);
+/* The V2UpdateCluster body: only what differs from the service's cluster,
+ * following the late-2023 service's rules (api_vip with api_vips, ingress
+ * likewise; machine_networks only in VIP-DHCP mode or with user-managed
+ * networking; VIPs only once a host of the cluster has an address in a
+ * network containing them); NULL when nothing differs. secret_changed:
+ * the pull secret's digest is not the one last sent. */
+int cd_update_params(json_object *cd, json_object *aci, json_object *cluster, json_object *hosts,
+                     const ClusterInputs *in, bool secret_changed, json_object **ret);
+/* The v2SetIgnoredValidations body when the annotations ask for something
+ * the cluster does not have; NULL otherwise. */
+int cd_ignored_validations(json_object *aci, json_object *cluster, json_object **ret);
+/* The import body (a day-2 cluster for a ClusterDeployment installed
+ * elsewhere). */
+int cd_import_params(json_object *cd, json_object *aci, const char *version, json_object **ret);
+
+/* ---- cluster-status.c: the ACI's status (pure) ---- */
+
+typedef struct ClusterCounts {
+        unsigned expected_masters, expected_arbiters, expected_workers;
+        /* the cluster's hosts by suggested role (any status) */
+        unsigned masters, arbiters, workers;
+        /* hosts known, and known with an approved Agent */
+        unsigned known, approved;
+        /* this ClusterDeployment's Agents with SpecSynced False */
+        unsigned unsynced;
+} ClusterCounts;
+
+/* The counts of the install trigger and RequirementsMet: the cluster's
+ * hosts (the service's list) against this ClusterDeployment's Agents. */
+void cd_counts(json_object *aci, json_object *hosts, json_object *const *agents, size_t n_agents,
+               ClusterCounts *ret);
+/* isReadyForInstallation (notes §1.7): status ready, known == approved ==
+ * expected, the suggested roles exactly as required, no unsynced Agent,
+ * not held. */
+bool cd_ready_for_installation(json_object *cluster, const ClusterCounts *c, bool hold);
+
+/* The ACI's status (notes §1.8) into desired: debugInfo, progress, VIPs,
+ * networking, validationsInfo, the seven conditions. cluster NULL: the
+ * conditions Unknown NotAvailable. sync_error NULL: SpecSynced True. */
+int cd_aci_status(json_object *desired, json_object *cluster, const ClusterCounts *counts,
+                  const char *sync_error, bool sync_user, bool hold, const char *service_url, usec_t now);

@@ -1,0 +1,928 @@
+"""The hub lab: a whole installation driven by Kubernetes resources, on one
+machine. tools/rehearse and tests/hub/test_hub_install.py build on it.
+
+  * Lab: network namespaces (a switch "sw" with a bridge, hosts h1..hN with
+    a veth into it; 198.51.100.0/24 only), loop-device disks (sparse
+    files), background processes in their own process groups; everything
+    removed at close(), also on SIGINT/SIGTERM;
+  * Kube: a small Kubernetes client over a kubeconfig (the test
+    kube-apiserver's, or CRADLE_TEST_KUBECONFIG's);
+  * Hub: the cradle-hub program;
+  * start_agent(): a cradle agent in dry run inside a host's namespace,
+    with its own disk (--lab-disks) and the installer's stand-ins first on
+    PATH (nothing of this machine is ever written);
+  * ControllerStandIn: THE DRY-RUN STAND-IN FOR THE
+    ASSISTED-INSTALLER-CONTROLLER. Upstream, once the hosts reboot, a
+    workload in the new cluster (assisted-installer-controller,
+    notes/installer.md §7) reports the hosts Joined and Done and finishes
+    the installation. A dry run has no new cluster, so this thread calls
+    exactly the REST endpoints the controller calls, in its order: host
+    progress Joined then Done (v2UpdateHostInstallProgress) once a host's
+    fake reboot marker exists, then the finalizing progress, the ingress
+    CA, the monitored operators available and complete-installation
+    (refclient.HubClient.finish_installation). It never touches the
+    service's state any other way, and it is no part of cradle-hub.
+
+Standard library and python3-yaml; root for namespaces and loop devices.
+"""
+import atexit
+import base64
+import ctypes
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("CRADLE_SOURCE_ROOT", os.path.normpath(os.path.join(HERE, "..", "..")))
+BUILD = os.environ.get("CRADLE_BUILD_ROOT", os.path.join(SRC, "build"))
+sys.path.insert(0, os.path.join(SRC, "tests", "service"))
+sys.path.insert(0, os.path.join(SRC, "tests", "kubeapi"))
+sys.path.insert(0, os.path.join(SRC, "tests", "helpers"))
+
+AGENT_IMAGE = "quay.io/edge-infrastructure/assisted-installer-agent:latest"
+CRDS = os.path.join(SRC, "tests", "reference", "assisted-service")
+DOCS = os.path.join(CRDS, "docs", "hive-integration", "crds")
+CLONE_NEWNET = 0x40000000
+
+
+class LabError(Exception):
+    """What stops the lab, in words for the person watching."""
+
+
+def which(prog):
+    return shutil.which(prog) or next((p for p in ("/usr/sbin/" + prog, "/sbin/" + prog) if os.path.exists(p)), None)
+
+
+# ---- the lab --------------------------------------------------------------------------------------
+
+class Lab(object):
+    """Namespaces, disks and processes of one run; all gone at close()."""
+
+    def __init__(self, name="lab", keep=False):
+        self.tag = "chl" + uuid.uuid4().hex[:6]
+        self.tmp = tempfile.mkdtemp(prefix="cradle-%s-" % name)
+        self.keep = keep or os.environ.get("TEST_KEEP") == "1"
+        self.procs = []
+        self.namespaces = []
+        self.loops = []
+        self.closed = False
+        self.on_close = []
+        self.home_netns = None
+        atexit.register(self.close)
+        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(s, self._on_signal)
+
+    def _on_signal(self, signum, frame):
+        self.close(hurry=True)
+        sys.stderr.write("\ninterrupted (signal %d): everything the lab made is removed\n" % signum)
+        os._exit(128 + signum)
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    # namespaces
+    def netns(self, name):
+        full = "%s-%s" % (self.tag, name)
+        r = subprocess.run(["ip", "netns", "add", full], stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise LabError("cannot create the network namespace %s: %s" % (full, r.stderr.decode().strip()))
+        self.namespaces.append(full)
+        self.ip(full, "link", "set", "lo", "up")
+        return full
+
+    def ip(self, ns, *args):
+        subprocess.run(["ip", "-n", ns] + list(args), check=True)
+
+    def mac(self, ns, dev):
+        out = subprocess.run(["ip", "-j", "-n", ns, "link", "show", dev], check=True, stdout=subprocess.PIPE).stdout
+        return json.loads(out)[0]["address"]
+
+    def enter(self, ns):
+        """This process's network namespace becomes ns: every socket it opens
+        from now on, and every process it starts, is inside the lab."""
+        libc = ctypes.CDLL(None, use_errno=True)
+        if self.home_netns is None:
+            self.home_netns = os.open("/proc/self/ns/net", os.O_RDONLY)
+        fd = os.open("/run/netns/" + ns, os.O_RDONLY)
+        try:
+            if libc.setns(fd, CLONE_NEWNET) != 0:
+                raise LabError("cannot enter the network namespace %s: %s" % (ns, os.strerror(ctypes.get_errno())))
+        finally:
+            os.close(fd)
+
+    # disks
+    def loop_disk(self, name, size_gib=120):
+        """A sparse file as a loop device (it takes no space until written)."""
+        f = self.path(name + ".img")
+        with open(f, "wb") as fh:
+            fh.truncate(size_gib << 30)
+        r = subprocess.run(["losetup", "-f", "--show", f], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise LabError("cannot make a loop device: %s" % r.stderr.decode().strip())
+        dev = r.stdout.decode().strip()
+        self.loops.append(dev)
+        return dev
+
+    # processes
+    def spawn(self, name, argv, ns=None, env=None):
+        """A background process (its own process group), output in <name>.log."""
+        full = (["ip", "netns", "exec", ns] if ns else []) + list(argv)
+        log = open(self.path(name + ".log"), "ab")
+        with log:
+            p = subprocess.Popen(full, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                 start_new_session=True)
+        p.lab_name = name
+        self.procs.append(p)
+        return p
+
+    def stop(self, p, grace=10):
+        import proctools
+        proctools.stop_group(p, grace)
+        if p in self.procs:
+            self.procs.remove(p)
+
+    def log(self, name):
+        try:
+            with open(self.path(name + ".log"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def close(self, hurry=False):
+        if self.closed:
+            return
+        self.closed = True
+        for fn in reversed(self.on_close):
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - cleaning up what can be
+                pass
+        for p in list(reversed(self.procs)):
+            self.stop(p, 0.5 if hurry else 10)
+        if self.home_netns is not None:
+            # back home first: "ip netns pids" of the namespace this process
+            # entered would name this process
+            ctypes.CDLL(None, use_errno=True).setns(self.home_netns, CLONE_NEWNET)
+            os.close(self.home_netns)
+            self.home_netns = None
+        for ns in self.namespaces:
+            out = subprocess.run(["ip", "netns", "pids", ns], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL).stdout
+            for pid in out.split():
+                if pid.decode() == str(os.getpid()):
+                    continue
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError):
+                    pass
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+        self.namespaces = []
+        for dev in self.loops:
+            subprocess.run(["losetup", "-d", dev], stderr=subprocess.DEVNULL)
+        self.loops = []
+        if not self.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# ---- Kubernetes -----------------------------------------------------------------------------------
+
+RESOURCES = {
+    "Namespace": ("/api/v1", "namespaces", False),
+    "Secret": ("/api/v1", "secrets", True),
+    "ConfigMap": ("/api/v1", "configmaps", True),
+    "Node": ("/api/v1", "nodes", False),
+    "CertificateSigningRequest": ("/apis/certificates.k8s.io/v1", "certificatesigningrequests", False),
+    "ClusterImageSet": ("/apis/hive.openshift.io/v1", "clusterimagesets", False),
+    "ClusterDeployment": ("/apis/hive.openshift.io/v1", "clusterdeployments", True),
+    "AgentClusterInstall": ("/apis/extensions.hive.openshift.io/v1beta1", "agentclusterinstalls", True),
+    "InfraEnv": ("/apis/agent-install.openshift.io/v1beta1", "infraenvs", True),
+    "NMStateConfig": ("/apis/agent-install.openshift.io/v1beta1", "nmstateconfigs", True),
+    "Agent": ("/apis/agent-install.openshift.io/v1beta1", "agents", True),
+}
+
+
+class KubeError(Exception):
+    def __init__(self, status, body):
+        Exception.__init__(self, "%s: %s" % (status, body))
+        self.status = status
+        self.body = body
+
+
+class Kube(object):
+    """A client of the cluster a kubeconfig names (client certificate or
+    token, CA data or file)."""
+
+    def __init__(self, kubeconfig):
+        import yaml
+        self.kubeconfig = kubeconfig
+        with open(kubeconfig) as f:
+            cfg = yaml.safe_load(f)
+        ctx_name = cfg.get("current-context")
+        ctx = next(c["context"] for c in cfg["contexts"] if c["name"] == ctx_name)
+        cluster = next(c["cluster"] for c in cfg["clusters"] if c["name"] == ctx["cluster"])
+        user = next((u["user"] for u in cfg.get("users") or [] if u["name"] == ctx.get("user")), {})
+        u = urllib.parse.urlsplit(cluster["server"])
+        self.host, self.port = u.hostname, u.port or 443
+        self.tmp = tempfile.mkdtemp(prefix="kube-client-")
+        self.ctx = ssl.create_default_context()
+        base = os.path.dirname(os.path.abspath(kubeconfig))
+
+        def material(data_key, file_key, src, name):
+            if src.get(data_key):
+                p = os.path.join(self.tmp, name)
+                with open(p, "wb") as fh:
+                    fh.write(base64.b64decode(src[data_key]))
+                return p
+            if src.get(file_key):
+                return os.path.join(base, src[file_key])
+            return None
+        ca = material("certificate-authority-data", "certificate-authority", cluster, "ca.crt")
+        if ca:
+            self.ctx.load_verify_locations(ca)
+        if cluster.get("insecure-skip-tls-verify"):
+            self.ctx.check_hostname = False
+            self.ctx.verify_mode = ssl.CERT_NONE
+        cert = material("client-certificate-data", "client-certificate", user, "client.crt")
+        key = material("client-key-data", "client-key", user, "client.key")
+        if cert and key:
+            self.ctx.load_cert_chain(cert, key)
+        self.token = user.get("token")
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def request(self, method, path, body=None, ctype="application/json"):
+        conn = http.client.HTTPSConnection(self.host, self.port, context=self.ctx, timeout=30)
+        hdrs = {"Accept": "application/json"}
+        if self.token:
+            hdrs["Authorization"] = "Bearer " + self.token
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            hdrs["Content-Type"] = ctype
+        try:
+            conn.request(method, path, data, hdrs)
+            r = conn.getresponse()
+            raw = r.read()
+        finally:
+            conn.close()
+        try:
+            out = json.loads(raw) if raw else None
+        except ValueError:
+            out = raw.decode(errors="replace")
+        if r.status >= 400:
+            raise KubeError(r.status, out.get("message") if isinstance(out, dict) else out)
+        return out
+
+    @staticmethod
+    def path(kind, ns=None, name=None, sub=None):
+        prefix, plural, namespaced = RESOURCES[kind]
+        p = prefix + ("/namespaces/%s" % ns if namespaced and ns else "") + "/" + plural
+        if name:
+            p += "/" + name
+        if sub:
+            p += "/" + sub
+        return p
+
+    def get(self, kind, ns, name):
+        try:
+            return self.request("GET", self.path(kind, ns, name))
+        except KubeError as e:
+            if e.status == 404:
+                return None
+            raise
+
+    def list(self, kind, ns=None, selector=None):
+        q = "?labelSelector=" + urllib.parse.quote(selector) if selector else ""
+        return self.request("GET", self.path(kind, ns) + q).get("items") or []
+
+    def create(self, obj, ns=None):
+        return self.request("POST", self.path(obj["kind"], ns or obj["metadata"].get("namespace")), obj)
+
+    def apply(self, obj, ns=None):
+        """create, or a merge patch of what exists"""
+        ns = ns or obj["metadata"].get("namespace")
+        try:
+            return self.create(obj, ns)
+        except KubeError as e:
+            if e.status != 409:
+                raise
+            return self.patch(obj["kind"], ns, obj["metadata"]["name"], obj)
+
+    def patch(self, kind, ns, name, patch, sub=None):
+        return self.request("PATCH", self.path(kind, ns, name, sub), patch, "application/merge-patch+json")
+
+    def delete(self, kind, ns, name):
+        try:
+            return self.request("DELETE", self.path(kind, ns, name))
+        except KubeError as e:
+            if e.status != 404:
+                raise
+            return None
+
+
+def condition(obj, type_):
+    for c in ((obj or {}).get("status") or {}).get("conditions") or []:
+        if c.get("type") == type_:
+            return c
+    return None
+
+
+def wait(what, fn, timeout, interval=0.5):
+    deadline = time.monotonic() + timeout
+    while True:
+        got = fn()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise LabError("timed out after %ds waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+# ---- cradle-hub ------------------------------------------------------------------------------------
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+class Hub(object):
+    """cradle-hub, watching one namespace."""
+
+    def __init__(self, lab, kubeconfig, service_url, namespace, token_file=None, extra=(), name="cradle-hub"):
+        self.lab, self.name = lab, name
+        self.exe = os.environ.get("CRADLE_HUB_BINARY") or os.path.join(BUILD, "hub", "cradle-hub")
+        if not os.path.exists(self.exe):
+            raise LabError("no cradle-hub program at %s (build it: meson compile -C build)" % self.exe)
+        self.args = ["--kubeconfig", kubeconfig, "--service-url", service_url, "--namespace", namespace,
+                     "--service-poll-interval", "1s", "--service-resync-period", "5s", "--image-cooldown", "1s",
+                     "--approve-csrs-requeue-duration", "2s", "--log-level", "debug"] + list(extra)
+        if token_file:
+            self.args += ["--service-token-file", token_file]
+        self.proc = None
+
+    def start(self, timeout=120):
+        self.health, self.metrics_port = free_port(), free_port()
+        env = dict(os.environ, CRADLE_LOG_TARGET="stderr")
+        self.proc = self.lab.spawn(self.name, [self.exe] + self.args + [
+            "--health-probe-bind-address", "127.0.0.1:%d" % self.health,
+            "--metrics-bind-address", "127.0.0.1:%d" % self.metrics_port], env=env)
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise LabError("cradle-hub exited (%s):\n%s" % (self.proc.returncode, self.lab.log(self.name)[-4000:]))
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", self.health, timeout=2)
+                c.request("GET", "/readyz")
+                return c.getresponse().status == 200
+            except OSError:
+                return False
+        wait("cradle-hub to be ready", ready, timeout, 0.1)
+        return self
+
+    def metrics(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=5)
+        c.request("GET", "/metrics")
+        return c.getresponse().read().decode()
+
+    def stop(self, sig=signal.SIGTERM):
+        """SIGTERM (then SIGKILL after a grace), or SIGKILL at once: a crash."""
+        if self.proc:
+            if sig == signal.SIGKILL:
+                os.killpg(self.proc.pid, sig)
+            self.lab.stop(self.proc)
+            rc = self.proc.returncode
+            self.proc = None
+            return rc
+        return None
+
+
+# ---- servers -----------------------------------------------------------------------------------------
+
+def start_kubeapi(lab):
+    """The test kube-apiserver with the assisted-service, hive and metal3
+    CRDs, or the cluster of CRADLE_TEST_KUBECONFIG. Returns (kubeconfig,
+    server or None)."""
+    real = os.environ.get("CRADLE_TEST_KUBECONFIG")
+    if real:
+        return real, None
+    import kubeapi_harness
+    args = []
+    for d in ("config/crd/bases", "hack/crds/hive", "hack/crds/metal3"):
+        args += ["--apply", os.path.join(CRDS, d)]
+    srv = kubeapi_harness.Server(args, state_dir=lab.path("kubeapi")).start(timeout=180)
+    lab.on_close.append(srv.stop)
+    return os.path.join(srv.state, "kubeconfig"), srv
+
+
+def start_refservice(lab, bind, settings):
+    """The reference assisted-service (or the real one of
+    CRADLE_TEST_SERVICE_URL). Returns the RefService."""
+    import refclient
+    svc = refclient.RefService(scenario={"settings": settings} if not refclient.real_service() else None,
+                               bind=bind, workdir=lab.path("refservice"))
+    os.makedirs(svc.workdir, exist_ok=True)
+    svc.start(timeout=60)
+    lab.on_close.append(svc.stop)
+    return svc
+
+
+# ---- hosts ---------------------------------------------------------------------------------------------
+
+def stand_ins(lab):
+    """The installer's host tools as stand-ins that only log their argv
+    (tests/installer/stand-ins/host-tool): nothing is written to this
+    machine's disks, nothing reboots it."""
+    d = lab.path("dry-bin")
+    if not os.path.isdir(d):
+        os.makedirs(d)
+        for tool in ("dry-installer", "coreos-installer", "podman", "shutdown", "systemctl"):
+            os.symlink(os.path.join(SRC, "tests", "installer", "stand-ins", "host-tool"), os.path.join(d, tool))
+    return d
+
+
+def start_agent(lab, host, service_url, infra_env_id, cluster_hosts_file):
+    """A cradle agent in dry run in the host's namespace (host: dict with
+    ns, id, hostname, mac, ip, disk, marker)."""
+    cradle = os.environ.get("CRADLE_BINARY") or os.path.join(BUILD, "cradle")
+    d = lab.path(host["name"])
+    for sub in ("opt-install-dir", "var-log", "journal", "mnt"):
+        os.makedirs(os.path.join(d, sub), exist_ok=True)
+    env = dict(os.environ, CRADLE_LOG_TARGET="stderr", PULL_SECRET_TOKEN="",
+               PATH=stand_ins(lab) + ":" + os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"),
+               STANDIN_LOG=lab.path("standin.jsonl"), CRADLE_HOST_EXEC="direct",
+               CRADLE_INSTALL_DIR=os.path.join(d, "opt-install-dir"),
+               CRADLE_INSTALLER_LOG_FILE=os.path.join(d, "var-log", "assisted-installer.log"),
+               CRADLE_LOGS_DIR=os.path.join(d, "var-log"), CRADLE_JOURNAL_DIR=os.path.join(d, "journal"),
+               CRADLE_MOUNT_DIR=os.path.join(d, "mnt"), CRADLE_REGISTRY_DIR=os.path.join(d, "no-registry"),
+               CRADLE_EFI_DIR=os.path.join(d, "no-efi"), CRADLE_RETRY_DELAY="0.1", CRADLE_RETRY_MAX_DELAY="0.5",
+               CRADLE_POLL_INTERVAL="0.5", DRY_CLUSTER_HOSTS_PATH=cluster_hosts_file)
+    return lab.spawn(host["name"], [
+        cradle, "agent", "--url", service_url, "--infra-env-id", infra_env_id, "--agent-version", AGENT_IMAGE,
+        "--host-exec=direct", "--lab-nics=eth0", "--lab-disks", host["disk"], "--interval=1",
+        "--transport-retry-delay=0.1", "--dry-run", "--force-id", host["id"], "--force-hostname", host["hostname"],
+        "--force-mac", host["mac"], "--forced-ipv4", host["ip"] + "/24", "--fake-reboot-marker-path",
+        host["marker"]], ns=host["ns"], env=env)
+
+
+def make_hosts(lab, sw, count, first=1):
+    """count host namespaces (h<first>...) with a veth into sw's bridge and
+    a disk each; host hN has the address 198.51.100.(10+N)"""
+    hosts = []
+    for i in range(first, first + count):
+        ns = lab.netns("h%d" % i)
+        peer = "%s-h%d" % (lab.tag[:6], i)
+        lab.ip(ns, "link", "add", "eth0", "type", "veth", "peer", "name", peer, "netns", sw)
+        lab.ip(sw, "link", "set", peer, "master", "br0")
+        lab.ip(sw, "link", "set", peer, "up")
+        lab.ip(ns, "link", "set", "eth0", "up")
+        ip = "198.51.100.%d" % (10 + i)
+        lab.ip(ns, "addr", "add", ip + "/24", "dev", "eth0")
+        hosts.append({"name": "h%d" % i, "ns": ns, "ip": ip, "mac": lab.mac(ns, "eth0"),
+                      "id": str(uuid.uuid4()), "disk": lab.loop_disk("h%d-disk" % i),
+                      "marker": lab.path("h%d-rebooted" % i)})
+    return hosts
+
+
+def make_switch(lab):
+    sw = lab.netns("sw")
+    lab.ip(sw, "link", "add", "br0", "type", "bridge")
+    lab.ip(sw, "link", "set", "br0", "up")
+    lab.ip(sw, "addr", "add", "198.51.100.1/24", "dev", "br0")
+    return sw
+
+
+# ---- the controller stand-in -------------------------------------------------------------------------
+
+class ControllerStandIn(threading.Thread):
+    """DRY-RUN STAND-IN for the assisted-installer-controller (see the
+    module's doc): the REST calls the controller makes once the hosts have
+    rebooted, and nothing else."""
+
+    def __init__(self, svc, cluster_id, hosts, say=None, interval=1.0):
+        threading.Thread.__init__(self, daemon=True, name="controller-stand-in")
+        import refclient
+        self.client = refclient.HubClient(svc)
+        self.cluster_id = cluster_id
+        self.markers = {h["id"]: h["marker"] for h in hosts}
+        self.say = say or (lambda s: None)
+        self.interval = interval
+        self.stopped = threading.Event()
+        self.calls = []
+        self.finished = False
+        self.error = None
+
+    def stop(self):
+        self.stopped.set()
+
+    def _call(self, what, fn, *args):
+        st, body = fn(*args)
+        self.calls.append((what, st))
+        return st, body
+
+    def run(self):
+        done = set()
+        joined = set()
+        try:
+            while not self.stopped.is_set() and not self.finished:
+                st, cluster = self.client.call("GET", "/v2/clusters/%s" % self.cluster_id)
+                if st == 200:
+                    for h in cluster.get("hosts") or []:
+                        hid, stage = h["id"], (h.get("progress") or {}).get("current_stage", "")
+                        if hid in done or h.get("kind") != "Host":
+                            continue
+                        rebooted = os.path.exists(self.markers.get(hid, "/nonexistent"))
+                        if not rebooted or stage not in ("Rebooting", "Configuring", "Joined", "Waiting for ignition"):
+                            continue
+                        if hid not in joined and stage != "Joined":
+                            self._call("host %s Joined" % hid, self.client.host_progress, h["infra_env_id"], hid,
+                                       "Joined")
+                            joined.add(hid)
+                            self.say("controller stand-in: host %s Joined" % h.get("requested_hostname", hid))
+                            continue
+                        self._call("host %s Done" % hid, self.client.host_progress, h["infra_env_id"], hid, "Done")
+                        done.add(hid)
+                        self.say("controller stand-in: host %s Done" % h.get("requested_hostname", hid))
+                    if cluster.get("status") == "finalizing":
+                        self.say("controller stand-in: finalizing (operators available, ingress CA, "
+                                 "complete-installation)")
+                        for what, code in self.client.finish_installation(self.cluster_id):
+                            self.calls.append((what, code))
+                        self.finished = True
+                self.stopped.wait(self.interval)
+        except Exception as e:  # noqa: BLE001 - reported by whoever waits on it
+            self.error = e
+
+
+# ---- the documentation's day-1 flow ------------------------------------------------------------------
+
+RELEASE = "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64"
+CD_NAME = "single-node"          # the documentation's names (docs/hive-integration/crds)
+ACI_NAME = "test-agent-cluster-install"
+IE_NAME = "myinfraenv"
+ANNOTATION_CLUSTER_ID = "cradle.agent-install.openshift.io/cluster-id"
+ANNOTATION_INFRA_ENV_ID = "cradle.agent-install.openshift.io/infra-env-id"
+
+
+def docs(name):
+    import yaml
+    with open(os.path.join(DOCS, name)) as f:
+        return yaml.safe_load(f)
+
+
+def nmstate_config(ns, host):
+    """The documentation's NMStateConfig for one lab host: its MAC, its
+    static address, the switch as DNS server and gateway."""
+    tmpl = docs("nmstate.yaml")
+    return {"apiVersion": tmpl["apiVersion"], "kind": tmpl["kind"],
+            "metadata": {"name": "%s-%s" % (tmpl["metadata"]["name"], host["name"]), "namespace": ns,
+                         "labels": dict(tmpl["metadata"]["labels"])},
+            "spec": {"config": {
+                "interfaces": [{"name": "eth0", "type": "ethernet", "state": "up", "mac-address": host["mac"],
+                                "ipv4": {"enabled": True, "address": [{"ip": host["ip"], "prefix-length": 24}],
+                                         "dhcp": False}}],
+                "dns-resolver": {"config": {"server": ["198.51.100.1"]}},
+                "routes": {"config": [{"destination": "0.0.0.0/0", "next-hop-address": "198.51.100.1",
+                                       "next-hop-interface": "eth0", "table-id": 254}]}},
+                "interfaces": [{"name": "eth0", "macAddress": host["mac"]}]}}
+
+
+def docs_resources(ns, hosts, release=RELEASE, image_set=None):
+    """The documentation's example resources, made to fit the lab: their
+    names pointing at each other (the examples' do not: the ACI names
+    ClusterDeployment test-cluster, the ClusterDeployment is single-node),
+    a release the reference service serves, the lab's VIPs, no proxy (the
+    example's would route the hosts through 11.11.11.33), one
+    NMStateConfig per host. image_set: the ClusterImageSet's name (default
+    the ACI's imageSetRef; a test sharing a cluster-scoped name)."""
+    out = [docs("pullsecret.yaml")]
+    cis = docs("clusterImageSet.yaml")
+    cd = docs("clusterDeployment.yaml")
+    aci = docs("agentClusterInstall.yaml")
+    ie = docs("infraEnv.yaml")
+    if image_set:
+        aci["spec"]["imageSetRef"]["name"] = image_set
+    cis["metadata"]["name"] = aci["spec"]["imageSetRef"]["name"]
+    cis["spec"]["releaseImage"] = release
+    aci["spec"]["clusterDeploymentRef"]["name"] = cd["metadata"]["name"]
+    cd["spec"]["clusterInstallRef"]["name"] = aci["metadata"]["name"]
+    aci["spec"].update({"apiVIP": "198.51.100.100", "apiVIPs": ["198.51.100.100"], "ingressVIP": "198.51.100.101",
+                        "ingressVIPs": ["198.51.100.101"]})
+    ie["spec"].pop("proxy", None)
+    ie["spec"]["clusterRef"] = {"name": cd["metadata"]["name"], "namespace": ns}
+    out += [cis, cd, aci, ie]
+    for o in out:
+        if o["kind"] != "ClusterImageSet":
+            o["metadata"]["namespace"] = ns
+    return out + [nmstate_config(ns, h) for h in hosts]
+
+
+class Install(object):
+    """The day-1 flow of tools/rehearse, in steps a test can interleave
+    with faults: up() makes the lab, the servers and cradle-hub; apply()
+    the documentation's resources; boot() the hosts' agents once the
+    InfraEnv's image exists; step() approves new Agents, starts the
+    controller stand-in once the cluster installs and reports what
+    changed; run() steps until the AgentClusterInstall is Completed with
+    both Secrets, or says why not (LabError)."""
+
+    def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=()):
+        self.lab, self.ns, self.release, self.image_set = lab, ns, release, image_set
+        self.say = say or (lambda s: None)
+        self.n_hosts = hosts
+        self.hub_args = list(hub_args)
+        self.hosts = []
+        self.approved = set()
+        self.standin = None
+        self.cluster_id = None
+        self.rows = {}
+        self.hub = self.kube = self.svc = self.kubeconfig = self.sw = None
+        self.agents = {}
+
+    # bring-up
+    def up(self, timeout=120):
+        self.sw = make_switch(self.lab)
+        self.hosts = make_hosts(self.lab, self.sw, self.n_hosts)
+        for h in self.hosts:
+            h["hostname"] = "spoke-master-%s" % h["name"][1:]
+        self.say("lab: switch 198.51.100.1/24, hosts %s, disks %s (120 GiB, sparse)" % (
+            ", ".join("%s %s" % (h["hostname"], h["ip"]) for h in self.hosts),
+            ", ".join(h["disk"] for h in self.hosts)))
+        self.lab.enter(self.sw)
+        self.kubeconfig, _ = start_kubeapi(self.lab)
+        self.kube = Kube(self.kubeconfig)
+        self.lab.on_close.append(self.kube.close)
+        self.say("test kube-apiserver ready (assisted-service, hive and metal3 CRDs)")
+        self.svc = start_refservice(self.lab, "198.51.100.1", {
+            # the agents' own image is the installer image: cradle's installer runs in-process
+            "installer_image": AGENT_IMAGE,
+            # the lab's NICs are veth pairs, which the service drops unless told
+            "enable_virtual_interfaces": True,
+            "next_instruction_seconds": 2, "backoff_instruction_seconds": 2})
+        self.say("reference assisted-service (REST mode) at %s" % self.svc.url)
+        self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, extra=self.hub_args).start(timeout=timeout)
+        self.say("cradle-hub ready (namespace %s)" % self.ns)
+        return self
+
+    def apply(self):
+        self.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
+        for o in docs_resources(self.ns, self.hosts, self.release, self.image_set):
+            self.kube.apply(o)
+            self.say("applied %s/%s" % (o["kind"], o["metadata"]["name"]))
+
+    @property
+    def aci_name(self):
+        return ACI_NAME
+
+    def aci(self):
+        return self.kube.get("AgentClusterInstall", self.ns, ACI_NAME)
+
+    def infra_env_id(self):
+        ie = self.kube.get("InfraEnv", self.ns, IE_NAME)
+        c = condition(ie, "ImageCreated")
+        if c and c["status"] == "True":
+            return ie["metadata"]["annotations"][ANNOTATION_INFRA_ENV_ID]
+        sync = condition(self.aci(), "SpecSynced")
+        if sync and sync["status"] == "False" and sync["reason"] == "InputError":
+            raise LabError("the AgentClusterInstall was refused: " + sync["message"])
+        return None
+
+    def hosts_file(self):
+        p = self.lab.path("cluster-hosts.json")
+        with open(p, "w") as f:
+            json.dump([{"hostname": h["hostname"], "ip": h["ip"], "rebootMarkerPath": h["marker"]}
+                       for h in self.hosts], f)
+        return p
+
+    def boot(self, hosts=None, timeout=120):
+        """The hosts' agents, in dry run, as if booted from the InfraEnv's image."""
+        ie_id = wait("the InfraEnv's image", lambda: self.report() is not None and self.infra_env_id(), timeout)
+        hf = self.hosts_file()
+        for h in hosts or self.hosts:
+            self.agents[h["id"]] = start_agent(self.lab, h, self.svc.url, ie_id, hf)
+        return ie_id
+
+    def add_hosts(self, count, prefix="spoke-worker-"):
+        """More hosts on the switch (a day-2 worker, say); not booted yet."""
+        new = make_hosts(self.lab, self.sw, count, first=len(self.hosts) + 1)
+        for h in new:
+            h["hostname"] = prefix + h["name"][1:]
+        self.hosts += new
+        return new
+
+    # watching
+    def names(self):
+        return {h["id"]: h["hostname"] for h in self.hosts}
+
+    def report(self):
+        """The rows `kubectl get agents,agentclusterinstalls` would show;
+        says each one that changed."""
+        rows = {}
+        names = self.names()
+        c = condition(self.kube.get("InfraEnv", self.ns, IE_NAME), "ImageCreated")
+        if c:
+            rows["infraenv/" + IE_NAME] = "ImageCreated=%s %s" % (c["status"], c["reason"])
+        for a in self.kube.list("Agent", self.ns):
+            st, sp = a.get("status") or {}, a.get("spec") or {}
+            name = names.get(a["metadata"]["name"], a["metadata"]["name"][:8])
+            rows["agent/%s" % name] = "cluster=%s approved=%s role=%s state=%s stage=%s" % (
+                (sp.get("clusterDeploymentName") or {}).get("name", "-"), str(sp.get("approved", False)).lower(),
+                st.get("role", "-"), (st.get("debugInfo") or {}).get("state", "-"),
+                (st.get("progress") or {}).get("currentStage", "-"))
+        for aci in self.kube.list("AgentClusterInstall", self.ns):
+            st = aci.get("status") or {}
+            conds = " ".join("%s=%s(%s)" % (c["type"], c["status"], c["reason"]) for c in st.get("conditions") or []
+                             if c["type"] in ("SpecSynced", "RequirementsMet", "Completed", "Failed"))
+            pct = (st.get("progress") or {}).get("totalPercentage")
+            rows["agentclusterinstall/%s" % aci["metadata"]["name"]] = "state=%s%s %s" % (
+                (st.get("debugInfo") or {}).get("state", "-"), " %d%%" % pct if pct else "", conds)
+        for k in sorted(rows):
+            if self.rows.get(k) != rows[k]:
+                self.say("%-42s %s" % (k, rows[k]))
+        changed = rows != self.rows
+        self.rows = rows
+        return changed
+
+    def approve(self):
+        """Approves the lab's Agents, as a user would."""
+        names = self.names()
+        for a in self.kube.list("Agent", self.ns):
+            name = a["metadata"]["name"]
+            if not (a.get("spec") or {}).get("approved") and name not in self.approved and name in names:
+                self.kube.patch("Agent", self.ns, name, {"spec": {"approved": True}})
+                self.approved.add(name)
+                self.say("approved agent/%s (kubectl patch agent %s --type merge -p "
+                         "'{\"spec\":{\"approved\":true}}')" % (names[name], name[:8]))
+
+    def step(self, approve=True, controller=True):
+        """One look: returns "completed", "failed: <why>", "changed" or None
+        (nothing changed). controller: start the controller stand-in once
+        the cluster installs."""
+        changed = self.report()
+        if approve:
+            self.approve()
+        cd = self.kube.get("ClusterDeployment", self.ns, CD_NAME)
+        self.cluster_id = self.cluster_id or (((cd or {}).get("metadata") or {}).get("annotations") or {}).get(
+            ANNOTATION_CLUSTER_ID)
+        aci = self.aci()
+        state = ((aci or {}).get("status") or {}).get("debugInfo", {}).get("state")
+        if controller and self.cluster_id and self.standin is None and state in ("installing", "finalizing"):
+            self.standin = ControllerStandIn(self.svc, self.cluster_id, self.hosts, say=self.say)
+            self.standin.start()
+            self.lab.on_close.append(self.standin.stop)
+            self.say("controller stand-in started: the DRY-RUN STAND-IN for the assisted-installer-controller "
+                     "(no new cluster exists in a dry run; it makes the controller's REST calls)")
+        done = condition(aci, "Completed")
+        if done and done["status"] == "True" and all(self.kube.get("Secret", self.ns, n) for n in self.secrets()):
+            return "completed"
+        failed = condition(aci, "Failed")
+        if failed and failed["status"] == "True":
+            return "failed: %s\n%s" % (failed["message"], self.where())
+        if self.standin and self.standin.error:
+            return "failed: the controller stand-in stopped: %s" % self.standin.error
+        return "changed" if changed else None
+
+    def secrets(self):
+        return (CD_NAME + "-admin-kubeconfig", CD_NAME + "-admin-password")
+
+    def state(self):
+        """The AgentClusterInstall's debugInfo.state, as last seen."""
+        return ((self.aci() or {}).get("status") or {}).get("debugInfo", {}).get("state")
+
+    def run(self, timeout, stall=300, until=None, controller=True):
+        """step() until Completed (or until(self) is true); LabError with
+        where things stand when it fails, stalls or runs out of time."""
+        deadline = time.monotonic() + timeout
+        last = time.monotonic()
+        while True:
+            got = self.step(controller=controller)
+            if got == "completed" or (until and until(self)):
+                return got
+            if got and got.startswith("failed"):
+                raise LabError("the installation " + got)
+            if got == "changed":
+                last = time.monotonic()
+            now = time.monotonic()
+            if now > deadline or now - last > stall:
+                why = "nothing changed for %d s" % stall if now <= deadline else "the time limit passed"
+                raise LabError("%s; last seen:\n  %s\n%s" % (why, "\n  ".join(
+                    "%s %s" % kv for kv in sorted(self.rows.items())), self.where()))
+            time.sleep(1)
+
+    def where(self):
+        """Where each host stands in the service, and why."""
+        import refclient
+        if not self.cluster_id:
+            return "  the cluster was never registered (see the AgentClusterInstall's SpecSynced)"
+        st, c = refclient.HubClient(self.svc).call("GET", "/v2/clusters/%s" % self.cluster_id)
+        if st != 200:
+            return "  the service answered %s for the cluster" % st
+        names = self.names()
+        lines = ["  cluster %s: %s" % (c.get("status"), c.get("status_info"))]
+        for h in c.get("hosts") or []:
+            stage = (h.get("progress") or {}).get("current_stage", "")
+            lines.append("  host %s%s: %s at %r (%s)" % (names.get(h["id"], h["id"]),
+                                                          " (bootstrap)" if h.get("bootstrap") else "",
+                                                          h.get("status"), stage, h.get("status_info")))
+        return "\n".join(lines)
+
+
+# ---- the spoke cluster of a day-2 host ----------------------------------------------------------------
+
+def start_spoke(lab):
+    """A second test kube-apiserver playing the installed cluster (the
+    spoke) that cradle-hub reaches through the admin kubeconfig Secret."""
+    import kubeapi_harness
+    srv = kubeapi_harness.Server([], state_dir=lab.path("spoke")).start(timeout=180)
+    lab.on_close.append(srv.stop)
+    return srv
+
+
+class SpokeKubelet(object):
+    """The new node's kubelet on the spoke, as a day-2 host joins (what the
+    kubelet and kube-apiserver do upstream once the host has rebooted into
+    its installed system): the client CSR as the node bootstrapper, then
+    the Node (Ready, the host's addresses), then the serving CSR as the
+    node. cradle-hub must approve both CSRs (notes §5.6) and label the
+    Node; nothing here approves anything."""
+
+    BOOTSTRAPPER = "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
+
+    def __init__(self, spoke, host):
+        import kcerts
+        self.spoke, self.host = spoke, host
+        self.dir = tempfile.mkdtemp(prefix="kubelet-", dir=os.path.dirname(spoke.state))
+        ca = kcerts.CA(spoke.path("ca.crt"), spoke.path("ca.key"))
+        # the bootstrapper is a service account: a token (its name is too
+        # long for a certificate's CN); the node a client certificate
+        self.bootstrap_token = uuid.uuid4().hex
+        spoke.ctl("POST", "/tokens", {"token": self.bootstrap_token, "user": self.BOOTSTRAPPER, "groups": [
+            "system:serviceaccounts", "system:serviceaccounts:openshift-machine-config-operator"]})
+        self.node_id = ca.issue(self.dir, "node", "system:node:" + host["hostname"], ("system:nodes",))
+
+    def _csr(self, name, signer, usages, sans, cert=None, token=None):
+        key = os.path.join(self.dir, name + ".key")
+        argv = ["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-subj", "/O=system:nodes/CN=system:node:" + self.host["hostname"]]
+        if sans:
+            argv += ["-addext", "subjectAltName=" + ",".join(sans)]
+        pem = subprocess.run(argv, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+        body = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+                "metadata": {"generateName": "csr-"},
+                "spec": {"request": base64.b64encode(pem).decode(), "signerName": signer, "usages": usages}}
+        r = self.spoke.request("POST", "/apis/certificates.k8s.io/v1/certificatesigningrequests", body,
+                               user_cert=cert, token=token)
+        if r.status != 201:
+            raise LabError("the spoke refused the %s CSR: %s %s" % (name, r.status, r.raw[:500]))
+        return r.json["metadata"]["name"]
+
+    def client_csr(self):
+        return self._csr("client", "kubernetes.io/kube-apiserver-client-kubelet",
+                         ["digital signature", "client auth"], None, token=self.bootstrap_token)
+
+    def serving_csr(self):
+        return self._csr("serving", "kubernetes.io/kubelet-serving",
+                         ["digital signature", "key encipherment", "server auth"],
+                         ["DNS:" + self.host["hostname"], "IP:" + self.host["ip"]], cert=self.node_id)
+
+    def node(self):
+        """The Node, Ready, with the host's addresses."""
+        name = self.host["hostname"]
+        r = self.spoke.request("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
+                                                         "metadata": {"name": name}})
+        if r.status != 201:
+            raise LabError("cannot create the Node %s: %s %s" % (name, r.status, r.raw[:500]))
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        r = self.spoke.request("PATCH", "/api/v1/nodes/%s/status" % name, {"status": {
+            "addresses": [{"type": "InternalIP", "address": self.host["ip"]}, {"type": "Hostname", "address": name}],
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                            "message": "kubelet is posting ready status", "lastHeartbeatTime": now,
+                            "lastTransitionTime": now}]}}, ctype="application/merge-patch+json")
+        if r.status != 200:
+            raise LabError("cannot make the Node %s Ready: %s %s" % (name, r.status, r.raw[:500]))
+
+    def get(self, path):
+        r = self.spoke.request("GET", path)
+        if r.status == 404:
+            return None
+        if r.status != 200:
+            raise LabError("spoke GET %s: %s %s" % (path, r.status, r.raw[:500]))
+        return r.json
+
+    def approved(self, csr):
+        o = self.get("/apis/certificates.k8s.io/v1/certificatesigningrequests/" + csr) or {}
+        return any(c.get("type") == "Approved" for c in (o.get("status") or {}).get("conditions") or [])

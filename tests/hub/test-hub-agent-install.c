@@ -1,0 +1,924 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The Agent controller's installation side (notes §5): upstream's
+ * TestConditions rows (a host status → the five host conditions) as a
+ * table, SpecSynced, spec → service field by field (§5.3), binding and
+ * unbinding, auto-approval, day-2 CSRs and node labels, restore from the
+ * annotations, deletion.
+ */
+#include <json-c/json.h>
+
+#include "agent.h"
+#include "cleanup.h"
+#include "hubtest.h"
+#include "jsonutil.h"
+#include "strutil.h"
+
+#define NOW (UINT64_C(1790000000) * USEC_PER_SEC)
+#define HOST "0479107b-3436-45d3-83a8-cb9a1dc4fb9e"
+#define CID "3c5e6d1a-0b7f-4c2e-9a41-0d5f1e2a3b4c"
+
+/* CSRs made with openssl (prime256v1): the kubelet's client request of
+ * worker-0, its serving request (DNS:worker-0, IP:198.51.100.21), and
+ * another node's */
+#define CSR_CLIENT \
+        "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIeU1JR1lBZ0VBTURZeEZUQVRCZ05WQkFvTURITjVjM1JsY" \
+        "lRw" \
+        "dWIyUmxjekVkTUJzR0ExVUVBd3dVYzNsegpkR1Z0T201dlpHVTZkMjl5YTJWeUxUQXdXVEFUQmdjcWhrak9QUUlCQmdncWhra" \
+        "k9Q" \
+        "UU1CQndOQ0FBVExKbGFTCjlESm9rRzIrL296U1ZZMG42NzlOREhvWEVtODdyUjlwR051aHRFamZaV0Mvbkc4NnRNL0s2YWlFb" \
+        "082" \
+        "MWF2UFMKamtKNWlzanJIVzNwNEJ2U29BQXdDZ1lJS29aSXpqMEVBd0lEU1FBd1JnSWhBUGZVZG92a0hXRXJjYnpQZWtDSAphU" \
+        "TRQ" \
+        "M1BoaEJsWjBRN3lTWFB1dmFBTEZBaUVBd0xXV2hJUFVzZDNlTUt6QUoxTXlvN1A2VytwNjlCbzdxV2wzCkZ6VExQN3c9Ci0tL" \
+        "S0t" \
+        "RU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo="
+#define CSR_SERVING \
+        "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlJQkhUQ0J4QUlCQURBMk1SVXdFd1lEVlFRS0RBeHplWE4wW" \
+        "lcw" \
+        "NmJtOWtaWE14SFRBYkJnTlZCQU1NRkhONQpjM1JsYlRwdWIyUmxPbmR2Y210bGNpMHdNRmt3RXdZSEtvWkl6ajBDQVFZSUtvW" \
+        "kl6" \
+        "ajBEQVFjRFFnQUV5eVpXCmt2UXlhSkJ0dnY2TTBsV05KK3UvVFF4NkZ4SnZPNjBmYVJqYm9iUkkzMlZndjV4dk9yVFB5dW1va" \
+        "EtE" \
+        "dXRXcnoKMG81Q2VZckk2eDF0NmVBYjBxQXNNQ29HQ1NxR1NJYjNEUUVKRGpFZE1Cc3dHUVlEVlIwUkJCSXdFSUlJZDI5eQphM" \
+        "lZ5" \
+        "TFRDSEJNWXpaQlV3Q2dZSUtvWkl6ajBFQXdJRFNBQXdSUUloQUpSWm1RU2Y2OGFFVzBKSm85a3M3ZG9KCnBpQ1RpQW5EWDVXY" \
+        "XF6" \
+        "ZXBoK24xQWlCYjVCTUhGRHpadzZQaER4K3IzZUc1T2ZNcFlRRFp2SWlrQmtSRTFhOEEKdmc9PQotLS0tLUVORCBDRVJUSUZJQ" \
+        "0FU" \
+        "RSBSRVFVRVNULS0tLS0K"
+#define CSR_OTHER \
+        "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIdU1JR1ZBZ0VBTURNeEZUQVRCZ05WQkFvTURITjVjM1JsY" \
+        "lRw" \
+        "dWIyUmxjekVhTUJnR0ExVUVBd3dSYzNsegpkR1Z0T201dlpHVTZiM1JvWlhJd1dUQVRCZ2NxaGtqT1BRSUJCZ2dxaGtqT1BRT" \
+        "UJC" \
+        "d05DQUFUTEpsYVM5REpvCmtHMisvb3pTVlkwbjY3OU5ESG9YRW04N3JSOXBHTnVodEVqZlpXQy9uRzg2dE0vSzZhaUVvTzYxY" \
+        "XZQ" \
+        "U2prSjUKaXNqckhXM3A0QnZTb0FBd0NnWUlLb1pJemowRUF3SURTQUF3UlFJZ05iY0Q3SUd1M0xyOWFZUTYzcW1peXRsaApqM" \
+        "lNM" \
+        "KzkxZHRBdExZaExYRzJFQ0lRQ05aUHhsZFovT1NJR21pZFdDMWYwbDJQRml5cDZKQmZzY2RJaXF6MFNsCm5nPT0KLS0tLS1FT" \
+        "kQg" \
+        "Q0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg=="
+
+typedef struct Fixture {
+        AgentObserved o;
+} Fixture;
+
+static json_object *agent(const char *extra_meta, const char *spec)
+{
+        return hubtest_jsonf(
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"Agent\","
+                "\"metadata\":{\"name\":\"" HOST "\",\"namespace\":\"spoke\",\"uid\":\"a-uid\","
+                "\"resourceVersion\":\"4\",\"labels\":{\"infraenvs.agent-install.openshift.io\":"
+                "\"myinfraenv\"},\"finalizers\":[\"agent.agent-install.openshift.io/ai-deprovision\"],"
+                "\"ownerReferences\":[{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":"
+                "\"InfraEnv\",\"name\":\"myinfraenv\",\"uid\":\"uid-myinfraenv\"}]%s},"
+                "\"spec\":%s}",
+                extra_meta ? extra_meta : "", spec ? spec : "{\"approved\":false,\"role\":\"\"}");
+}
+
+static json_object *infraenv(const char *extra_spec)
+{
+        return hubtest_jsonf("{\"metadata\":{\"name\":\"myinfraenv\",\"namespace\":\"spoke\",\"uid\":"
+                             "\"uid-myinfraenv\",\"annotations\":{\"" HUB_ANNOTATION_INFRAENV_ID
+                             "\":\"ie-1\"}},"
+                             "\"spec\":{\"pullSecretRef\":{\"name\":\"ps\"}%s}}",
+                             extra_spec ? extra_spec : "");
+}
+
+static json_object *host(const char *status, const char *extra)
+{
+        return hubtest_jsonf("{\"id\":\"" HOST
+                             "\",\"infra_env_id\":\"ie-1\",\"status\":\"%s\",\"status_info\":"
+                             "\"info of %s\",\"role\":\"auto-assign\",\"suggested_role\":\"master\","
+                             "\"kind\":\"Host\",\"created_at\":\"2026-09-21T14:00:00Z\"%s}",
+                             status, status, extra ? extra : "");
+}
+
+static void fixture(Fixture *f, json_object *a, json_object *h)
+{
+        *f = (Fixture){};
+        f->o.base.now = NOW;
+        f->o.base.ns = strdup("spoke");
+        f->o.base.name = strdup(HOST);
+        f->o.base.object = a;
+        f->o.host = h;
+        f->o.infraenv = infraenv(NULL);
+        f->o.infra_env_id = strdup("ie-1");
+        f->o.install.service_url = "http://svc";
+        f->o.install.csr_requeue = HUB_REQUEUE_APPROVE_CSRS;
+}
+
+static void fixture_done(Fixture *f)
+{
+        agent_observed_done(&f->o.base);
+        hub_observed_done(&f->o.base);
+}
+
+/* ---- TestConditions ---- */
+
+typedef struct Row {
+        const char *s, *r, *m;
+} Row;
+
+typedef struct AgentCase {
+        const char *status;
+        bool approved;
+        const char *extra;
+        Row connected, requirements, validated, installed, bound;
+} AgentCase;
+
+#define CONNECTED \
+        { \
+                "True", "AgentIsConnected", \
+                        "The agent's connection to the installation service is unimpaired" \
+        }
+#define DISCONNECTED \
+        { \
+                "False", "AgentIsDisconnected", \
+                        "The agent has not contacted the installation service in some time, user action " \
+                        "should be taken" \
+        }
+#define NOT_READY \
+        { \
+                "False", "AgentNotReady", "The agent is not ready to begin the installation" \
+        }
+#define INSTALLING_REQ \
+        { \
+                "True", "AgentAlreadyInstalling", "Installation already started and is in progress" \
+        }
+#define STOPPED_REQ \
+        { \
+                "True", "AgentInstallationStopped", "The agent installation stopped" \
+        }
+#define PASSING \
+        { \
+                "True", "ValidationsPassing", "The agent's validations are passing" \
+        }
+#define UNKNOWN_V \
+        { \
+                "Unknown", "ValidationsUnknown", "The agent's validations have not yet been calculated" \
+        }
+#define NOT_STARTED \
+        { \
+                "False", "InstallationNotStarted", "The installation has not yet started" \
+        }
+#define BOUND \
+        { \
+                "True", "Bound", "The agent is bound to a cluster deployment" \
+        }
+#define UNBOUND \
+        { \
+                "False", "Unbound", "The agent is not bound to any cluster deployment" \
+        }
+#define BINDING_ROW(t) \
+        { \
+                "False", "Binding", "The agent is currently binding to a cluster deployment" \
+        }
+#define UNBINDING_ROW \
+        { \
+                "False", "Unbinding", "The agent is currently unbinding from a cluster deployment" \
+        }
+#define VALID \
+        ",\"validations_info\":\"{\\\"hardware\\\":[{\\\"id\\\":\\\"has-inventory\\\",\\\"status\\\":" \
+        "\\\"success\\\",\\\"message\\\":\\\"Valid inventory exists for the host\\\"}]}\""
+#define FAILING \
+        ",\"validations_info\":\"{\\\"hardware\\\":[{\\\"id\\\":\\\"has-min-cpu-cores\\\",\\\"status\\\":" \
+        "\\\"failure\\\",\\\"message\\\":\\\"The host is not eligible to participate in Openshift Cluster " \
+        "because the " \
+        "minimum required CPU cores for any role is 2, found only " \
+        "1\\\"},{\\\"id\\\":\\\"ntp\\\",\\\"status\\\":" \
+        "\\\"disabled\\\",\\\"message\\\":\\\"disabled\\\"}]}\""
+
+static const AgentCase agent_cases[] = {
+        { "discovering", false, NULL, CONNECTED, NOT_READY, UNKNOWN_V, NOT_STARTED, BOUND },
+        { "known",
+          true,
+          VALID,
+          CONNECTED,
+          { "True", "AgentIsReady", "The agent is ready to begin the installation" },
+          PASSING,
+          NOT_STARTED,
+          BOUND },
+        { "known",
+          false,
+          VALID,
+          CONNECTED,
+          { "False", "AgentIsNotApproved", "The agent is not approved" },
+          PASSING,
+          NOT_STARTED,
+          BOUND },
+        { "insufficient",
+          true,
+          FAILING,
+          CONNECTED,
+          NOT_READY,
+          { "False", "ValidationsFailing",
+            "The agent's validations are failing: The host is not eligible to participate in Openshift "
+            "Cluster "
+            "because the minimum required CPU cores for any role is 2, found only 1" },
+          NOT_STARTED,
+          BOUND },
+        { "disconnected", true, VALID, DISCONNECTED, NOT_READY, PASSING, NOT_STARTED, BOUND },
+        { "pending-for-input",
+          true,
+          FAILING,
+          CONNECTED,
+          NOT_READY,
+          { "False", "ValidationsUserPending",
+            "The agent's validations are pending for user: The host is not eligible to participate in "
+            "Openshift "
+            "Cluster because the minimum required CPU cores for any role is 2, found only 1" },
+          NOT_STARTED,
+          BOUND },
+        { "preparing-for-installation",
+          true,
+          VALID,
+          CONNECTED,
+          INSTALLING_REQ,
+          PASSING,
+          { "False", "InstallationInProgress",
+            "The installation is in progress: info of preparing-for-installation" },
+          BOUND },
+        { "preparing-successful",
+          true,
+          VALID,
+          CONNECTED,
+          INSTALLING_REQ,
+          PASSING,
+          { "False", "InstallationInProgress",
+            "The installation is in progress: info of preparing-successful" },
+          BOUND },
+        { "installing",
+          true,
+          VALID,
+          CONNECTED,
+          INSTALLING_REQ,
+          PASSING,
+          { "False", "InstallationInProgress", "The installation is in progress: info of installing" },
+          BOUND },
+        { "installing-in-progress",
+          true,
+          VALID,
+          CONNECTED,
+          INSTALLING_REQ,
+          PASSING,
+          { "False", "InstallationInProgress",
+            "The installation is in progress: info of installing-in-progress" },
+          BOUND },
+        { "installing-pending-user-action",
+          true,
+          VALID,
+          CONNECTED,
+          INSTALLING_REQ,
+          PASSING,
+          { "False", "InstallationInProgress",
+            "The installation is in progress: info of installing-pending-user-action" },
+          BOUND },
+        { "installed",
+          true,
+          VALID,
+          CONNECTED,
+          STOPPED_REQ,
+          PASSING,
+          { "True", "InstallationCompleted", "The installation has completed: info of installed" },
+          BOUND },
+        { "error",
+          true,
+          VALID,
+          CONNECTED,
+          STOPPED_REQ,
+          PASSING,
+          { "False", "InstallationFailed", "The installation has failed: info of error" },
+          BOUND },
+        { "added-to-existing-cluster",
+          true,
+          VALID,
+          CONNECTED,
+          STOPPED_REQ,
+          PASSING,
+          { "True", "InstallationCompleted",
+            "The installation has completed: info of added-to-existing-cluster" },
+          BOUND },
+        { "binding", true, VALID, CONNECTED, BINDING_ROW(), BINDING_ROW(), BINDING_ROW(), BINDING_ROW() },
+        { "unbinding", true, VALID, CONNECTED, UNBINDING_ROW, UNBINDING_ROW, UNBINDING_ROW, UNBINDING_ROW },
+        { "unbinding-pending-user-action",
+          true,
+          VALID,
+          CONNECTED,
+          UNBINDING_ROW,
+          UNBINDING_ROW,
+          UNBINDING_ROW,
+          { "False", "UnbindingPendingUserAction",
+            "The agent is currently unbinding; Pending host reboot from infraenv image" } },
+        { "known-unbound",
+          false,
+          VALID,
+          CONNECTED,
+          { "False", "AgentIsNotApproved", "The agent is not approved" },
+          PASSING,
+          NOT_STARTED,
+          UNBOUND },
+        { "insufficient-unbound",
+          false,
+          FAILING,
+          CONNECTED,
+          NOT_READY,
+          { "False", "ValidationsFailing",
+            "The agent's validations are failing: The host is not eligible to participate in Openshift "
+            "Cluster "
+            "because the minimum required CPU cores for any role is 2, found only 1" },
+          NOT_STARTED,
+          UNBOUND },
+        { "discovering-unbound", false, NULL, CONNECTED, NOT_READY, UNKNOWN_V, NOT_STARTED, UNBOUND },
+        { "disconnected-unbound", false, VALID, DISCONNECTED, NOT_READY, PASSING, NOT_STARTED, UNBOUND },
+        { "resetting",
+          false,
+          VALID,
+          CONNECTED,
+          { "Unknown", "UnknownStatus", "The installation status is currently not recognized: resetting" },
+          PASSING,
+          { "Unknown", "UnknownStatus", "The installation status is currently not recognized: resetting" },
+          BOUND },
+};
+
+static void assert_row(json_object *a, const char *type, const Row *r, const char *status)
+{
+        json_object *c = hub_conditions_find(a, type);
+
+        if (!c || !streq_ptr(json_get_string(c, "status"), r->s) ||
+            !streq_ptr(json_get_string(c, "reason"), r->r) ||
+            !streq_ptr(json_get_string(c, "message"), r->m))
+                test_fail(__FILE__, __LINE__, "host %s, %s: %s/%s \"%s\", expected %s/%s \"%s\"", status,
+                          type, strna(json_get_string(c, "status")), strna(json_get_string(c, "reason")),
+                          strna(json_get_string(c, "message")), r->s, r->r, r->m);
+}
+
+TEST(conditions_of_every_host_status)
+{
+        for (size_t i = 0; i < ELEMENTSOF(agent_cases); i++) {
+                const AgentCase *t = &agent_cases[i];
+                _cleanup_(json_object_putp) json_object *a =
+                        agent(NULL, t->approved ? "{\"approved\":true}" : "{\"approved\":false}");
+                _cleanup_(json_object_putp) json_object *h = host(t->status, t->extra);
+
+                ASSERT_OK(agent_status(a, h, CID, NULL, false, "http://svc", NOW));
+                assert_row(a, "Connected", &t->connected, t->status);
+                assert_row(a, "RequirementsMet", &t->requirements, t->status);
+                assert_row(a, "Validated", &t->validated, t->status);
+                assert_row(a, "Installed", &t->installed, t->status);
+                assert_row(a, "Bound", &t->bound, t->status);
+                ASSERT_CONDITION(a, "SpecSynced", "True", "SyncOK",
+                                 "The Spec has been successfully applied");
+                ASSERT_STREQ(hubtest_str(a, "status.debugInfo.state"), t->status);
+                ASSERT_STREQ(hubtest_str(a, "status.role"), "master");
+        }
+}
+
+TEST(status_without_a_host_and_sync_errors)
+{
+        _cleanup_(json_object_putp) json_object *a = agent(NULL, NULL), *h = host("known", VALID);
+
+        ASSERT_OK(agent_status(a, NULL, NULL, NULL, false, NULL, NOW));
+        ASSERT_CONDITION(a, "Installed", "Unknown", "NotAvailable", "Information not available");
+        ASSERT_CONDITION(a, "Connected", "Unknown", "NotAvailable", "Information not available");
+        ASSERT_CONDITION(a, "RequirementsMet", "Unknown", "NotAvailable", "Information not available");
+        ASSERT_CONDITION(a, "Validated", "Unknown", "NotAvailable", "Information not available");
+        ASSERT_CONDITION(a, "Bound", "Unknown", "NotAvailable", "Information not available");
+        ASSERT_OK(agent_status(a, h, NULL, "Hostname is invalid", true, NULL, NOW));
+        ASSERT_CONDITION(a, "SpecSynced", "False", "InputError",
+                         "The Spec could not be synced due to an input error: Hostname is invalid");
+        ASSERT_OK(agent_status(a, h, NULL, "connection refused", false, NULL, NOW));
+        ASSERT_CONDITION(a, "SpecSynced", "False", "BackendError",
+                         "The Spec could not be synced due to backend error: connection refused");
+}
+
+TEST(status_fields)
+{
+        _cleanup_(json_object_putp) json_object *a = agent(NULL, NULL);
+        _cleanup_(json_object_putp) json_object *h = host(
+                "installing-in-progress",
+                ",\"cluster_id\":\"" CID
+                "\",\"bootstrap\":true,\"installation_disk_id\":\"/dev/disk/by-path/p\","
+                "\"progress\":{\"current_stage\":\"Writing image to disk\",\"progress_info\":\"40%\","
+                "\"installation_percentage\":42,\"stage_started_at\":\"2026-09-21T14:01:02.345Z\","
+                "\"stage_updated_at\":\"2026-09-21T14:02:03.456Z\"},\"progress_stages\":[\"Installing\","
+                "\"Writing image to disk\",\"Rebooting\"],\"logs_collected_at\":\"2026-09-21T14:03:00Z\","
+                "\"ntp_sources\":\"[{\\\"source_name\\\":\\\"ntp.lab\\\",\\\"source_state\\\":"
+                "\\\"synced\\\"}]\"");
+
+        ASSERT_OK(agent_status(a, h, CID, NULL, false, "http://svc", NOW));
+        ASSERT_STREQ(hubtest_str(a, "status.progress.currentStage"), "Writing image to disk");
+        ASSERT_STREQ(hubtest_str(a, "status.progress.progressInfo"), "40%");
+        ASSERT_STREQ(hubtest_str(a, "status.progress.stageStartTime"), "2026-09-21T14:01:02Z");
+        ASSERT_EQ(json_object_array_length(json_get_path(a, "status.progress.progressStages")), 3);
+        ASSERT_STREQ(hubtest_str(a, "status.installation_disk_id"), "/dev/disk/by-path/p");
+        ASSERT_STREQ(hubtest_str(a, "status.debugInfo.eventsURL"),
+                     "http://svc/api/assisted-install/v2/events?host_id=" HOST);
+        ASSERT_STREQ(hubtest_str(a, "status.debugInfo.logsURL"),
+                     "http://svc/api/assisted-install/v2/clusters/" CID "/logs?host_id=" HOST
+                     "&logs_type=host");
+        ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get_path(a, "status.ntpSources"), 0),
+                                 "sourceState"),
+                     "synced");
+        {
+                bool b = false;
+
+                ASSERT_OK(json_get_bool(json_get(a, "status"), "bootstrap", &b));
+                ASSERT_TRUE(b);
+        }
+}
+
+/* ---- the whole decide: finalizer, annotations, spec → service ---- */
+
+TEST(finalizer_annotations_and_nothing_twice)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *a = agent(NULL, NULL);
+
+        json_object_object_del(json_get(a, "metadata"), "finalizers");
+        fixture(&f, a,
+                host("known-unbound",
+                     ",\"inventory\":\"{\\\"hostname\\\":\\\"h1\\\",\\\"timestamp\\\":1700000000}\"" VALID));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_AGENT));
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_AGENT_STATE), "known-unbound");
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_AGENT_ROLE), "auto-assign");
+        /* without the timestamp that moves at every inventory */
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_AGENT_INVENTORY),
+                     "{\"hostname\":\"h1\"}");
+        ASSERT_CONDITION(f.o.base.object, "Bound", "False", "Unbound", NULL);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        hubtest_run_done(&run);
+        /* the inventory again, only its timestamp new: nothing to write */
+        json_object_object_add(f.o.host, "inventory",
+                               json_object_new_string("{\"hostname\":\"h1\",\"timestamp\":1700000060}"));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(run.writes.n, 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(spec_to_service_field_by_field)
+{
+        Fixture f;
+        HubTestRun run;
+        const HubWrite *w;
+
+        fixture(&f,
+                agent(NULL,
+                      "{\"approved\":true,\"role\":\"master\",\"hostname\":\"master-0\","
+                      "\"installation_disk_id\":\"/dev/disk/by-id/wwn-0x2\",\"machineConfigPool\":\"infra\","
+                      "\"nodeLabels\":{\"b\":\"2\",\"a\":\"1\"},"
+                      "\"installerArgs\":\"[\\\"--append-karg\\\", \\\"console=ttyS0\\\"]\","
+                      "\"ignitionConfigOverrides\":\"{\\\"ignition\\\":{\\\"version\\\":\\\"3.1.0\\\"}}\"}"),
+                host("known-unbound", ",\"installation_disk_id\":\"/dev/disk/by-id/wwn-0x1\"" VALID));
+        hubtest_reconcile(agent_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "installer-args", 201, NULL, NULL },
+                                             { "host-ignition", 201, NULL, NULL },
+                                             { "update-host", 201, NULL, NULL },
+                                             { NULL } },
+                          &run);
+        w = hubtest_write(&run, HUB_WRITE_SERVICE, 0);
+        ASSERT_STREQ(w->path, "/v2/infra-envs/ie-1/hosts/" HOST "/installer-args");
+        {
+                _cleanup_free_ char *t = json_to_string(w->body, 0);
+
+                ASSERT_STREQ(t, "{\"args\":[\"--append-karg\",\"console=ttyS0\"]}");
+        }
+        w = hubtest_write(&run, HUB_WRITE_SERVICE, 1);
+        ASSERT_STREQ(w->path, "/v2/infra-envs/ie-1/hosts/" HOST "/ignition");
+        w = hubtest_write(&run, HUB_WRITE_SERVICE, 2);
+        ASSERT_STREQ(w->tag, "update-host");
+        ASSERT_STREQ(json_get_string(w->body, "host_name"), "master-0");
+        ASSERT_STREQ(json_get_string(w->body, "host_role"), "master");
+        ASSERT_STREQ(json_get_string(w->body, "machine_config_pool_name"), "infra");
+        ASSERT_STREQ(
+                hubtest_str(json_object_array_get_idx(json_get(w->body, "disks_selected_config"), 0), "id"),
+                "/dev/disk/by-id/wwn-0x2");
+        ASSERT_EQ(json_object_array_length(json_get(w->body, "node_labels")), 2);
+        /* the calls first; the status once their answers are in */
+        ASSERT_EQ(run.writes.writes[run.writes.n - 1].kind, HUB_WRITE_PATCH_STATUS);
+        ASSERT_CONDITION(f.o.base.object, "SpecSynced", "True", "SyncOK", NULL);
+        hubtest_run_done(&run);
+
+        /* the host took them: nothing more is sent */
+        json_object_object_add(f.o.host, "installer_args",
+                               json_object_new_string("[\"--append-karg\",\"console=ttyS0\"]"));
+        json_object_object_add(f.o.host, "ignition_config_overrides",
+                               json_object_new_string("{\"ignition\":{\"version\":\"3.1.0\"}}"));
+        json_object_object_add(f.o.host, "requested_hostname", json_object_new_string("master-0"));
+        json_object_object_add(f.o.host, "role", json_object_new_string("master"));
+        json_object_object_add(f.o.host, "machine_config_pool_name", json_object_new_string("infra"));
+        json_object_object_add(f.o.host, "installation_disk_id",
+                               json_object_new_string("/dev/disk/by-id/wwn-0x2"));
+        json_object_object_add(f.o.host, "node_labels", json_object_new_string("{\"a\":\"1\",\"b\":\"2\"}"));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(spec_errors)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, agent(NULL, "{\"approved\":true,\"installerArgs\":\"not json\"}"),
+                host("known-unbound", VALID));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(
+                f.o.base.object, "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: Fail to unmarshal installer args for "
+                "host " HOST " in infraEnv ie-1");
+        ASSERT_EQ(run.requeue_after, 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        fixture(&f, agent(NULL, "{\"approved\":true,\"hostname\":\"Bad_Name\"}"),
+                host("known-unbound", VALID));
+        hubtest_reconcile(agent_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "update-host", 400, NULL,
+                                               "Hostname does not pass required regex validation" },
+                                             { NULL } },
+                          &run);
+        ASSERT_CONDITION(
+                f.o.base.object, "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: Hostname does not pass required regex "
+                "validation");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* outside the states it can be set in, no update (upstream's silence) */
+        fixture(&f, agent(NULL, "{\"approved\":true,\"hostname\":\"late\"}"), host("installing", VALID));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- binding (§5.2 step 6) ---- */
+
+static void with_cd(Fixture *f, bool registered)
+{
+        f->o.install.cd.object = hubtest_jsonf(
+                "{\"metadata\":{\"name\":\"single-node\",\"namespace\":\"spoke\"%s}}",
+                registered ? ",\"annotations\":{\"" HUB_ANNOTATION_CLUSTER_ID "\":\"" CID "\"}" : "");
+}
+
+TEST(binds_unbinds_and_refuses)
+{
+        Fixture f;
+        HubTestRun run;
+
+        /* bound in the spec, not in the service: BindHost */
+        fixture(&f,
+                agent(NULL, "{\"approved\":true,\"clusterDeploymentName\":{\"name\":\"single-node\","
+                            "\"namespace\":\"spoke\"}}"),
+                host("known-unbound", VALID));
+        with_cd(&f, true);
+        hubtest_reconcile(
+                agent_decide, &f.o.base,
+                (HubTestAnswer[]){ { "bind-host", 200,
+                                     "{\"id\":\"" HOST "\",\"infra_env_id\":\"ie-1\",\"status\":\"binding\","
+                                     "\"cluster_id\":\"" CID "\"}",
+                                     NULL },
+                                   { NULL } },
+                &run);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path,
+                     "/v2/infra-envs/ie-1/hosts/" HOST "/actions/bind");
+        ASSERT_STREQ(json_get_string(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body, "cluster_id"), CID);
+        ASSERT_CONDITION(f.o.base.object, "Bound", "False", "Binding", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* the ClusterDeployment not registered yet */
+        fixture(&f,
+                agent(NULL, "{\"approved\":true,\"clusterDeploymentName\":{\"name\":\"single-node\","
+                            "\"namespace\":\"spoke\"}}"),
+                host("known-unbound", VALID));
+        with_cd(&f, false);
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(f.o.base.object, "SpecSynced", "False", "BackendError",
+                         "The Spec could not be synced due to backend error: record not found");
+        ASSERT_EQ(run.requeue_after, HUB_REQUEUE_ON_ERROR);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* the ClusterDeployment missing */
+        fixture(&f,
+                agent(NULL, "{\"approved\":true,\"clusterDeploymentName\":{\"name\":\"nope\","
+                            "\"namespace\":\"spoke\"}}"),
+                host("known-unbound", VALID));
+        f.o.install.cd.error = -ENOENT;
+        f.o.install.cd.message = strdup("clusterdeployments.hive.openshift.io \"nope\" not found");
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(f.o.base.object, "SpecSynced", "False", "BackendError",
+                         "The Spec could not be synced due to backend error: failed to get "
+                         "clusterDeployment with name "
+                         "nope in namespace spoke: clusterdeployments.hive.openshift.io \"nope\" not found");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* unbound in the spec, bound in the service: UnbindHost */
+        fixture(&f, agent(NULL, NULL), host("known", ",\"cluster_id\":\"" CID "\"" VALID));
+        hubtest_reconcile(agent_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "unbind-host", 200,
+                                               "{\"id\":\"" HOST "\",\"infra_env_id\":\"ie-1\",\"status\":"
+                                               "\"unbinding\"}",
+                                               NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path,
+                     "/v2/infra-envs/ie-1/hosts/" HOST "/actions/unbind");
+        ASSERT_CONDITION(f.o.base.object, "Bound", "False", "Unbinding", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* unbinding a day-1 host in the middle of its installation */
+        fixture(&f, agent(NULL, NULL), host("installing", ",\"cluster_id\":\"" CID "\"" VALID));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_CONDITION(
+                f.o.base.object, "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: cancelling non-day-2 host [" HOST
+                "] in the middle of installation is not allowed");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* bound to another cluster: unbound first */
+        fixture(&f,
+                agent(NULL, "{\"approved\":true,\"clusterDeploymentName\":{\"name\":\"single-node\","
+                            "\"namespace\":\"spoke\"}}"),
+                host("known", ",\"cluster_id\":\"00000000-0000-0000-0000-000000000001\"" VALID));
+        with_cd(&f, true);
+        hubtest_reconcile(agent_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "unbind-host", 200, NULL, NULL }, { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "unbind-host"), 1);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(auto_approval_from_the_infraenv)
+{
+        Fixture f;
+        HubTestRun run;
+        bool approved = false;
+
+        fixture(&f, agent(NULL, NULL), host("known-unbound", VALID));
+        json_object_put(f.o.infraenv);
+        f.o.infraenv = infraenv(",\"agentApproval\":{\"autoApprove\":true}");
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_OK(json_get_bool(json_get(f.o.base.object, "spec"), "approved", &approved));
+        ASSERT_TRUE(approved);
+        ASSERT_CONDITION(f.o.base.object, "RequirementsMet", "True", "AgentIsReady", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- day-2 on the spoke (§5.6) ---- */
+
+static json_object *csr(const char *name, const char *request, const char *username, const char *groups,
+                        const char *usages)
+{
+        return hubtest_jsonf(
+                "{\"apiVersion\":\"certificates.k8s.io/v1\",\"kind\":\"CertificateSigningRequest\","
+                "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"request\":\"%s\",\"username\":\"%s\","
+                "\"groups\":%s,\"usages\":%s,\"signerName\":\"x\"},\"status\":{}}",
+                name, request, username, groups, usages);
+}
+
+#define BOOTSTRAPPER "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
+#define BOOTSTRAPPER_GROUPS \
+        "[\"system:serviceaccounts:openshift-machine-config-operator\",\"system:serviceaccounts\"," \
+        "\"system:authenticated\"]"
+
+static void day2_fixture(Fixture *f, const char *stage, json_object *node)
+{
+        fixture(f,
+                agent(NULL,
+                      "{\"approved\":true,\"hostname\":\"worker-0\",\"clusterDeploymentName\":{\"name\":"
+                      "\"single-node\",\"namespace\":\"spoke\"},\"nodeLabels\":{\"zone\":\"a\"}}"),
+                hubtest_jsonf(
+                        "{\"id\":\"" HOST
+                        "\",\"infra_env_id\":\"ie-1\",\"status\":\"added-to-existing-cluster\","
+                        "\"status_info\":\"Host has rebooted and no further updates will be posted\","
+                        "\"role\":\"worker\",\"kind\":\"AddToExistingClusterHost\",\"cluster_id\":\"" CID
+                        "\","
+                        "\"requested_hostname\":\"worker-0\",\"node_labels\":\"{\\\"zone\\\":\\\"a\\\"}\","
+                        "\"progress\":{\"current_stage\":\"%s\"}}",
+                        stage));
+        with_cd(f, true);
+        f->o.install.spoke_read = true;
+        f->o.install.spoke_kubeconfig = strdup("apiVersion: v1\nkind: Config\n");
+        f->o.install.spoke_node = node;
+        f->o.install.spoke_csrs = json_object_new_array();
+        json_object_array_add(f->o.install.spoke_csrs,
+                              csr("csr-client", CSR_CLIENT, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                                  "[\"digital signature\",\"client auth\"]"));
+        json_object_array_add(f->o.install.spoke_csrs,
+                              csr("csr-serving", CSR_SERVING, "system:node:worker-0",
+                                  "[\"system:nodes\",\"system:authenticated\"]",
+                                  "[\"digital signature\",\"server auth\"]"));
+        json_object_array_add(f->o.install.spoke_csrs,
+                              csr("csr-other", CSR_OTHER, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                                  "[\"digital signature\",\"client auth\"]"));
+}
+
+static json_object *node(bool ready)
+{
+        return hubtest_jsonf(
+                "{\"metadata\":{\"name\":\"worker-0\",\"labels\":{\"kubernetes.io/hostname\":"
+                "\"worker-0\"}},\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":"
+                "\"198.51.100.21\"},{\"type\":\"Hostname\",\"address\":\"worker-0\"}],"
+                "\"conditions\":[{\"type\":\"Ready\",\"status\":\"%s\"}]}}",
+                ready ? "True" : "False");
+}
+
+TEST(day2_client_csr_before_the_node)
+{
+        Fixture f;
+        HubTestRun run;
+        const HubWrite *w;
+
+        day2_fixture(&f, "Rebooting", NULL);
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        /* the client CSR of this node only; the serving one waits for the node */
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1);
+        w = hubtest_write(&run, HUB_WRITE_SPOKE, 0);
+        ASSERT_STREQ(w->name, "csr-client");
+        ASSERT_STREQ(w->spoke_verb, "approve");
+        ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get_path(w->body, "status.conditions"), 0),
+                                 "type"),
+                     "Approved");
+        ASSERT_STREQ(hubtest_str(json_object_array_get_idx(
+                                         json_get_path(f.o.base.object, "status.csrStatus.approvedCSRs"), 0),
+                                 "type"),
+                     "client");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        /* again in a minute */
+        ASSERT_EQ(run.requeue_after, HUB_REQUEUE_APPROVE_CSRS);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(day2_serving_csr_labels_joined_then_done)
+{
+        Fixture f;
+        HubTestRun run;
+
+        day2_fixture(&f, "Rebooting", node(false));
+        hubtest_reconcile(agent_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "day2-progress", 200, NULL, NULL }, { NULL } }, &run);
+        /* the serving CSR validated against the node */
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->name, "csr-serving");
+        ASSERT_STREQ(json_get_string(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body, "current_stage"),
+                     "Joined");
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path,
+                     "/v2/infra-envs/ie-1/hosts/" HOST "/progress");
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Joined");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        day2_fixture(&f, "Joined", node(true));
+        /* both CSRs approved already */
+        for (size_t i = 0; i < 2; i++)
+                json_object_object_add(
+                        json_get(json_object_array_get_idx(f.o.install.spoke_csrs, i), "status"),
+                        "conditions", hubtest_json("[{\"type\":\"Approved\",\"status\":\"True\"}]"));
+        hubtest_reconcile(agent_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "day2-progress", 200, NULL, NULL }, { NULL } }, &run);
+        ASSERT_STREQ(json_get_string(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body, "current_stage"),
+                     "Done");
+        /* the node's labels, once Ready */
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->spoke_verb, "patch");
+        {
+                _cleanup_free_ char *t = json_to_string(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->body, 0);
+
+                ASSERT_STREQ(t, "{\"metadata\":{\"labels\":{\"zone\":\"a\"}}}");
+        }
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Done");
+        ASSERT_EQ(run.requeue_after, 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(csr_validation)
+{
+        _cleanup_(json_object_putp) json_object *a = agent(NULL, "{\"hostname\":\"worker-0\"}"),
+                                                *n = node(true);
+        static const struct {
+                const char *request, *username, *groups, *usages;
+                bool with_node;
+                int kind;
+        } rows[] = {
+                { CSR_CLIENT, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS, "[\"digital signature\",\"client auth\"]",
+                  false, 1 },
+                { CSR_CLIENT, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                  "[\"key encipherment\",\"digital signature\",\"client auth\"]", false, 1 },
+                { CSR_CLIENT, "system:anonymous", BOOTSTRAPPER_GROUPS,
+                  "[\"digital signature\",\"client auth\"]", false, 0 },
+                { CSR_CLIENT, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS, "[\"digital signature\"]", false, 0 },
+                { CSR_SERVING, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS, "[\"digital signature\",\"client auth\"]",
+                  false, 0 },
+                { CSR_SERVING, "system:node:worker-0", "[\"system:nodes\",\"system:authenticated\"]",
+                  "[\"digital signature\",\"server auth\"]", true, 2 },
+                { CSR_SERVING, "system:node:worker-1", "[\"system:nodes\",\"system:authenticated\"]",
+                  "[\"digital signature\",\"server auth\"]", true, 0 },
+                { CSR_OTHER, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS, "[\"digital signature\",\"client auth\"]",
+                  false, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                _cleanup_(json_object_putp) json_object *c =
+                        csr("c", rows[i].request, rows[i].username, rows[i].groups, rows[i].usages);
+                _cleanup_free_ char *why = NULL;
+                int k = agent_csr_kind(a, c, rows[i].with_node ? n : NULL, &why);
+
+                if (k != rows[i].kind)
+                        test_fail(__FILE__, __LINE__, "row %zu: kind %d, expected %d (%s)", i, k,
+                                  rows[i].kind, strna(why));
+        }
+        /* a serving CSR naming an address the node does not have */
+        {
+                _cleanup_(json_object_putp)
+                        json_object *c = csr("c", CSR_SERVING, "system:node:worker-0",
+                                             "[\"system:nodes\",\"system:authenticated\"]",
+                                             "[\"digital signature\",\"server auth\"]"),
+                                    *other = node(true);
+                _cleanup_free_ char *why = NULL;
+
+                json_object_object_add(
+                        json_get(other, "status"), "addresses",
+                        hubtest_json("[{\"type\":\"InternalIP\",\"address\":\"198.51.100.99\"}]"));
+                ASSERT_EQ(agent_csr_kind(a, c, other, &why), 0);
+                ASSERT_CONTAINS(why, "198.51.100.21");
+        }
+}
+
+/* ---- restore, deletion ---- */
+
+TEST(restore_from_annotations)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f,
+                agent(",\"annotations\":{\"" HUB_ANNOTATION_AGENT_STATE
+                      "\":\"known\",\"" HUB_ANNOTATION_AGENT_ROLE
+                      "\":\"master\",\"" HUB_ANNOTATION_AGENT_INVENTORY
+                      "\":\"{\\\"hostname\\\":\\\"m0\\\"}\"}",
+                      "{\"approved\":true}"),
+                NULL);
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.inventory.hostname"), "m0");
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.state"), "known");
+        ASSERT_CONDITION(f.o.base.object, "RequirementsMet", "True", "AgentIsReady", NULL);
+        ASSERT_EQ(run.requeue_after, HUB_REQUEUE_LONGER_ON_ERROR);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* registered in another namespace's infra-env: cannot restore */
+        fixture(&f, agent(NULL, NULL), NULL);
+        f.o.install.conflict_infra_env_id = strdup("ie-9");
+        f.o.install.conflict_namespace = strdup("elsewhere");
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_CONDITION(f.o.base.object, "SpecSynced", "False", "InputError",
+                         "The Spec could not be synced due to an input error: Host with ID " HOST
+                         " already exists in infraEnv ie-9 (namespace: elsewhere). Cannot restore.");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+TEST(deletion_deregisters_the_host)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, agent(",\"deletionTimestamp\":\"2026-09-21T14:00:00Z\"", NULL),
+                host("known-unbound", NULL));
+        hubtest_reconcile(agent_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "deregister-host", 204, NULL, NULL }, { NULL } }, &run);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path, "/v2/infra-envs/ie-1/hosts/" HOST);
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_AGENT));
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* the service refuses: Cleanup False, again in 10 s, the finalizer stays */
+        fixture(&f, agent(",\"deletionTimestamp\":\"2026-09-21T14:00:00Z\"", NULL),
+                host("known-unbound", NULL));
+        hubtest_reconcile(
+                agent_decide, &f.o.base,
+                (HubTestAnswer[]){ { "deregister-host", 500, NULL, "database is locked" }, { NULL } }, &run);
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_AGENT));
+        ASSERT_CONDITION(f.o.base.object, "Cleanup", "False", "CleanupFailed",
+                         "failed to deregister host: " HOST ": database is locked");
+        ASSERT_EQ(run.requeue_after, HUB_REQUEUE_ON_ERROR);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+DEFINE_TEST_MAIN
