@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz-sources: hub/hub-*.c hub/infraenv.c hub/agent.c hub/bmac.c hub/ppi.c */
+/* fuzz-sources: hub/hub-*.c hub/infraenv.c hub/agent.c hub/bmac.c hub/ppi.c hub/cluster*.c hub/agent-install.c */
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "agent-install.h"
 #include "agent.h"
 #include "bmac.h"
 #include "buf.h"
 #include "cleanup.h"
+#include "cluster.h"
 #include "fuzz.h"
 #include "hub-claim.h"
 #include "hub-nmstate.h"
@@ -18,10 +20,11 @@
 /* The hub's decisions on objects from the cluster and the service, which
  * are outside input: a JSON document {"object", "secret", "cd", "nmstate":
  * [...], "service", "candidates", "hosts", "host", "infraenv", "agent",
- * "ppi", "bmh", "text"} feeds each controller's decide once (every field
- * may be anything), and the parsers of service text (inventory, iPXE
- * script, static network config, times, claim markers). A decision may
- * refuse, never crash. */
+ * "ppi", "bmh", "aci", "image_set", "config_maps": [...], "agents": [...],
+ * "cluster", "manifests", "kubeconfig", "node", "csrs", "text"} feeds each
+ * controller's decide once (every field may be anything), and the parsers
+ * of service text (inventory, iPXE script, static network config, times,
+ * claim markers). A decision may refuse, never crash. */
 
 static json_object *field(json_object *in, const char *k)
 {
@@ -39,6 +42,14 @@ static void results(HubObserved *o, json_object *in)
                                            json_object_is_type(v, json_type_null) ? 500 : 200,
                                            json_object_get(v), "x");
         }
+}
+
+static HubRef ref(json_object *in, const char *k)
+{
+        json_object *v = json_get(in, k);
+
+        return v ? (HubRef){ .object = json_object_get(v) }
+                 : (HubRef){ .error = -ENOENT, .message = strdup("not found") };
 }
 
 static void run(const HubControllerType *t, HubObserved *o)
@@ -94,10 +105,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 o.infraenv = field(in, "infraenv");
                 o.infra_env_id = strdup("ie");
                 o.old_infraenv = field(in, "object");
+                o.install.service_url = "http://s";
+                o.install.cd = ref(in, "cd");
+                o.install.aci = field(in, "aci");
+                o.install.token_secret = ref(in, "secret");
+                o.install.spoke_read = json_get(in, "kubeconfig") != NULL;
+                o.install.spoke_kubeconfig = o.install.spoke_read ? strdup("kubeconfig") : NULL;
+                o.install.spoke_node = field(in, "node");
+                o.install.spoke_csrs = field(in, "csrs");
                 results(&o.base, in);
                 if (o.host && !o.infraenv)
                         o.infraenv = json_object_new_object();
                 run(&hub_agent_controller, &o.base);
+        }
+        {
+                ClusterObserved o = { .identity = "me", .service_url = "http://s" };
+                json_object *cms = json_get(in, "config_maps"), *agents = json_get(in, "agents");
+                size_t n_cms = hub_json_array_length(cms), n_agents = hub_json_array_length(agents);
+
+                o.base.object = field(in, "object");
+                o.aci = field(in, "aci");
+                o.secret = ref(in, "secret");
+                o.image_set = ref(in, "image_set");
+                o.ca_secret = ref(in, "secret");
+                o.config_maps = calloc(n_cms + 1, sizeof(HubRef));
+                for (size_t i = 0; o.config_maps && i < n_cms; i++)
+                        o.config_maps[o.n_config_maps++] =
+                                (HubRef){ .object = json_object_get(json_object_array_get_idx(cms, i)) };
+                o.agents = calloc(n_agents + 1, sizeof(json_object *));
+                o.agent_infraenvs = calloc(n_agents + 1, sizeof(json_object *));
+                for (size_t i = 0; o.agents && o.agent_infraenvs && i < n_agents; i++) {
+                        o.agents[i] = json_object_get(json_object_array_get_idx(agents, i));
+                        o.agent_infraenvs[i] = field(in, "infraenv");
+                        o.n_agents++;
+                }
+                o.kubeconfig_secret = ref(in, "kubeconfig");
+                o.password_secret = ref(in, "secret");
+                o.cluster_read = json_get(in, "cluster") != NULL;
+                o.cluster = (HubCallResult){ .status = 200, .body = field(in, "cluster") };
+                o.searched = json_get(in, "candidates") != NULL;
+                o.candidates = (HubCallResult){ .status = 200, .body = field(in, "candidates") };
+                o.manifests_read = json_get(in, "manifests") != NULL;
+                o.manifests = (HubCallResult){ .status = 200, .body = field(in, "manifests") };
+                results(&o.base, in);
+                run(&hub_cd_controller, &o.base);
+        }
+        {
+                AciObserved o = {};
+
+                o.base.object = field(in, "aci");
+                o.cd = field(in, "cd");
+                o.cd_error = o.cd ? 0 : -ENOENT;
+                run(&hub_aci_controller, &o.base);
         }
         {
                 BmacObserved o = { .cooldown = 60 * USEC_PER_SEC,
@@ -129,6 +188,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (void)hub_parse_time(text, &t);
                 (void)hub_claim_parse_marker(text, &t, &holder);
                 (void)hub_nmstate_yaml(in, &yaml);
+                {
+                        _cleanup_free_ char *version = NULL, *arch = NULL, *why = NULL;
+
+                        (void)cd_release_from_image(text, &version, &arch, &why);
+                }
+        }
+        {
+                json_object *csrs = json_get(in, "csrs");
+
+                for (size_t i = 0; i < hub_json_array_length(csrs); i++) {
+                        _cleanup_free_ char *why = NULL;
+
+                        (void)agent_csr_kind(json_get(in, "agent"), json_object_array_get_idx(csrs, i),
+                                             json_get(in, "node"), &why);
+                }
         }
         return 0;
 }
