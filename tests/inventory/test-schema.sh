@@ -4,9 +4,10 @@
 # Inventory definitions of assisted-service's swagger.yaml.
 set -eu
 src=${CRADLE_SOURCE_ROOT:?}
-swagger=$src/../shared/reference/assisted-service/swagger.yaml
-[ -f "$swagger" ] || swagger=/work/shared/reference/assisted-service/swagger.yaml
-[ -f "$swagger" ] || { echo "swagger.yaml not found (../shared/reference): skipping"; exit 77; }
+# the tree's vendored copy of the reference (tests/reference), else ../shared's
+swagger=${CRADLE_REFERENCE:-$src/tests/reference}/assisted-service/swagger.yaml
+[ -f "$swagger" ] || swagger=$src/../shared/reference/assisted-service/swagger.yaml
+[ -f "$swagger" ] || { echo "swagger.yaml not found (tests/reference, ../shared/reference): skipping"; exit 77; }
 /usr/bin/python3 -c 'import yaml' 2>/dev/null || { echo "python3-yaml missing: skipping"; exit 77; }
 check=$src/tests/inventory/check-schema.py
 u=$src/tests/inventory/umockdev
