@@ -133,7 +133,8 @@ class Notify(unittest.TestCase):
         # a stop says STOPPING=1, and the agent ends well
         a.proc.send_signal(signal.SIGTERM)
         self.assertEqual(a.proc.wait(60), 0, a.output())
-        self.assertTrue(self.notify.with_key("STOPPING", "1"), self.notify.all())
+        # the datagram was sent before the exit; the collecting thread may read it after
+        wait_for(lambda: self.notify.with_key("STOPPING", "1"), timeout=30, what="STOPPING=1")
         self.assertEqual(self.notify.all()[-1][1].get("STOPPING"), "1")
 
     def test_no_watchdog_unless_asked(self):
