@@ -18,6 +18,7 @@
 #include "hub-cache.h"
 #include "hub-exec.h"
 #include "hub-service.h"
+#include "hub-text.h"
 #include "http.h"
 #include "jsonutil.h"
 #include "kube/kube.h"
@@ -391,7 +392,9 @@ static int progress(json_object *st, json_object *host)
                 return 0;
         p = hub_json_ensure_object(st, "progress");
         if (!p || json_add_string(p, "currentStage", stage) < 0 ||
-            json_add_string_nonempty(p, "progressInfo", json_get_string(hp, "progress_info")) < 0 ||
+            (!isempty(json_get_string(hp, "progress_info")) &&
+             hub_json_add_bounded(p, "progressInfo", json_get_string(hp, "progress_info"), HUB_TEXT_MAX) <
+                     0) ||
             (json_get_int64(hp, "installation_percentage", &pct) >= 0 &&
              json_add_int64_nonzero(p, "installationPercentage", pct) < 0) ||
             set_time(p, "stageStartTime", json_get_string(hp, "stage_started_at")) < 0 ||
@@ -507,7 +510,7 @@ int agent_status(json_object *desired, json_object *host, const char *cluster_id
         json_object_object_del(st, "kind");
         json_object_object_del(st, "installation_disk_id");
         if (json_add_string_nonempty(st, "role", role) < 0 || json_add_string(dbg, "state", status) < 0 ||
-            json_add_string(dbg, "stateInfo", strempty(json_get_string(host, "status_info"))) < 0 ||
+            hub_json_add_bounded(dbg, "stateInfo", json_get_string(host, "status_info"), HUB_TEXT_MAX) < 0 ||
             json_add_string_nonempty(st, "installation_disk_id",
                                      json_get_string(host, "installation_disk_id")) < 0 ||
             json_add_string_nonempty(st, "kind", json_get_string(host, "kind")) < 0)
@@ -517,7 +520,8 @@ int agent_status(json_object *desired, json_object *host, const char *cluster_id
 
                 if (json_parse(vinfo, strlen(vinfo), BUF_MAX_JSON_DOC, &v, NULL) >= 0 &&
                     json_object_is_type(v, json_type_object) &&
-                    json_add(st, "validationsInfo", TAKE_PTR(v)) < 0)
+                    (hub_json_bound_strings(v, HUB_VALIDATION_TEXT_MAX) < 0 ||
+                     json_add(st, "validationsInfo", TAKE_PTR(v)) < 0))
                         return -ENOMEM;
         }
         r = progress(st, host);

@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "cluster.h"
 #include "http.h"
+#include "hub-text.h"
 #include "jsonutil.h"
 #include "strutil.h"
 
@@ -375,7 +376,8 @@ static int cluster_fields(json_object *st, json_object *cluster, const char *ser
         if (!dbg)
                 return -ENOMEM;
         if (json_add_string(dbg, "state", status) < 0 ||
-            json_add_string(dbg, "stateInfo", strempty(json_get_string(cluster, "status_info"))) < 0)
+            hub_json_add_bounded(dbg, "stateInfo", json_get_string(cluster, "status_info"), HUB_TEXT_MAX) <
+                    0)
                 return -ENOMEM;
         /* upstream's status.progress is a struct, so it is always there with
          * its required totalPercentage; a cluster without progress keeps
@@ -427,7 +429,8 @@ static int cluster_fields(json_object *st, json_object *cluster, const char *ser
                 /* the service's own JSON: kept as it was when it does not parse */
                 if (json_parse(vinfo, strlen(vinfo), BUF_MAX_JSON_DOC, &v, NULL) >= 0 &&
                     json_object_is_type(v, json_type_object) &&
-                    json_add(st, "validationsInfo", TAKE_PTR(v)) < 0)
+                    (hub_json_bound_strings(v, HUB_VALIDATION_TEXT_MAX) < 0 ||
+                     json_add(st, "validationsInfo", TAKE_PTR(v)) < 0))
                         return -ENOMEM;
         }
         /* the debug URLs, once, and not for an installed cluster

@@ -394,11 +394,18 @@ int hub_controller_reconcile(HubController *c, const char *key, HubReconcileStat
                         hub_exec_result_done(&ex);
                         break;
                 }
-                if (ex.redecide && !ex.conflict && !ex.failed && !ex.gone) {
+                if (ex.redecide && !ex.conflict && !ex.failed && !ex.gone && !ex.refused) {
                         hub_exec_result_done(&ex);
                         continue;
                 }
-                if (ex.conflict || ex.failed) {
+                if (ex.refused) {
+                        /* logged where it happened; a requeue would only
+                         * send it again: the plan's own delay alone */
+                        if (plan.requeue_after > 0) {
+                                stats.result = HUB_RECONCILE_REQUEUE_AFTER;
+                                stats.requeue_after = plan.requeue_after;
+                        }
+                } else if (ex.conflict || ex.failed) {
                         if (ex.conflict)
                                 log_debug("%s %s: %s, again", t->name, key, strna(ex.error));
                         else

@@ -22,6 +22,7 @@ typedef struct HubController HubController;
 typedef struct HubCache HubCache;
 typedef struct HubService HubService;
 typedef struct HubMetrics HubMetrics;
+typedef struct HubRefusals HubRefusals;
 typedef struct KubeClient KubeClient;
 typedef struct KubeEventRecorder KubeEventRecorder;
 typedef struct json_object json_object;
@@ -42,6 +43,7 @@ typedef struct HubContext {
         HubService *service;
         HubMetrics *metrics;
         KubeEventRecorder *events; /* may be NULL (tests) */
+        HubRefusals *refusals; /* writes refused for their size (hub-exec.h); may be NULL */
         const HubConfig *config;
         const char *identity; /* this replica: claims, logs */
         /* every controller, for watches that enqueue another's keys */

@@ -197,6 +197,13 @@ int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, jso
 int hub_plan_patch_object_locked(HubPlan *p, HubKind target, json_object *observed, json_object *desired,
                                  bool with_status);
 
+/* A status patch ({"status": {...}}) cut in two: its conditions alone
+ * (*ret_conditions, NULL when it sets none) and everything else
+ * (*ret_rest, NULL when nothing else). The executor writes the
+ * conditions alone when the API server refused the whole patch for its
+ * size: they are bounded (hub-text.h), the rest may not be. */
+int hub_status_patch_split(json_object *patch, json_object **ret_conditions, json_object **ret_rest);
+
 /* ---- JSON helpers for decide ---- */
 
 /* RFC 7386 merge patch that turns a into b: changed and new keys with b's

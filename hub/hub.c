@@ -17,6 +17,7 @@
 #include "cradle-hub.h"
 #include "hub-cache.h"
 #include "hub-controller.h"
+#include "hub-exec.h"
 #include "hub-glue.h"
 #include "hub-http.h"
 #include "hub-metrics.h"
@@ -195,6 +196,7 @@ struct CradleHub {
         HubService *service;
         HubMetrics *metrics;
         KubeEventRecorder *events;
+        HubRefusals *refusals;
         HubContext ctx;
         HubController **controllers;
         size_t n_controllers;
@@ -289,6 +291,7 @@ CradleHub *cradle_hub_free(CradleHub *h)
         hub_cache_free(h->cache);
         hub_service_free(h->service);
         kube_event_recorder_free(h->events);
+        hub_refusals_free(h->refusals);
         kube_client_free(h->kube);
         hub_metrics_free(h->metrics);
         options_done(&h->opts);
@@ -656,6 +659,9 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         r = kube_event_recorder_new(h->kube, "cradle-hub", NULL, &h->events);
         if (r < 0)
                 return r;
+        r = hub_refusals_new(&h->refusals);
+        if (r < 0)
+                return r;
         r = hub_cache_new(h->kube, h->opts.namespaces, h->opts.sync_period, &h->cache);
         if (r < 0)
                 return r;
@@ -669,6 +675,7 @@ int cradle_hub_start(CradleHub *h, char **reterr)
                 .service = h->service,
                 .metrics = h->metrics,
                 .events = h->events,
+                .refusals = h->refusals,
                 .config = &h->config,
                 .identity = h->identity,
         };

@@ -10,6 +10,8 @@
 
 #include "agent.h"
 #include "cleanup.h"
+#include "buf.h"
+#include "hub-text.h"
 #include "hubtest.h"
 #include "jsonutil.h"
 #include "strutil.h"
@@ -919,6 +921,29 @@ TEST(deletion_deregisters_the_host)
         ASSERT_EQ(run.requeue_after, HUB_REQUEUE_ON_ERROR);
         hubtest_run_done(&run);
         fixture_done(&f);
+}
+
+/* ---- issue 23, finding 2: the service's texts bounded ---- */
+
+/* the host's texts in the Agent's status are bounded */
+TEST(host_texts_bounded_in_the_status)
+{
+        _cleanup_free_ char *huge = malloc(3 * 1024 * 1024 + 1), *extra = NULL;
+        _cleanup_(json_object_putp) json_object *a = agent(NULL, NULL), *h = NULL;
+
+        ASSERT_NOT_NULL(huge);
+        memset(huge, 'x', 3 * 1024 * 1024);
+        huge[3 * 1024 * 1024] = 0;
+        extra = strdup_printf(",\"cluster_id\":\"" CID "\",\"progress\":{\"current_stage\":\"Installing\","
+                              "\"progress_info\":\"%s\"}",
+                              huge);
+        h = host("installing-in-progress", extra);
+        json_object_object_add(h, "status_info", json_object_new_string(huge));
+        ASSERT_OK(agent_status(a, h, CID, huge, false, NULL, NOW));
+        ASSERT_TRUE(strlen(hubtest_str(a, "status.debugInfo.stateInfo")) <= HUB_TEXT_MAX);
+        ASSERT_TRUE(strlen(hubtest_str(a, "status.progress.progressInfo")) <= HUB_TEXT_MAX);
+        ASSERT_TRUE(strlen(hubtest_str(hub_conditions_find(a, "SpecSynced"), "message")) <= HUB_TEXT_MAX);
+        ASSERT_TRUE(strlen(hubtest_str(hub_conditions_find(a, "Installed"), "message")) <= HUB_TEXT_MAX);
 }
 
 DEFINE_TEST_MAIN

@@ -18,6 +18,7 @@
  * test hub-agents runs this program there).
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -1355,6 +1356,165 @@ static bool rule_grants(json_object *rule, const char *group, const char *resour
         for (size_t i = 0; i < hub_json_array_length(verbs); i++)
                 v = v || streq_ptr(json_object_get_string(json_object_array_get_idx(verbs, i)), verb);
         return g && r && v;
+}
+
+/* ---- issue 23: findings 2, 8 and 9 (bounded texts and writes, the
+ * debug links' base, restarts and copies) ---- */
+
+static size_t count_in(const char *text, const char *needle)
+{
+        size_t n = 0;
+
+        for (const char *p = text ? strstr(text, needle) : NULL; p; p = strstr(p + 1, needle))
+                n++;
+        return n;
+}
+
+/* the test kube-apiserver's requests: PATCHes of name's status by cradle-hub */
+static unsigned status_patches(const char *ns, const char *resource, const char *name)
+{
+        _cleanup_(json_object_putp) json_object *log = NULL;
+        json_object *items;
+        unsigned n = 0;
+
+        ASSERT_EQ(kube_test_ctl("GET", "/requests", NULL, &log), 200);
+        items = json_get(log, "requests");
+        for (size_t i = 0; i < hub_json_array_length(items); i++) {
+                json_object *e = json_object_array_get_idx(items, i);
+
+                if (startswith(strempty(json_get_string(e, "userAgent")), "cradle-hub/") &&
+                    streq_ptr(json_get_string(e, "verb"), "patch") &&
+                    streq_ptr(json_get_string(e, "resource"), resource) &&
+                    streq_ptr(json_get_string(e, "subresource"), "status") &&
+                    streq_ptr(json_get_string(e, "namespace"), ns) &&
+                    streq_ptr(json_get_string(e, "name"), name))
+                        n++;
+        }
+        return n;
+}
+
+static bool condition_message_set(json_object *o, const void *arg)
+{
+        return o && !isempty(json_get_string(hub_conditions_find(o, arg), "message"));
+}
+
+/* Finding 2: the service answers a registration with an error text of
+ * several MB (3,960 NMStateConfigs made 2.6 MB): the condition carries its
+ * beginning and how much was cut, the log all of it, the InfraEnv is
+ * written once (a real apiserver refuses the whole text, and cradle-hub
+ * retried that forever) */
+TEST(service_error_text_of_megabytes_bounded)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *ie = NULL, *rule = NULL, *body = NULL;
+        _cleanup_free_ char *huge = NULL, *log = NULL;
+        const size_t n = 3 * 1024 * 1024;
+        const char *ns, *msg;
+        double writes;
+        Hub h;
+
+        need_refservice("fault injection");
+        ns = kube_test_namespace("hub-huge");
+        huge = malloc(n + 1);
+        ASSERT_NOT_NULL(huge);
+        for (size_t i = 0; i < n; i++)
+                huge[i] = (char)('a' + i % 26);
+        memcpy(huge + n - 16, "END-OF-THE-TEXT.", 16);
+        huge[n] = 0;
+        /* the service's models.Error, every registration */
+        rule = json_new_object();
+        body = json_new_object();
+        ASSERT_OK(json_add_string(rule, "method", "POST"));
+        ASSERT_OK(json_add_string(rule, "path", "/v2/infra-envs$"));
+        ASSERT_OK(json_add_int64(rule, "status", 400));
+        json_object_object_add(rule, "count", NULL); /* every one */
+        ASSERT_OK(json_add_string(body, "code", "400"));
+        ASSERT_OK(json_add_string(body, "href", ""));
+        ASSERT_OK(json_add_int64(body, "id", 400));
+        ASSERT_OK(json_add_string(body, "kind", "Error"));
+        ASSERT_OK(json_add_string(body, "reason", huge));
+        ASSERT_OK(json_add(rule, "body", json_object_get(body)));
+        ASSERT_EQ(control("POST", "/faults", json_object_to_json_string_ext(rule, JSON_C_TO_STRING_PLAIN),
+                          NULL),
+                  200);
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "huge", NULL);
+        hub_start(&h, ns, NULL);
+        ie = wait_for(c, HUB_KIND_INFRAENV, ns, "huge", condition_message_set, "ImageCreated", 60, &h);
+        msg = json_get_string(hub_conditions_find(ie, "ImageCreated"), "message");
+        ASSERT_TRUE(startswith(msg, "Failed to create image: abcdefghijklmnopqrstuvwxyzabcdef"));
+        ASSERT_TRUE(strlen(msg) <= 32768);
+        ASSERT_CONTAINS(msg, "bytes cut]");
+        /* a few polls and events later: nothing written again */
+        writes = metric(
+                &h, "cradle_hub_writes_total{controller=\"infraenv\",verb=\"status\",kind=\"InfraEnv\"}");
+        sleep(4);
+        ASSERT_TRUE(metric(&h, "cradle_hub_writes_total{controller=\"infraenv\",verb=\"status\",kind="
+                               "\"InfraEnv\"}") == writes);
+        ASSERT_TRUE(writes <= 2);
+        ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
+        /* the log has the whole text, secrets scrubbed as always */
+        log = hub_log(&h);
+        ASSERT_CONTAINS(log, "END-OF-THE-TEXT.");
+        ASSERT_CONTAINS(log, "with a 3145728-byte text");
+        hub_stop_ok(&h);
+}
+
+/* Finding 2: a status write the API server refuses for its size (etcd's
+ * "request is too large") is logged once and never sent again unchanged
+ * (it was retried with back-off, forever); of a status, the conditions
+ * alone are written when they fit */
+TEST(status_refused_for_its_size_not_sent_again)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *fault = NULL, *ie = NULL;
+        _cleanup_free_ char *rule = NULL, *path = NULL, *log = NULL;
+        static const Cond created = { "ImageCreated", "True", "InfraEnvAvailable", NULL };
+        const char *ns;
+        unsigned first;
+        Hub h;
+
+        if (kube_test_real())
+                test_skip("needs the test kube-apiserver's fault injection; CRADLE_TEST_KUBECONFIG is set");
+        ns = kube_test_namespace("hub-toolarge");
+        create_pull_secret(c, ns, true);
+        /* the first status write of "once" refused, as etcd refuses a
+         * request over its limit: the conditions alone go through */
+        rule = strdup_printf(
+                "{\"match\":{\"verb\":\"patch\",\"resource\":\"infraenvs\",\"subresource\":\"status\","
+                "\"namespace\":\"%s\",\"name\":\"once\"},\"code\":500,"
+                "\"message\":\"etcdserver: request is too large\",\"count\":1}",
+                ns);
+        ASSERT_EQ(kube_test_ctl("POST", "/faults", rule, NULL), 200);
+        create_infraenv(c, ns, "once", NULL);
+        hub_start(&h, ns, NULL);
+        ie = wait_for(c, HUB_KIND_INFRAENV, ns, "once", has_condition, &created, 120, &h);
+        ASSERT_NULL(str_at(ie, "status.isoDownloadURL"));
+        ASSERT_EQ(status_patches(ns, "infraenvs", "once"), 2u);
+        /* every status write of "always" refused */
+        free(rule);
+        rule = strdup_printf(
+                "{\"match\":{\"verb\":\"patch\",\"resource\":\"infraenvs\",\"subresource\":\"status\","
+                "\"namespace\":\"%s\",\"name\":\"always\"},\"code\":500,"
+                "\"message\":\"etcdserver: request is too large\",\"count\":0}",
+                ns);
+        ASSERT_EQ(kube_test_ctl("POST", "/faults", rule, &fault), 200);
+        create_infraenv(c, ns, "always", NULL);
+        for (int i = 0; i < 300 && status_patches(ns, "infraenvs", "always") < 2; i++)
+                usleep(100 * 1000);
+        first = status_patches(ns, "infraenvs", "always");
+        ASSERT_EQ(first, 2u); /* the whole, then its conditions alone */
+        /* back-off retries would be 0.25, 0.5, 1, 2, 4 s apart */
+        sleep(8);
+        ASSERT_EQ(status_patches(ns, "infraenvs", "always"), first);
+        /* and the statuses "once" did not get are not sent again either */
+        ASSERT_EQ(status_patches(ns, "infraenvs", "once"), 2u);
+        log = hub_log(&h);
+        ASSERT_EQ(count_in(log, "refused the status of InfraEnv"), 2u); /* once each */
+        path = strdup_printf("/faults/%" PRId64, json_object_get_int64(json_get(fault, "id")));
+        (void)kube_test_ctl("DELETE", path, NULL, NULL);
+        hub_stop_ok(&h);
 }
 
 TEST(zz_rbac_grants_every_request)

@@ -8,6 +8,7 @@
 #include "cleanup.h"
 #include "hub-claim.h"
 #include "hub-nmstate.h"
+#include "hub-text.h"
 #include "hubtest.h"
 #include "infraenv.h"
 #include "jsonutil.h"
@@ -910,6 +911,59 @@ TEST(ipxe_script)
         ASSERT_STREQ(i, "http://img/images/" ID "/pxe-initrd?arch=x86_64&version=4.13");
         ASSERT_STREQ(r, "http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13");
         ASSERT_ERROR(infraenv_parse_ipxe("#!ipxe\nchain http://x&mac=${net0/mac}\n", &k, &i, &r), EBADMSG);
+}
+
+/* ---- issue 23 ---- */
+
+/* a text of n bytes */
+static char *long_text(size_t n)
+{
+        char *t = malloc(n + 1);
+
+        ASSERT_NOT_NULL(t);
+        for (size_t i = 0; i < n; i++)
+                t[i] = (char)('a' + i % 26);
+        t[n] = 0;
+        return t;
+}
+
+/* the service's error text of 3,960 NMStateConfigs (2.6 MB) is cut where
+ * it is copied into the condition: the InfraEnv stays storable */
+TEST(huge_service_error_is_bounded)
+{
+        static const long statuses[] = { 400, 500 };
+        _cleanup_free_ char *huge = long_text(2645273);
+
+        for (size_t i = 0; i < ELEMENTSOF(statuses); i++) {
+                Fixture f;
+                HubTestRun run;
+                const char *msg;
+                size_t status_bytes = 0;
+
+                fixture(&f, infraenv(NULL, NULL));
+                hubtest_reconcile(
+                        infraenv_decide, &f.o.base,
+                        (HubTestAnswer[]){ { "register-infraenv", statuses[i], NULL, huge }, { NULL } },
+                        &run);
+                msg = hubtest_str(hub_conditions_find(f.o.base.object, "ImageCreated"), "message");
+                ASSERT_NOT_NULL(msg);
+                ASSERT_TRUE(strlen(msg) <= HUB_TEXT_MAX);
+                ASSERT_TRUE(startswith(msg, statuses[i] == 400 ? "Failed to create image: abcdefghij"
+                                                               : "Failed to create image due to an internal "
+                                                                 "error: abcdefghij"));
+                ASSERT_CONTAINS(msg, "bytes cut]");
+                /* what is written of the status is as small */
+                for (size_t w = 0; w < run.writes.n; w++)
+                        if (run.writes.writes[w].kind == HUB_WRITE_PATCH_STATUS) {
+                                _cleanup_free_ char *t = json_to_string(run.writes.writes[w].body, 0);
+
+                                status_bytes += strlen(t);
+                        }
+                ASSERT_TRUE(status_bytes > 0 && status_bytes < 2 * HUB_TEXT_MAX);
+                ASSERT_EQ(run.requeue_after, statuses[i] == 400 ? 0 : 20 * USEC_PER_SEC);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
 }
 
 DEFINE_TEST_MAIN
