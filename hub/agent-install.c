@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "hub-cache.h"
 #include "hub-exec.h"
+#include "hub-links.h"
 #include "hub-service.h"
 #include "hub-text.h"
 #include "http.h"
@@ -201,7 +202,6 @@ int agent_install_observe(HubContext *ctx, AgentObserved *o)
         bool skip_spoke;
         int r;
 
-        ai->service_url = ctx->config->service_url;
         ai->csr_requeue = ctx->config->approve_csrs_requeue > 0 ? ctx->config->approve_csrs_requeue
                                                                 : HUB_REQUEUE_APPROVE_CSRS;
         if (!agent)
@@ -411,27 +411,24 @@ static bool time_set(const char *t)
         return !isempty(t) && !startswith(t, "0001-01-01");
 }
 
-static int debug_urls(json_object *dbg, json_object *host, const char *cluster_id, const char *service_url)
+/* populateEventsURL and the host's logs URL, as the service's controllers
+ * make them (hub-links.h), once the host is bound: link_source is a URL
+ * the service handed out for the host's infra-env (the events URL
+ * carries that infra-env's key upstream) */
+static int debug_urls(json_object *dbg, json_object *host, const char *cluster_id, const char *link_source)
 {
+        _cleanup_(hub_link_signer_done) HubLinkSigner signer = {};
         const char *id = json_get_string(host, "id");
-        _cleanup_free_ char *path = NULL, *u = NULL;
+        _cleanup_free_ char *events = NULL, *logs = NULL;
 
-        if (isempty(cluster_id) || isempty(id) || !service_url)
+        if (isempty(cluster_id) || isempty(id) || hub_link_signer_parse(link_source, &signer) < 0)
                 return 0;
-        if (isempty(json_get_string(dbg, "eventsURL"))) {
-                path = strdup_printf("/api/assisted-install/v2/events?host_id=%s", id);
-                u = path ? http_url_join(service_url, path) : NULL;
-                if (!u || json_add_string(dbg, "eventsURL", u) < 0)
-                        return -ENOMEM;
-        }
-        if (isempty(json_get_string(dbg, "logsURL")) &&
-            time_set(json_get_string(host, "logs_collected_at"))) {
-                free(path);
-                free(u);
-                path = strdup_printf("/api/assisted-install/v2/clusters/%s/logs?host_id=%s&logs_type=host",
-                                     cluster_id, id);
-                u = path ? http_url_join(service_url, path) : NULL;
-                if (!u || json_add_string(dbg, "logsURL", u) < 0)
+        events = hub_link_events(&signer, "host_id", id);
+        if (!events || hub_link_set(dbg, "eventsURL", events) < 0)
+                return -ENOMEM;
+        if (time_set(json_get_string(host, "logs_collected_at"))) {
+                logs = hub_link_host_logs(&signer, cluster_id, id);
+                if (!logs || hub_link_set(dbg, "logsURL", logs) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -461,7 +458,7 @@ static int ntp_sources(json_object *st, json_object *host)
 }
 
 int agent_status(json_object *desired, json_object *host, const char *cluster_id, const char *sync_error,
-                 bool sync_user, const char *service_url, usec_t now)
+                 bool sync_user, const char *link_source, usec_t now)
 {
         json_object *st = hub_json_ensure_object(desired, "status"), *dbg;
         const char *status = json_get_string(host, "status"), *role = json_get_string(host, "role"),
@@ -526,7 +523,7 @@ int agent_status(json_object *desired, json_object *host, const char *cluster_id
         }
         r = progress(st, host);
         if (r >= 0)
-                r = debug_urls(dbg, host, cluster_id, service_url);
+                r = debug_urls(dbg, host, cluster_id, link_source);
         if (r >= 0)
                 r = ntp_sources(st, host);
         if (r < 0)
@@ -1373,7 +1370,7 @@ int agent_install_decide(const AgentObserved *o, json_object *desired, HubPlan *
                 return r;
         }
         r = agent_status(desired, host, json_get_string(host, "cluster_id"), sync.error, sync.user,
-                         o->install.service_url, o->base.now);
+                         hub_link_source_of_infraenv(o->infraenv), o->base.now);
         if (r < 0)
                 return r;
         /* a day-2 progress answered: the stage it set */
@@ -1418,7 +1415,7 @@ int agent_install_decide_without_host(const AgentObserved *o, HubPlan *plan)
                         strempty(o->install.conflict_namespace));
                 if (!conflict)
                         return -ENOMEM;
-                r = agent_status(desired, NULL, NULL, conflict, true, o->install.service_url, o->base.now);
+                r = agent_status(desired, NULL, NULL, conflict, true, NULL, o->base.now);
                 return r < 0 ? r : hub_plan_patch_object(plan, HUB_KIND_AGENT, agent, desired, true, true);
         }
         if (isempty(hub_object_label(agent, HUB_LABEL_INFRAENV))) {
@@ -1438,7 +1435,7 @@ int agent_install_decide_without_host(const AgentObserved *o, HubPlan *plan)
                 if (r < 0)
                         return r;
         }
-        r = agent_status(desired, host, NULL, NULL, false, o->install.service_url, o->base.now);
+        r = agent_status(desired, host, NULL, NULL, false, NULL, o->base.now);
         if (r < 0)
                 return r;
         if (host)

@@ -29,7 +29,6 @@
 struct AgentObserved;
 
 typedef struct AgentInstallObserved {
-        const char *service_url;
         usec_t csr_requeue; /* the day-2 loop's delay (--approve-csrs-requeue-duration) */
         /* spec.clusterDeploymentName's ClusterDeployment, or why not */
         HubRef cd;
@@ -69,9 +68,11 @@ int agent_install_decide_deletion(const struct AgentObserved *o, HubPlan *plan);
 /* The status (§5.6) from the host: role, bootstrap, debugInfo, progress,
  * validationsInfo, kind, installation_disk_id, ntpSources, the conditions
  * (sync_error NULL: SpecSynced True). cluster_id: the bound cluster (debug
- * URLs), or NULL. host NULL: the conditions Unknown NotAvailable. */
+ * URLs), or NULL. link_source: a URL the service handed out for the
+ * host's infra-env (hub-links.h; NULL: no debug URLs). host NULL: the
+ * conditions Unknown NotAvailable. */
 int agent_status(json_object *desired, json_object *host, const char *cluster_id, const char *sync_error,
-                 bool sync_user, const char *service_url, usec_t now);
+                 bool sync_user, const char *link_source, usec_t now);
 
 /* The v2UpdateHost body with only what differs (§5.3), NULL when nothing;
  * *ret_error: an input error of the spec. token: the ignition endpoint

@@ -31,7 +31,6 @@ typedef struct json_object json_object;
 typedef struct HubConfig {
         char *image_type; /* "minimal-iso" */
         bool converged_flow;
-        char *service_url; /* for the debug URLs */
         usec_t image_cooldown; /* an InfraEnv image's cool-down before BMHs boot it (60 s) */
         usec_t approve_csrs_requeue; /* day-2: how often a joining node is looked at (1 min) */
 } HubConfig;

@@ -296,7 +296,6 @@ CradleHub *cradle_hub_free(CradleHub *h)
         hub_metrics_free(h->metrics);
         options_done(&h->opts);
         free(h->config.image_type);
-        free(h->config.service_url);
         free(h->identity);
         close(h->wake_fd);
         free(h);
@@ -609,12 +608,11 @@ int cradle_hub_start(CradleHub *h, char **reterr)
                 return -EINVAL;
         }
         h->config.image_type = strdup(h->opts.image_type);
-        h->config.service_url = strdup(h->opts.service_url);
         h->config.converged_flow = h->opts.converged_flow;
         h->config.image_cooldown = h->opts.image_cooldown;
         h->config.approve_csrs_requeue = h->opts.approve_csrs_requeue;
         h->identity = default_identity();
-        if (!h->config.image_type || !h->config.service_url || !h->identity)
+        if (!h->config.image_type || !h->identity)
                 return -ENOMEM;
 
         r = hub_metrics_new(&h->metrics);

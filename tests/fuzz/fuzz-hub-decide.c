@@ -74,9 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             !json_object_is_type(in, json_type_object))
                 return 0;
         {
-                InfraEnvObserved o = { .image_type = "minimal-iso",
-                                       .service_url = "http://s",
-                                       .identity = "me" };
+                InfraEnvObserved o = { .image_type = "minimal-iso", .identity = "me" };
                 json_object *nm = json_get(in, "nmstate");
                 size_t n = hub_json_array_length(nm);
 
@@ -105,7 +103,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 o.infraenv = field(in, "infraenv");
                 o.infra_env_id = strdup("ie");
                 o.old_infraenv = field(in, "object");
-                o.install.service_url = "http://s";
                 o.install.cd = ref(in, "cd");
                 o.install.aci = field(in, "aci");
                 o.install.token_secret = ref(in, "secret");
@@ -119,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 run(&hub_agent_controller, &o.base);
         }
         {
-                ClusterObserved o = { .identity = "me", .service_url = "http://s" };
+                ClusterObserved o = { .identity = "me" };
                 json_object *cms = json_get(in, "config_maps"), *agents = json_get(in, "agents");
                 size_t n_cms = hub_json_array_length(cms), n_agents = hub_json_array_length(agents);
 

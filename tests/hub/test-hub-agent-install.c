@@ -19,6 +19,11 @@
 #define NOW (UINT64_C(1790000000) * USEC_PER_SEC)
 #define HOST "0479107b-3436-45d3-83a8-cb9a1dc4fb9e"
 #define CID "3c5e6d1a-0b7f-4c2e-9a41-0d5f1e2a3b4c"
+/* the service's public base URL and the infra-env's key, as its presigned
+ * URL of the host's InfraEnv carries them (hub-links.h) */
+#define PUBLIC "https://assisted.example.com"
+#define IE_FILES_URL \
+        PUBLIC "/api/assisted-install/v2/infra-envs/ie-1/downloads/files?api_key=k&file_name=discovery.ign"
 
 /* CSRs made with openssl (prime256v1): the kubelet's client request of
  * worker-0, its serving request (DNS:worker-0, IP:198.51.100.21), and
@@ -107,7 +112,6 @@ static void fixture(Fixture *f, json_object *a, json_object *h)
         f->o.host = h;
         f->o.infraenv = infraenv(NULL);
         f->o.infra_env_id = strdup("ie-1");
-        f->o.install.service_url = "http://svc";
         f->o.install.csr_requeue = HUB_REQUEUE_APPROVE_CSRS;
 }
 
@@ -364,7 +368,7 @@ TEST(conditions_of_every_host_status)
                         agent(NULL, t->approved ? "{\"approved\":true}" : "{\"approved\":false}");
                 _cleanup_(json_object_putp) json_object *h = host(t->status, t->extra);
 
-                ASSERT_OK(agent_status(a, h, CID, NULL, false, "http://svc", NOW));
+                ASSERT_OK(agent_status(a, h, CID, NULL, false, IE_FILES_URL, NOW));
                 assert_row(a, "Connected", &t->connected, t->status);
                 assert_row(a, "RequirementsMet", &t->requirements, t->status);
                 assert_row(a, "Validated", &t->validated, t->status);
@@ -409,17 +413,19 @@ TEST(status_fields)
                 "\"ntp_sources\":\"[{\\\"source_name\\\":\\\"ntp.lab\\\",\\\"source_state\\\":"
                 "\\\"synced\\\"}]\"");
 
-        ASSERT_OK(agent_status(a, h, CID, NULL, false, "http://svc", NOW));
+        ASSERT_OK(agent_status(a, h, CID, NULL, false, IE_FILES_URL, NOW));
         ASSERT_STREQ(hubtest_str(a, "status.progress.currentStage"), "Writing image to disk");
         ASSERT_STREQ(hubtest_str(a, "status.progress.progressInfo"), "40%");
         ASSERT_STREQ(hubtest_str(a, "status.progress.stageStartTime"), "2026-09-21T14:01:02Z");
         ASSERT_EQ(json_object_array_length(json_get_path(a, "status.progress.progressStages")), 3);
         ASSERT_STREQ(hubtest_str(a, "status.installation_disk_id"), "/dev/disk/by-path/p");
+        /* on the public base URL with the infra-env's key, as the service's
+         * controllers make them (agent_controller.go populateEventsURL) */
         ASSERT_STREQ(hubtest_str(a, "status.debugInfo.eventsURL"),
-                     "http://svc/api/assisted-install/v2/events?host_id=" HOST);
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&host_id=" HOST);
         ASSERT_STREQ(hubtest_str(a, "status.debugInfo.logsURL"),
-                     "http://svc/api/assisted-install/v2/clusters/" CID "/logs?host_id=" HOST
-                     "&logs_type=host");
+                     PUBLIC "/api/assisted-install/v2/clusters/" CID "/logs?api_key=k&host_id=" HOST
+                            "&logs_type=host");
         ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get_path(a, "status.ntpSources"), 0),
                                  "sourceState"),
                      "synced");

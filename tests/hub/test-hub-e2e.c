@@ -1237,7 +1237,10 @@ TEST(cluster_registered_synced_and_deleted)
                 "ClusterDeployment");
         id = hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID);
         ASSERT_TRUE(uuid_is_valid(id));
-        ASSERT_CONTAINS(strempty(str_at(aci, "status.debugInfo.eventsURL")), id);
+        /* no Agent, no URL of the service's to take its public base from:
+         * the ACI's eventsURL comes with the first bound Agent
+         * (debug_links_on_the_public_base_url) */
+        ASSERT_NULL(str_at(aci, "status.debugInfo.eventsURL"));
         ASSERT_NOT_NULL(str_at(aci, "status.debugInfo.state"));
         /* the service's cluster, as the spec says */
         path = strdup_printf("/v2/clusters/%s", id);
@@ -1515,6 +1518,146 @@ TEST(status_refused_for_its_size_not_sent_again)
         path = strdup_printf("/faults/%" PRId64, json_object_get_int64(json_get(fault, "id")));
         (void)kube_test_ctl("DELETE", path, NULL, NULL);
         hub_stop_ok(&h);
+}
+
+/* the service's public base URL and whether it signs: from a URL it hands out */
+static void service_link_base(const char *presigned, char **ret_base, bool *ret_signed)
+{
+        const char *api = strstr(strempty(presigned), "/api/assisted-install/");
+
+        ASSERT_NOT_NULL(api);
+        *ret_base = strndup(presigned, (size_t)(api - presigned));
+        *ret_signed = strstr(presigned, "api_key=") != NULL;
+}
+
+static void assert_link(const char *link, const char *base, const char *path_query, bool signed_,
+                        const char *id)
+{
+        _cleanup_free_ char *prefix = strdup_printf("%s/api/assisted-install/v2/%s", base, path_query);
+
+        if (!startswith(strempty(link), prefix))
+                test_fail(__FILE__, __LINE__, "%s does not start with %s", strna(link), prefix);
+        ASSERT_CONTAINS(link, id);
+        ASSERT_EQ(strstr(link, "api_key=") != NULL, signed_);
+}
+
+/* Finding 8: the eventsURL of an InfraEnv, of its bound Agent and of the
+ * cluster's ACI on the service's public base URL (the one in its
+ * presigned URLs), signed as the service signs them */
+TEST(debug_links_on_the_public_base_url)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-links");
+        _cleanup_free_ char *imageset = NULL, *an = aci_name("c1"), *id = NULL, *path = NULL, *base = NULL,
+                            *spec = NULL;
+        _cleanup_(json_object_putp) json_object *pre = NULL, *ie = NULL, *agent = NULL, *aci = NULL,
+                                                *cd = NULL;
+        char host[UUID_STRING_MAX];
+        bool signed_;
+        Hub h;
+
+        service_url();
+        if (!svc.real) {
+                /* the reference service plays one whose SERVICE_BASE_URL is
+                 * another name than the address cradle-hub uses */
+                _cleanup_free_ char *settings = strdup_printf(
+                        "{\"service_base_url\":\"http://localhost:%s\"}", strrchr(svc.url, ':') + 1);
+
+                ASSERT_EQ(control("POST", "/settings", settings, NULL), 200);
+        }
+        create_pull_secret(c, ns, true);
+        imageset = create_image_set(c, ns);
+        create_cluster(c, ns, "c1", "pull-secret", imageset);
+        spec = strdup_printf(",\"clusterRef\":{\"name\":\"c1\",\"namespace\":\"%s\"}", ns);
+        create_infraenv(c, ns, "bound", spec);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "bound", &h);
+        path = strdup_printf("/v2/infra-envs/%s/downloads/files-presigned?file_name=discovery.ign", id);
+        ASSERT_EQ(service_call("GET", path, NULL, &pre), 200);
+        service_link_base(json_get_string(pre, "url"), &base, &signed_);
+        if (!svc.real)
+                ASSERT_TRUE(startswith(base, "http://localhost:"));
+        ie = kget(c, HUB_KIND_INFRAENV, ns, "bound");
+        assert_link(str_at(ie, "status.debugInfo.eventsURL"), base, "events?", signed_, id);
+
+        uuid_random(host);
+        register_host(id, host, "02:00:00:00:23:08", "198.51.100.88", "links-1");
+        agent = wait_for(c, HUB_KIND_AGENT, ns, host, has_path, "status.debugInfo.eventsURL", 120, &h);
+        assert_link(str_at(agent, "status.debugInfo.eventsURL"), base, "events?", signed_, host);
+        aci = wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_path, "status.debugInfo.eventsURL", 120,
+                       &h);
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "c1");
+        assert_link(str_at(aci, "status.debugInfo.eventsURL"), base, "events?", signed_,
+                    hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID));
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
+        if (!svc.real)
+                ASSERT_EQ(control("POST", "/settings", "{\"service_base_url\":\"\"}", NULL), 200);
+}
+
+/* Finding 8, the service's local auth and a public base URL that is not
+ * the address cradle-hub uses: the eventsURL is on the public one and
+ * carries the infra-env's api_key, which opens it without any other
+ * credential */
+TEST(debug_links_signed_under_local_auth)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(http_client_freep) HttpClient *hc = NULL;
+        _cleanup_http_response_ HttpResponse resp = {};
+        _cleanup_free_ char *script = NULL, *port_file = NULL, *url = NULL, *public = NULL,
+                            *token_file = NULL, *scenario = NULL, *events = NULL, *err = NULL,
+                            *prefix = NULL, *settings = NULL;
+        _cleanup_(json_object_putp) json_object *ie = NULL;
+        static const char token[] = "local-auth-t0ken";
+        const char *ns;
+        unsigned port = 0;
+        int pid = 0;
+        Hub h;
+
+        need_refservice("a second reference service, with local auth and another public base URL");
+        ns = kube_test_namespace("hub-signed");
+        script = test_src_path("tests/service/refservice.py");
+        port_file = strdup_printf("%s/refservice-signed-port", test_tmpdir());
+        scenario = strdup_printf("%s/scenario.json", test_tmpdir());
+        ASSERT_OK(test_server_start((char *[]){ (char *)"/usr/bin/python3", script, (char *)"--port",
+                                                (char *)"0", (char *)"--port-file", port_file,
+                                                (char *)"--scenario", scenario, (char *)"--token",
+                                                (char *)token, (char *)"--quiet", NULL },
+                                    port_file, &pid, &port));
+        url = strdup_printf("http://127.0.0.1:%u", port);
+        /* its SERVICE_BASE_URL: another name of the same server */
+        public = strdup_printf("http://localhost:%u", port);
+        settings = strdup_printf("{\"service_base_url\":\"%s\"}", public);
+        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = url }, &hc, &err));
+        ASSERT_OK(http_request(hc,
+                               &(HttpRequest){ .method = "POST",
+                                               .path = "/__control/settings",
+                                               .body = settings,
+                                               .body_len = strlen(settings) },
+                               &resp, &err));
+        ASSERT_EQ(resp.status, 200);
+        token_file = strdup_printf("%s/refservice-signed-token", test_tmpdir());
+        ASSERT_OK(write_file_atomic(token_file, token, strlen(token), 0600));
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "signed", NULL);
+        hub_start(&h, ns,
+                  (char *[]){ (char *)"--service-url", url, (char *)"--service-token-file", token_file,
+                              NULL });
+        free(ready_infraenv(c, ns, "signed", &h));
+        ie = kget(c, HUB_KIND_INFRAENV, ns, "signed");
+        events = strdup(strempty(str_at(ie, "status.debugInfo.eventsURL")));
+        prefix = strdup_printf("%s/api/assisted-install/v2/events?api_key=", public);
+        if (!startswith(events, prefix))
+                test_fail(__FILE__, __LINE__, "eventsURL %s is not on %s with a key", events, public);
+        ASSERT_NOT_CONTAINS(events, token);
+        /* it opens, with nothing but its api_key */
+        http_response_done(&resp);
+        ASSERT_OK(http_request(hc, &(HttpRequest){ .method = "GET", .path = events + strlen(public) }, &resp,
+                               &err));
+        ASSERT_EQ(resp.status, 200);
+        hub_stop_ok(&h);
+        test_server_stop(pid);
 }
 
 TEST(zz_rbac_grants_every_request)

@@ -31,11 +31,16 @@
         "coreos.live.rootfs_url=http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13 " \
         "random.trust_cpu=on\nboot\n"
 
+/* the service's public base URL (SERVICE_BASE_URL), not cradle-hub's
+ * --service-url: the service's presigned URLs are on it, signed with the
+ * infra-env's key under local auth */
+#define PUBLIC "https://assisted.example.com"
+#define FILES_URL PUBLIC "/api/assisted-install/v2/infra-envs/" ID "/downloads/files?api_key=k"
+
 static const HubTestAnswer files[] = {
         { "ipxe-script", 200, IPXE, NULL },
-        { "presigned-ipxe-script", 200, "{\"url\":\"http://svc/ipxe\"}", NULL },
-        { "presigned-discovery-ign", 200, "{\"url\":\"http://svc/files?file_name=discovery.ign&api_key=k\"}",
-          NULL },
+        { "presigned-ipxe-script", 200, "{\"url\":\"" FILES_URL "&file_name=ipxe-script\"}", NULL },
+        { "presigned-discovery-ign", 200, "{\"url\":\"" FILES_URL "&file_name=discovery.ign\"}", NULL },
         { NULL },
 };
 
@@ -70,7 +75,6 @@ static void fixture(Fixture *f, json_object *ie)
         f->o.base.name = strdup("myinfraenv");
         f->o.base.object = ie;
         f->o.image_type = "minimal-iso";
-        f->o.service_url = "http://127.0.0.1:8090";
         f->o.identity = "hub-a";
         f->o.secret = secret(true);
 }
@@ -139,11 +143,13 @@ TEST(register_new_infraenv)
                      "http://img/images/" ID "/pxe-initrd?arch=x86_64&version=4.13");
         ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.rootfs"),
                      "http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13");
-        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.ipxeScript"), "http://svc/ipxe");
+        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.ipxeScript"), FILES_URL "&file_name=ipxe-script");
         ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.discoveryIgnitionURL"),
-                     "http://svc/files?file_name=discovery.ign&api_key=k");
+                     FILES_URL "&file_name=discovery.ign");
+        /* on the public base URL, signed as the service's controllers sign
+         * it (api_key first: Go sorts the query's keys) */
         ASSERT_STREQ(hubtest_str(ie, "status.debugInfo.eventsURL"),
-                     "http://127.0.0.1:8090/api/assisted-install/v2/events?infra_env_id=" ID);
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&infra_env_id=" ID);
         ASSERT_NULL(hubtest_str(ie, "status.debugInfo.staticNetworkDownloadURL"));
         ASSERT_STREQ(json_get_string(json_get_path(ie, "status.agentLabelSelector.matchLabels"),
                                      HUB_LABEL_INFRAENV),
@@ -586,8 +592,8 @@ TEST(static_network_config_compared_with_the_service)
         service = hubtest_json(SERVICE_IE);
         json_object_object_add(service, "static_network_config", json_object_new_string(stored));
         json_object_object_add(json_get(ie, "status"), "debugInfo",
-                               hubtest_json("{\"eventsURL\":\"x\",\"staticNetworkDownloadURL\":\"http://svc/"
-                                            "files?file_name=static-network-config&api_key=k\"}"));
+                               hubtest_json("{\"eventsURL\":\"x\",\"staticNetworkDownloadURL\":\"" FILES_URL
+                                            "&file_name=static-network-config\"}"));
 
         fixture(&f, ie);
         f.o.n_nmstate = 2;
@@ -687,7 +693,7 @@ TEST(static_network_download_url_once)
         fixture(&f, infraenv(NULL, NULL));
         hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
         ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.staticNetworkDownloadURL"),
-                     "http://svc/files?file_name=static-network-config&api_key=k");
+                     FILES_URL "&file_name=static-network-config");
         hubtest_run_done(&run);
         json_object_put(service);
         fixture_done(&f);
@@ -964,6 +970,51 @@ TEST(huge_service_error_is_bounded)
                 hubtest_run_done(&run);
                 fixture_done(&f);
         }
+}
+
+/* the eventsURL of a service without auth has no api_key; one an older
+ * cradle-hub built on its --service-url is replaced; another token of
+ * the same link is kept (nothing written) */
+TEST(events_url_on_the_public_base_url)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE);
+        json_object *dbg = json_get_path(ie, "status.debugInfo"),
+                    *arts = json_get_path(ie, "status.bootArtifacts");
+
+        /* the service signs nothing */
+        json_object_object_add(arts, "discoveryIgnitionURL",
+                               json_object_new_string(PUBLIC "/api/assisted-install/v2/infra-envs/" ID
+                                                             "/downloads/files?file_name=discovery.ign"));
+        json_object_object_add(
+                dbg, "eventsURL",
+                json_object_new_string("http://assisted-service.multicluster-engine.svc:8090/api/"
+                                       "assisted-install/v2/events?infra_env_id=" ID));
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.eventsURL"),
+                     PUBLIC "/api/assisted-install/v2/events?infra_env_id=" ID);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_PATCH_STATUS, NULL), 1u);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* signed: the key a previous presign gave stays when the service's
+         * URL carries another (each JWT it makes differs, all are valid) */
+        ie = registered(NULL, SERVICE_IE);
+        json_object_object_add(
+                json_get_path(ie, "status.bootArtifacts"), "discoveryIgnitionURL",
+                json_object_new_string(PUBLIC "/api/assisted-install/v2/infra-envs/" ID
+                                              "/downloads/files?api_key=k2&file_name=discovery.ign"));
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(run.writes.n, 0u);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.eventsURL"),
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&infra_env_id=" ID);
+        hubtest_run_done(&run);
+        fixture_done(&f);
 }
 
 DEFINE_TEST_MAIN

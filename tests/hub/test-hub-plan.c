@@ -14,6 +14,7 @@
 #include "hub-claim.h"
 #include "hub-exec.h"
 #include "hub-http.h"
+#include "hub-links.h"
 #include "hub-metrics.h"
 #include "hub-nmstate.h"
 #include "hub-plan.h"
@@ -581,6 +582,88 @@ TEST(write_refused_for_size)
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
                 ASSERT_EQ(hub_write_refused_for_size(cases[i].error, cases[i].code, cases[i].message),
                           cases[i].refused);
+}
+
+TEST(debug_links)
+{
+        static const struct {
+                const char *source, *base, *api_key;
+                const char *events, *cluster_logs, *host_logs;
+        } cases[] = {
+                /* local auth: the infra-env's key, Go's key order */
+                { "https://assisted.example.com/api/assisted-install/v2/infra-envs/ie/downloads/"
+                  "files?api_key=eyJ.a-b_c.d&file_name=discovery.ign",
+                  "https://assisted.example.com", "eyJ.a-b_c.d",
+                  "https://assisted.example.com/api/assisted-install/v2/"
+                  "events?api_key=eyJ.a-b_c.d&infra_env_id=ID",
+                  "https://assisted.example.com/api/assisted-install/v2/clusters/C/logs?api_key=eyJ.a-b_c.d",
+                  "https://assisted.example.com/api/assisted-install/v2/clusters/C/logs?api_key=eyJ.a-b_c.d&"
+                  "host_id=H&logs_type=host" },
+                /* auth none, a base with a path: no key */
+                { "http://198.51.100.1:8090/prefix/api/assisted-install/v2/infra-envs/ie/downloads/"
+                  "files?file_name=discovery.ign",
+                  "http://198.51.100.1:8090/prefix", NULL,
+                  "http://198.51.100.1:8090/prefix/api/assisted-install/v2/events?infra_env_id=ID",
+                  "http://198.51.100.1:8090/prefix/api/assisted-install/v2/clusters/C/logs",
+                  "http://198.51.100.1:8090/prefix/api/assisted-install/v2/clusters/C/logs?host_id=H&"
+                  "logs_type=host" },
+                /* rhsso signs with an image_token, which the links do not carry */
+                { "https://api.example.com/api/assisted-install/v2/infra-envs/ie/downloads/"
+                  "files?file_name=discovery.ign&image_token=t",
+                  "https://api.example.com", NULL,
+                  "https://api.example.com/api/assisted-install/v2/events?infra_env_id=ID", NULL, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(hub_link_signer_done) HubLinkSigner s = {};
+                _cleanup_free_ char *e = NULL, *cl = NULL, *hl = NULL;
+
+                ASSERT_OK(hub_link_signer_parse(cases[i].source, &s));
+                ASSERT_STREQ(s.base, cases[i].base);
+                if (cases[i].api_key)
+                        ASSERT_STREQ(s.api_key, cases[i].api_key);
+                else
+                        ASSERT_NULL(s.api_key);
+                e = hub_link_events(&s, "infra_env_id", "ID");
+                ASSERT_STREQ(e, cases[i].events);
+                if (cases[i].cluster_logs) {
+                        cl = hub_link_cluster_logs(&s, "C");
+                        hl = hub_link_host_logs(&s, "C", "H");
+                        ASSERT_STREQ(cl, cases[i].cluster_logs);
+                        ASSERT_STREQ(hl, cases[i].host_logs);
+                }
+        }
+        {
+                HubLinkSigner s = {};
+
+                ASSERT_ERROR(hub_link_signer_parse("http://svc/files?api_key=k", &s), EINVAL);
+                ASSERT_ERROR(hub_link_signer_parse(NULL, &s), EINVAL);
+                ASSERT_NULL(hub_link_source_of_infraenv(NULL));
+        }
+        /* set once: another token of the same link is as good; another base
+         * (--service-url's, before) or a missing key is not */
+        {
+                _cleanup_(json_object_putp) json_object *d = hubtest_json("{}");
+
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://a/api/assisted-install/v2/events?api_key=1&x=y"));
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://a/api/assisted-install/v2/events?api_key=2&x=y"));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://a/api/assisted-install/v2/events?api_key=1&x=y");
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://b/api/assisted-install/v2/events?api_key=2&x=y"));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://b/api/assisted-install/v2/events?api_key=2&x=y");
+                ASSERT_OK(json_add_string(d, "eventsURL", "https://b/api/assisted-install/v2/events?x=y"));
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://b/api/assisted-install/v2/events?api_key=2&x=y"));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://b/api/assisted-install/v2/events?api_key=2&x=y");
+                ASSERT_OK(hub_link_set(d, "eventsURL", NULL));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://b/api/assisted-install/v2/events?api_key=2&x=y");
+        }
 }
 
 DEFINE_TEST_MAIN
