@@ -65,6 +65,20 @@ int agent_install_decide_deletion(const struct AgentObserved *o, HubPlan *plan);
 
 /* ---- pure parts, exposed for tests ---- */
 
+/* The Agent's mirror annotations (backup and restore, notes §5.2 step 5)
+ * stay well under Kubernetes' 256 KiB for all of an object's annotations,
+ * whatever the host: the inventory within this, the validations within
+ * that (the Agent's status.inventory has the whole inventory). */
+#define HUB_AGENT_INVENTORY_ANNOTATION_MAX (64u * 1024)
+#define HUB_AGENT_VALIDATIONS_ANNOTATION_MAX (16u * 1024)
+
+/* The inventory annotation's text (NULL for none): the service's
+ * inventory without its timestamp; when that is over max bytes, only
+ * what status.inventory shows (notes §5.4) of as many disks (those the
+ * installation may use first) and interfaces (those with a MAC first) as
+ * fit, and *ret_note says what was left out (else NULL). */
+int agent_inventory_annotation(const char *inventory, size_t max, char **ret, char **ret_note);
+
 /* The status (§5.6) from the host: role, bootstrap, debugInfo, progress,
  * validationsInfo, kind, installation_disk_id, ntpSources, the conditions
  * (sync_error NULL: SpecSynced True). cluster_id: the bound cluster (debug

@@ -791,6 +791,7 @@ static int find_cluster(Flow *f, json_object **ret)
                                                .name = strempty(name),
                                                .identity = o->identity,
                                                .now = o->base.now,
+                                               .active_since = o->base.active_since,
                                                .candidates = o->searched && o->candidates.error >= 0
                                                                      ? o->candidates.body
                                                                      : NULL,

@@ -353,6 +353,7 @@ int hub_controller_reconcile(HubController *c, const char *key, HubReconcileStat
         if (r < 0)
                 return r;
         obs->now = now_usec(CLOCK_REALTIME);
+        obs->active_since = c->ctx->active_since;
         r = t->observe(c->ctx, obs);
         if (r < 0) {
                 log_warning_errno(r, "%s %s: cannot observe: %m", t->name, key);

@@ -45,6 +45,10 @@ typedef struct HubContext {
         HubRefusals *refusals; /* writes refused for their size (hub-exec.h); may be NULL */
         const HubConfig *config;
         const char *identity; /* this replica: claims, logs */
+        /* CLOCK_REALTIME since when this replica is the only one acting: set
+         * once before the controllers start (the Lease held, or no leader
+         * election), 0 before */
+        usec_t active_since;
         /* every controller, for watches that enqueue another's keys */
         HubController **controllers;
         size_t n_controllers;
@@ -57,7 +61,7 @@ typedef struct HubControllerType {
         /* Registers the watches (hub_controller_watch()); before the cache
          * starts. May be NULL. */
         int (*setup)(HubController *c);
-        /* Reads only. The struct is zeroed but for the base's now, ns and
+        /* Reads only. The struct is zeroed but for the base's now, active_since, ns and
          * name. Errors met are facts for decide; < 0 only when nothing can
          * be decided at all (then the key is requeued with back-off). */
         int (*observe)(HubContext *ctx, HubObserved *o);

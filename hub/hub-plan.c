@@ -893,17 +893,22 @@ int hub_parse_time(const char *s, usec_t *ret)
 
         if (!s)
                 return -EINVAL;
+        usec_t frac = 0, scale = USEC_PER_SEC;
+
         end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
         if (!end)
                 return -EINVAL;
-        if (*end == '.') /* fractional seconds: MicroTime */
+        if (*end == '.') /* fractional seconds (MicroTime, the service's): to the microsecond */
                 for (end++; *end >= '0' && *end <= '9'; end++)
-                        ;
+                        if (scale > 1) {
+                                scale /= 10;
+                                frac += (usec_t)(*end - '0') * scale;
+                        }
         if (!streq(end, "Z"))
                 return -EINVAL;
         t = timegm(&tm);
         if (t < 0)
                 return -EINVAL;
-        *ret = (usec_t)t * USEC_PER_SEC;
+        *ret = (usec_t)t * USEC_PER_SEC + frac;
         return 0;
 }

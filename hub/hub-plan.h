@@ -62,6 +62,9 @@ bool hub_call_is_user_error(const HubCallResult *r);
 
 typedef struct HubObserved {
         usec_t now; /* CLOCK_REALTIME, read once by observe */
+        /* CLOCK_REALTIME since when this replica is the only one acting
+         * (HubContext.active_since; the claim protocol, hub-claim.h) */
+        usec_t active_since;
         char *ns; /* the key's namespace and name */
         char *name;
         /* the reconciled object, NULL when it does not exist; replaced by
@@ -271,5 +274,6 @@ json_object *hub_conditions_find(json_object *obj, const char *type);
 
 /* RFC 3339 UTC, seconds ("2026-01-02T03:04:05Z"), of a CLOCK_REALTIME usec. */
 void hub_format_time(usec_t t, char ret[static 32]);
-/* Parses the RFC 3339 times kube writes; -EINVAL. */
+/* Parses the RFC 3339 times kube and the service write (fractional
+ * seconds kept to the microsecond); -EINVAL. */
 int hub_parse_time(const char *s, usec_t *ret);

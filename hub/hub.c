@@ -540,6 +540,9 @@ static void *starter_thread(void *p)
         }
         if (atomic_load(&h->stopping))
                 return NULL;
+        /* from now on no other replica acts: a claim marker of another
+         * holder older than this is a predecessor's (hub-claim.h) */
+        h->ctx.active_since = now_usec(CLOCK_REALTIME);
         r = hub_service_start(h->service, &(HubServiceCallbacks){ .tracked_infra_envs = tracked_infra_envs,
                                                                   .host_changed = host_changed,
                                                                   .infra_env_changed = infra_env_changed,

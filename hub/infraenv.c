@@ -72,6 +72,7 @@ static int claim(const InfraEnvObserved *o, json_object *ie, HubClaimDecision *d
                                                   .name = o->base.name,
                                                   .identity = o->identity,
                                                   .now = o->base.now,
+                                                  .active_since = o->base.active_since,
                                                   .candidates = o->searched && o->candidates.error >= 0
                                                                         ? o->candidates.body
                                                                         : NULL,

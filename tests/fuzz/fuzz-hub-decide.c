@@ -12,7 +12,9 @@
 #include "cluster.h"
 #include "fuzz.h"
 #include "hub-claim.h"
+#include "hub-links.h"
 #include "hub-nmstate.h"
+#include "hub-text.h"
 #include "infraenv.h"
 #include "jsonutil.h"
 #include "ppi.h"
@@ -24,7 +26,8 @@
  * "cluster", "manifests", "kubeconfig", "node", "csrs", "text"} feeds each
  * controller's decide once (every field may be anything), and the parsers
  * of service text (inventory, iPXE script, static network config, times,
- * claim markers). A decision may refuse, never crash. */
+ * claim markers, the service's URLs, the inventory annotation, bounded
+ * texts). A decision may refuse, never crash. */
 
 static json_object *field(json_object *in, const char *k)
 {
@@ -189,6 +192,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         _cleanup_free_ char *version = NULL, *arch = NULL, *why = NULL;
 
                         (void)cd_release_from_image(text, &version, &arch, &why);
+                }
+                {
+                        /* the service's URLs, the inventory annotation (a small
+                         * limit: trimmed), a bounded text */
+                        _cleanup_(hub_link_signer_done) HubLinkSigner s = {};
+                        _cleanup_free_ char *ann = NULL, *note = NULL, *b = hub_text_bound(text, 64);
+
+                        if (hub_link_signer_parse(text, &s) >= 0)
+                                free(hub_link_events(&s, "infra_env_id", text));
+                        (void)agent_inventory_annotation(text, 4096, &ann, &note);
                 }
         }
         {

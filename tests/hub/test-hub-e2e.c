@@ -587,6 +587,19 @@ TEST(restart_registers_nothing_twice)
         ASSERT_EQ(same, 1);
 }
 
+/* how many infra-envs of the service have that name */
+static unsigned service_infraenvs_named(const char *name)
+{
+        _cleanup_(json_object_putp) json_object *list = NULL;
+        unsigned named = 0;
+
+        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
+        for (size_t i = 0; i < hub_json_array_length(list); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "name"), name))
+                        named++;
+        return named;
+}
+
 /* A hub that crashed between the service's answer to its register call and
  * the write of the id: the InfraEnv has the "registering" marker (of a
  * replica that is gone, older than the hold time) and no id, the service
@@ -595,12 +608,11 @@ TEST(crash_after_register_adopts_instead_of_registering_again)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
         const char *ns = kube_test_namespace("hub-crash");
-        _cleanup_(json_object_putp) json_object *made = NULL, *list = NULL;
+        _cleanup_(json_object_putp) json_object *made = NULL;
         _cleanup_free_ char *marker = hub_claim_marker(now_usec(CLOCK_REALTIME) - 180 * USEC_PER_SEC,
                                                        "cradle-hub-gone_1"),
                             *name = NULL, *id = NULL, *body = NULL, *patch = NULL;
         _cleanup_(json_object_putp) json_object *ps = json_object_new_string(PULL_SECRET);
-        unsigned named = 0;
         Hub h;
 
         ASSERT_NOT_NULL(marker);
@@ -619,11 +631,7 @@ TEST(crash_after_register_adopts_instead_of_registering_again)
         id = ready_infraenv(c, ns, name, &h);
         ASSERT_STREQ(id, json_get_string(made, "id"));
         hub_stop_ok(&h);
-        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
-        for (size_t i = 0; i < hub_json_array_length(list); i++)
-                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "name"), name))
-                        named++;
-        ASSERT_EQ(named, 1u);
+        ASSERT_EQ(service_infraenvs_named(name), 1u);
 }
 
 TEST(infraenv_input_errors)
@@ -1658,6 +1666,108 @@ TEST(debug_links_signed_under_local_auth)
         ASSERT_EQ(resp.status, 200);
         hub_stop_ok(&h);
         test_server_stop(pid);
+}
+
+/* SIGKILL: a crash, nothing released */
+static void hub_kill(Hub *h)
+{
+        if (h->pid <= 0)
+                return;
+        (void)kill(h->pid, SIGKILL);
+        (void)waitpid(h->pid, NULL, 0);
+        track_hub(h->pid, false);
+        h->pid = 0;
+        free(h->log);
+        h->log = NULL;
+}
+
+static bool has_marker(json_object *o, const void *arg)
+{
+        (void)arg;
+        return o && hub_object_annotation(o, HUB_ANNOTATION_REGISTERING);
+}
+
+/* Finding 9a: cradle-hub dies while its register call is in flight (the
+ * marker written, no id); the hub started next, the only replica, resumes
+ * at once instead of waiting out the 2-minute hold of another holder's
+ * marker; with leader election alike once it holds the Lease */
+TEST(restarted_hub_resumes_a_registration_at_once)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_free_ char *lease_ns = NULL;
+        const char *ns;
+
+        need_refservice("fault injection");
+        ns = kube_test_namespace("hub-resume");
+        lease_ns = strdup(ns);
+        create_pull_secret(c, ns, true);
+        for (int leader = 0; leader < 2; leader++) {
+                char *const elect[] = { (char *)"--leader-elect", (char *)"--leader-election-namespace",
+                                        lease_ns, NULL };
+                _cleanup_free_ char *name = strdup_printf("resumed-%s-%.8s", leader ? "leader" : "single",
+                                                          ns + strlen(ns) - 8),
+                                    *id = NULL;
+                usec_t t0;
+                Hub a, b;
+
+                /* the register call hangs 10 s, then its connection drops:
+                 * the service registers nothing */
+                ASSERT_EQ(control("POST", "/faults",
+                                  "{\"method\":\"POST\",\"path\":\"/v2/infra-envs$\",\"action\":\"reset\","
+                                  "\"delay\":10,\"count\":1}",
+                                  NULL),
+                          200);
+                create_infraenv(c, ns, name, NULL);
+                hub_start(&a, ns, leader ? elect : NULL);
+                json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, name, has_marker, NULL, 60, &a));
+                hub_kill(&a);
+                ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
+                t0 = now_usec(CLOCK_MONOTONIC);
+                hub_start(&b, ns, leader ? elect : NULL);
+                /* the hold is 120 s; a killed leader's Lease expires after 15 */
+                id = ready_infraenv(c, ns, name, &b);
+                ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 < 60 * USEC_PER_SEC);
+                ASSERT_TRUE(uuid_is_valid(id));
+                hub_stop_ok(&b);
+                ASSERT_EQ(service_infraenvs_named(name), 1u);
+        }
+}
+
+/* Finding 9b: an InfraEnv and a ClusterDeployment copied from another hub
+ * (backup and restore, get -o yaml | apply) carry that hub's ids, which
+ * this service does not know: both register anew */
+TEST(objects_copied_from_another_hub_register_anew)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-copied");
+        _cleanup_free_ char *imageset = NULL, *an = aci_name("copied"), *id = NULL, *patch = NULL;
+        _cleanup_(json_object_putp) json_object *cd = NULL;
+        char foreign_ie[UUID_STRING_MAX], foreign_cluster[UUID_STRING_MAX];
+        Hub h;
+
+        uuid_random(foreign_ie);
+        uuid_random(foreign_cluster);
+        create_pull_secret(c, ns, true);
+        imageset = create_image_set(c, ns);
+        create_cluster(c, ns, "copied", "pull-secret", imageset);
+        create_infraenv(c, ns, "copied", NULL);
+        patch = strdup_printf("{\"metadata\":{\"annotations\":{\"%s\":\"%s\",\"%s\":\"sha256:0000\"}}}",
+                              HUB_ANNOTATION_INFRAENV_ID, foreign_ie, HUB_ANNOTATION_PULL_SECRET_DIGEST);
+        kpatch(c, HUB_KIND_INFRAENV, ns, "copied", false, patch);
+        free(patch);
+        patch = strdup_printf("{\"metadata\":{\"annotations\":{\"%s\":\"%s\",\"%s\":\"sha256:0000\"}}}",
+                              HUB_ANNOTATION_CLUSTER_ID, foreign_cluster, HUB_ANNOTATION_PULL_SECRET_DIGEST);
+        kpatch(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "copied", false, patch);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "copied", &h);
+        ASSERT_TRUE(uuid_is_valid(id));
+        ASSERT_FALSE(streq(id, foreign_ie));
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h));
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "copied");
+        ASSERT_TRUE(uuid_is_valid(hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID)));
+        ASSERT_FALSE(streq(hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID), foreign_cluster));
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
 }
 
 TEST(zz_rbac_grants_every_request)

@@ -85,6 +85,14 @@ static void fixture_done(Fixture *f)
         hub_observed_done(&f->o.base);
 }
 
+/* linked, but the service does not know the id (404) */
+static void not_found(Fixture *f)
+{
+        f->o.infraenv_read = true;
+        f->o.infraenv =
+                (HubCallResult){ .status = 404, .error = -EREMOTEIO, .message = strdup("record not found") };
+}
+
 /* linked: the GET of the infra-env answered body */
 static void linked(Fixture *f, const char *body)
 {
@@ -791,9 +799,7 @@ TEST(service_lost_the_infraenv)
 
         memcpy(answers + 1, files, sizeof(files));
         fixture(&f, ie);
-        f.o.infraenv_read = true;
-        f.o.infraenv =
-                (HubCallResult){ .status = 404, .error = -EREMOTEIO, .message = strdup("record not found") };
+        not_found(&f);
         hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 1);
         /* the id's removal and a new marker, before the call */
@@ -1013,6 +1019,81 @@ TEST(events_url_on_the_public_base_url)
         ASSERT_EQ(run.writes.n, 0u);
         ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.eventsURL"),
                      PUBLIC "/api/assisted-install/v2/events?api_key=k&infra_env_id=" ID);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* a restarted cradle-hub, the only replica, finds its predecessor's
+ * marker: the search runs at once instead of waiting out the hold */
+TEST(predecessor_marker_registers_at_once)
+{
+        static const struct {
+                usec_t marked_ago, active_ago;
+                bool waits;
+        } cases[] = {
+                { 30, 5, false }, /* marked before this replica acted: its predecessor's */
+                { 30, 0, true }, /* not known: held as before */
+                { 5, 30, true }, /* marked while this replica acts: another's */
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Fixture f;
+                HubTestRun run;
+                HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+                memcpy(answers + 1, files, sizeof(files));
+                fixture(&f, marked("cradle-hub-0_1f7a", NOW - cases[i].marked_ago * USEC_PER_SEC));
+                f.o.base.active_since = cases[i].active_ago ? NOW - cases[i].active_ago * USEC_PER_SEC : 0;
+                f.o.searched = true;
+                f.o.candidates = (HubCallResult){ .status = 200, .body = hubtest_json("[]") };
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), cases[i].waits ? 0u : 1u);
+                if (cases[i].waits)
+                        ASSERT_EQ(run.requeue_after, HUB_CLAIM_HOLD - cases[i].marked_ago * USEC_PER_SEC);
+                else
+                        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), ID);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+/* an InfraEnv copied from another hub (backup and restore, get -o yaml |
+ * apply): that hub's id (this service answers 404), digest and status;
+ * registered anew, as if new */
+TEST(copied_from_another_hub_registers_anew)
+{
+        Fixture f;
+        HubTestRun run;
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+        json_object *ie = infraenv(",\"annotations\":{\"" HUB_ANNOTATION_INFRAENV_ID
+                                   "\":\"9e8f0c1a-0000-4000-8000-000000000001\","
+                                   "\"" HUB_ANNOTATION_PULL_SECRET_DIGEST "\":\"sha256:0000\"},"
+                                   "\"finalizers\":[\"infraenv.agent-install.openshift.io/ai-deprovision\"]",
+                                   NULL);
+
+        json_object_object_add(
+                ie, "status",
+                hubtest_json("{\"isoDownloadURL\":\"https://other-hub/byid/9e8f/x.iso\","
+                             "\"debugInfo\":{\"eventsURL\":\"https://other-hub/api/assisted-install/"
+                             "v2/events?api_key=old&infra_env_id=9e8f0c1a-0000-4000-8000-000000000001\"},"
+                             "\"bootArtifacts\":{\"discoveryIgnitionURL\":\"https://other-hub/api/"
+                             "assisted-install/v2/infra-envs/9e8f0c1a-0000-4000-8000-000000000001/"
+                             "downloads/files?api_key=old&file_name=discovery.ign\"}}"));
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, ie);
+        not_found(&f);
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 1u);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), ID);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        ASSERT_NE(strcmp(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_PULL_SECRET_DIGEST),
+                         "sha256:0000"),
+                  0);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.isoDownloadURL"),
+                     "http://127.0.0.1:8888/byid/" ID "/4.13/x86_64/minimal.iso");
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.eventsURL"),
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&infra_env_id=" ID);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
         hubtest_run_done(&run);
         fixture_done(&f);
 }

@@ -162,6 +162,20 @@ TEST(selectors)
         }
 }
 
+/* the claim decision of an InfraEnv named "n" of replica "me" */
+static void decide_claim(json_object *obj, json_object *candidates, usec_t now, usec_t active_since,
+                         HubClaimDecision *ret)
+{
+        ASSERT_OK(hub_claim_decide(&(HubClaimInput){ .object = obj,
+                                                     .id_annotation = HUB_ANNOTATION_INFRAENV_ID,
+                                                     .name = "n",
+                                                     .identity = "me",
+                                                     .now = now,
+                                                     .active_since = active_since,
+                                                     .candidates = candidates },
+                                   ret));
+}
+
 TEST(claim_protocol)
 {
         _cleanup_free_ char *marker = hub_claim_marker(NOW, "me"), *holder = NULL;
@@ -169,6 +183,15 @@ TEST(claim_protocol)
 
         ASSERT_OK(hub_claim_parse_marker(marker, &t, &holder));
         ASSERT_EQ(t, NOW);
+        {
+                _cleanup_free_ char *m2 = hub_claim_marker(NOW + 1234, "me");
+                usec_t t2;
+
+                /* to the microsecond */
+                ASSERT_STREQ(m2, "2026-09-21T14:13:20.001234Z me");
+                ASSERT_OK(hub_claim_parse_marker(m2, &t2, NULL));
+                ASSERT_EQ(t2, NOW + 1234);
+        }
         ASSERT_STREQ(holder, "me");
         ASSERT_ERROR(hub_claim_parse_marker("yesterday me", &t, NULL), EINVAL);
 
@@ -208,14 +231,7 @@ TEST(claim_protocol)
                                                                         : NULL;
                         _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
 
-                        ASSERT_OK(hub_claim_decide(
-                                &(HubClaimInput){ .object = obj,
-                                                  .id_annotation = HUB_ANNOTATION_INFRAENV_ID,
-                                                  .name = "n",
-                                                  .identity = "me",
-                                                  .now = NOW + USEC_PER_SEC,
-                                                  .candidates = cand },
-                                &d));
+                        decide_claim(obj, cand, NOW + USEC_PER_SEC, 0, &d);
                         ASSERT_EQ(d.action, cases[i].action);
                         if (cases[i].id)
                                 ASSERT_STREQ(d.id, cases[i].id);
@@ -663,6 +679,49 @@ TEST(debug_links)
                 ASSERT_OK(hub_link_set(d, "eventsURL", NULL));
                 ASSERT_STREQ(hubtest_str(d, "eventsURL"),
                              "https://b/api/assisted-install/v2/events?api_key=2&x=y");
+        }
+}
+
+/* a restarted hub (the only replica: the Lease held, or no leader
+ * election) resumes at once a registration its predecessor marked */
+TEST(claim_predecessor_marker)
+{
+        static const struct {
+                const char *holder;
+                usec_t marked_ago, active_ago;
+                HubClaimAction action;
+        } cases[] = {
+                /* before this one acted: a predecessor's, searched at once */
+                { "hub-old", 30, 10, HUB_CLAIM_REGISTER },
+                { "hub-old", 119, 2, HUB_CLAIM_REGISTER },
+                /* written after this one acts: another replica's, held */
+                { "hub-other", 10, 30, HUB_CLAIM_WAIT },
+                /* at the very moment it started: held */
+                { "hub-other", 10, 10, HUB_CLAIM_WAIT },
+                /* not known when this one acts: held, as before */
+                { "hub-old", 30, 0, HUB_CLAIM_WAIT },
+                /* its own marker, or an old one: searched anyway */
+                { "me", 5, 100, HUB_CLAIM_REGISTER },
+                { "hub-old", 300, 0, HUB_CLAIM_REGISTER },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *m =
+                        hub_claim_marker(NOW - cases[i].marked_ago * USEC_PER_SEC, cases[i].holder);
+                _cleanup_(json_object_putp)
+                        json_object *obj = hubtest_jsonf(
+                                            "{\"metadata\":{\"annotations\":{\"" HUB_ANNOTATION_REGISTERING
+                                            "\":\"%s\"}}}",
+                                            m),
+                                    *cand = hubtest_json("[]");
+                _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
+
+                decide_claim(obj, cand, NOW,
+                             cases[i].active_ago ? NOW - cases[i].active_ago * USEC_PER_SEC : 0, &d);
+                if (d.action != cases[i].action)
+                        test_fail(__FILE__, __LINE__, "case %zu: %s, expected %s", i,
+                                  hub_claim_action_to_string(d.action),
+                                  hub_claim_action_to_string(cases[i].action));
         }
 }
 
