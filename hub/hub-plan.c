@@ -325,6 +325,10 @@ static int patch_object(HubPlan *p, HubKind target, json_object *observed, json_
 
         if (!observed || !desired)
                 return 0;
+        /* json-c aborts on an object operation of another type */
+        if (!json_object_is_type(observed, json_type_object) ||
+            !json_object_is_type(desired, json_type_object))
+                return -EINVAL;
         a = hub_json_copy(observed);
         b = hub_json_copy(desired);
         if (!a || !b)
