@@ -17,7 +17,9 @@
 #include "cleanup.h"
 #include "hub-cache.h"
 #include "hub-exec.h"
+#include "hub-links.h"
 #include "hub-service.h"
+#include "hub-text.h"
 #include "http.h"
 #include "jsonutil.h"
 #include "kube/kube.h"
@@ -200,7 +202,6 @@ int agent_install_observe(HubContext *ctx, AgentObserved *o)
         bool skip_spoke;
         int r;
 
-        ai->service_url = ctx->config->service_url;
         ai->csr_requeue = ctx->config->approve_csrs_requeue > 0 ? ctx->config->approve_csrs_requeue
                                                                 : HUB_REQUEUE_APPROVE_CSRS;
         if (!agent)
@@ -391,7 +392,9 @@ static int progress(json_object *st, json_object *host)
                 return 0;
         p = hub_json_ensure_object(st, "progress");
         if (!p || json_add_string(p, "currentStage", stage) < 0 ||
-            json_add_string_nonempty(p, "progressInfo", json_get_string(hp, "progress_info")) < 0 ||
+            (!isempty(json_get_string(hp, "progress_info")) &&
+             hub_json_add_bounded(p, "progressInfo", json_get_string(hp, "progress_info"), HUB_TEXT_MAX) <
+                     0) ||
             (json_get_int64(hp, "installation_percentage", &pct) >= 0 &&
              json_add_int64_nonzero(p, "installationPercentage", pct) < 0) ||
             set_time(p, "stageStartTime", json_get_string(hp, "stage_started_at")) < 0 ||
@@ -408,27 +411,24 @@ static bool time_set(const char *t)
         return !isempty(t) && !startswith(t, "0001-01-01");
 }
 
-static int debug_urls(json_object *dbg, json_object *host, const char *cluster_id, const char *service_url)
+/* populateEventsURL and the host's logs URL, as the service's controllers
+ * make them (hub-links.h), once the host is bound: link_source is a URL
+ * the service handed out for the host's infra-env (the events URL
+ * carries that infra-env's key upstream) */
+static int debug_urls(json_object *dbg, json_object *host, const char *cluster_id, const char *link_source)
 {
+        _cleanup_(hub_link_signer_done) HubLinkSigner signer = {};
         const char *id = json_get_string(host, "id");
-        _cleanup_free_ char *path = NULL, *u = NULL;
+        _cleanup_free_ char *events = NULL, *logs = NULL;
 
-        if (isempty(cluster_id) || isempty(id) || !service_url)
+        if (isempty(cluster_id) || isempty(id) || hub_link_signer_parse(link_source, &signer) < 0)
                 return 0;
-        if (isempty(json_get_string(dbg, "eventsURL"))) {
-                path = strdup_printf("/api/assisted-install/v2/events?host_id=%s", id);
-                u = path ? http_url_join(service_url, path) : NULL;
-                if (!u || json_add_string(dbg, "eventsURL", u) < 0)
-                        return -ENOMEM;
-        }
-        if (isempty(json_get_string(dbg, "logsURL")) &&
-            time_set(json_get_string(host, "logs_collected_at"))) {
-                free(path);
-                free(u);
-                path = strdup_printf("/api/assisted-install/v2/clusters/%s/logs?host_id=%s&logs_type=host",
-                                     cluster_id, id);
-                u = path ? http_url_join(service_url, path) : NULL;
-                if (!u || json_add_string(dbg, "logsURL", u) < 0)
+        events = hub_link_events(&signer, "host_id", id);
+        if (!events || hub_link_set(dbg, "eventsURL", events) < 0)
+                return -ENOMEM;
+        if (time_set(json_get_string(host, "logs_collected_at"))) {
+                logs = hub_link_host_logs(&signer, cluster_id, id);
+                if (!logs || hub_link_set(dbg, "logsURL", logs) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -458,7 +458,7 @@ static int ntp_sources(json_object *st, json_object *host)
 }
 
 int agent_status(json_object *desired, json_object *host, const char *cluster_id, const char *sync_error,
-                 bool sync_user, const char *service_url, usec_t now)
+                 bool sync_user, const char *link_source, usec_t now)
 {
         json_object *st = hub_json_ensure_object(desired, "status"), *dbg;
         const char *status = json_get_string(host, "status"), *role = json_get_string(host, "role"),
@@ -507,7 +507,7 @@ int agent_status(json_object *desired, json_object *host, const char *cluster_id
         json_object_object_del(st, "kind");
         json_object_object_del(st, "installation_disk_id");
         if (json_add_string_nonempty(st, "role", role) < 0 || json_add_string(dbg, "state", status) < 0 ||
-            json_add_string(dbg, "stateInfo", strempty(json_get_string(host, "status_info"))) < 0 ||
+            hub_json_add_bounded(dbg, "stateInfo", json_get_string(host, "status_info"), HUB_TEXT_MAX) < 0 ||
             json_add_string_nonempty(st, "installation_disk_id",
                                      json_get_string(host, "installation_disk_id")) < 0 ||
             json_add_string_nonempty(st, "kind", json_get_string(host, "kind")) < 0)
@@ -517,12 +517,13 @@ int agent_status(json_object *desired, json_object *host, const char *cluster_id
 
                 if (json_parse(vinfo, strlen(vinfo), BUF_MAX_JSON_DOC, &v, NULL) >= 0 &&
                     json_object_is_type(v, json_type_object) &&
-                    json_add(st, "validationsInfo", TAKE_PTR(v)) < 0)
+                    (hub_json_bound_strings(v, HUB_VALIDATION_TEXT_MAX) < 0 ||
+                     json_add(st, "validationsInfo", TAKE_PTR(v)) < 0))
                         return -ENOMEM;
         }
         r = progress(st, host);
         if (r >= 0)
-                r = debug_urls(dbg, host, cluster_id, service_url);
+                r = debug_urls(dbg, host, cluster_id, link_source);
         if (r >= 0)
                 r = ntp_sources(st, host);
         if (r < 0)
@@ -542,38 +543,291 @@ int agent_status(json_object *desired, json_object *host, const char *cluster_id
 
 /* ---- the host's facts in annotations (backup and restore, §5.2 step 5) ---- */
 
-/* the inventory without its timestamp: the agent sends the inventory
- * again every minute or so with only that changed, and upstream's mirror
- * of it rewrote the Agent each time */
-static char *inventory_for_annotation(const char *inventory)
-{
-        _cleanup_(json_object_putp) json_object *inv = NULL;
+/* ---- the inventory annotation, bounded (issue 23, finding 9) ---- */
 
-        if (isempty(inventory))
+/* what status.inventory shows of the inventory (notes §5.4, agent.c), the
+ * restore's only reader of the annotation: the rest goes first when the
+ * inventory is too large for an annotation */
+static const char *const annotation_inventory_keys[] = {
+        "hostname",      "bmc_address", "bmc_v6address", "memory", "cpu", "boot",
+        "system_vendor", "interfaces",  "disks",         "gpus",   NULL,
+};
+static const char *const annotation_interface_keys[] = {
+        "ipv4_addresses", "ipv6_addresses", "flags", "vendor",      "name",
+        "has_carrier",    "product",        "mtu",   "biosdevname", "client_id",
+        "mac_address",    "speed_mbps",     NULL,
+};
+/* not smart: a disk's SMART report is the largest part of it */
+static const char *const annotation_disk_keys[] = {
+        "id",      "by_id", "drive_type", "vendor", "name",       "path",     "hctl",
+        "by_path", "model", "wwn",        "serial", "size_bytes", "bootable", "installation_eligibility",
+        "io_perf", NULL,
+};
+/* and when even that is too much for hundreds of them: what names a NIC
+ * (BMAC matches it by MAC) and a disk (the installation disk is chosen
+ * by id or path) */
+static const char *const annotation_interface_ids[] = {
+        "name", "mac_address", "ipv4_addresses", "ipv6_addresses", NULL,
+};
+static const char *const annotation_disk_ids[] = {
+        "id", "by_path", "name", "path", "drive_type", "size_bytes", "bootable", "installation_eligibility",
+        NULL,
+};
+
+static int keep_keys(json_object *o, const char *const *keys)
+{
+        _cleanup_strv_free_ char **drop = NULL;
+
+        if (!json_object_is_type(o, json_type_object))
+                return 0;
+        json_object_object_foreach (o, k, v) {
+                (void)v;
+                if (!strv_contains((char **)keys, k) && strv_extend(&drop, k) < 0)
+                        return -ENOMEM;
+        }
+        STRV_FOREACH (d, drop)
+                json_object_object_del(o, *d);
+        return 0;
+}
+
+/* list's items with keys, those for which first() holds first (stable) */
+static json_object *ordered_items(json_object *list, const char *const *keys, bool (*first)(json_object *))
+{
+        _cleanup_(json_object_putp) json_object *out = json_new_array();
+        size_t n = hub_json_array_length(list);
+
+        if (!out)
                 return NULL;
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < n; i++) {
+                        json_object *e = json_object_array_get_idx(list, i), *c;
+
+                        if (first(e) != (pass == 0))
+                                continue;
+                        c = hub_json_copy(e);
+                        if (!c || keep_keys(c, keys) < 0 || json_append(out, c) < 0) {
+                                json_object_put(c);
+                                return NULL;
+                        }
+                }
+        return TAKE_PTR(out);
+}
+
+/* the disks the installation may use come first */
+static bool disk_first(json_object *d)
+{
+        bool eligible = false;
+
+        (void)json_get_bool(json_get(d, "installation_eligibility"), "eligible", &eligible);
+        return eligible;
+}
+
+/* the NICs with a MAC (BMAC matches Agents by them) */
+static bool interface_first(json_object *i)
+{
+        return !isempty(json_get_string(i, "mac_address"));
+}
+
+/* inv with the first nd disks and ni interfaces, as text when it fits */
+static int inventory_text(json_object *inv, json_object *disks, json_object *ifaces, size_t nd, size_t ni,
+                          size_t max, char **ret)
+{
+        json_object *d = json_new_array(), *f = json_new_array();
+        _cleanup_free_ char *text = NULL;
+
+        if (!d || !f || json_add(inv, "disks", d) < 0) {
+                json_object_put(f);
+                return -ENOMEM;
+        }
+        if (json_add(inv, "interfaces", f) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < nd; i++)
+                if (json_append(d, json_object_get(json_object_array_get_idx(disks, i))) < 0)
+                        return -ENOMEM;
+        for (size_t i = 0; i < ni; i++)
+                if (json_append(f, json_object_get(json_object_array_get_idx(ifaces, i))) < 0)
+                        return -ENOMEM;
+        text = json_to_string(inv, 0);
+        if (!text)
+                return -ENOMEM;
+        *ret = strlen(text) <= max ? TAKE_PTR(text) : NULL;
+        return 0;
+}
+
+/* the most of the first n items that fits: a binary search, the text
+ * growing with the count; *ret the text of the count found */
+static int most_that_fit(json_object *inv, json_object *disks, json_object *ifaces, bool of_disks, size_t n,
+                         size_t max, size_t *ret_n, char **ret)
+{
+        size_t lo = 0, hi = n;
+        _cleanup_free_ char *best = NULL;
+        int r;
+
+        r = inventory_text(inv, disks, ifaces, 0, of_disks ? hub_json_array_length(ifaces) : 0, max, &best);
+        if (r < 0 || !best)
+                return r;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo + 1) / 2;
+                _cleanup_free_ char *t = NULL;
+
+                r = inventory_text(inv, disks, ifaces, of_disks ? mid : 0,
+                                   of_disks ? hub_json_array_length(ifaces) : mid, max, &t);
+                if (r < 0)
+                        return r;
+                if (t) {
+                        lo = mid;
+                        free(best);
+                        best = TAKE_PTR(t);
+                } else
+                        hi = mid - 1;
+        }
+        *ret_n = lo;
+        *ret = TAKE_PTR(best);
+        return 0;
+}
+
+int agent_inventory_annotation(const char *inventory, size_t max, char **ret, char **ret_note)
+{
+        _cleanup_(json_object_putp) json_object *inv = NULL, *disks = NULL, *ifaces = NULL;
+        _cleanup_free_ char *text = NULL;
+        size_t nd, ni, kept_d = 0, kept_i = 0;
+        int tier, r;
+
+        *ret = *ret_note = NULL;
+        if (isempty(inventory))
+                return 0;
         if (json_parse(inventory, strlen(inventory), BUF_MAX_JSON_DOC, &inv, NULL) < 0 ||
-            !json_object_is_type(inv, json_type_object))
-                return strdup(inventory);
+            !json_object_is_type(inv, json_type_object)) {
+                /* not the service's JSON: kept only when it fits */
+                if (strlen(inventory) > max) {
+                        *ret_note = strdup("the inventory is not JSON and too large to keep");
+                        return *ret_note ? 0 : -ENOMEM;
+                }
+                *ret = strdup(inventory);
+                return *ret ? 0 : -ENOMEM;
+        }
+        /* the agent sends the inventory again every minute or so with only
+         * its timestamp changed, and upstream's mirror of it rewrote the
+         * Agent each time */
         json_object_object_del(inv, "timestamp");
-        return json_to_string(inv, 0);
+        text = json_to_string(inv, 0);
+        if (!text)
+                return -ENOMEM;
+        if (strlen(text) <= max) {
+                *ret = TAKE_PTR(text);
+                return 0;
+        }
+        /* too large (hundreds of disks and NICs): what status.inventory
+         * shows; if still too large, what names each disk and NIC, as
+         * many as fit, the disks the installation may use and the NICs
+         * with a MAC first */
+        nd = hub_json_array_length(json_get(inv, "disks"));
+        ni = hub_json_array_length(json_get(inv, "interfaces"));
+        free(text);
+        text = NULL;
+        r = keep_keys(inv, annotation_inventory_keys);
+        if (r < 0)
+                return r;
+        /* tier 0: every disk and NIC with what status.inventory shows;
+         * tier 1: what names them, as many as fit */
+        for (tier = 0; tier < 2 && !text; tier++) {
+                json_object_put(disks);
+                json_object_put(ifaces);
+                disks = ordered_items(json_get(inv, "disks"),
+                                      tier == 0 ? annotation_disk_keys : annotation_disk_ids, disk_first);
+                ifaces = ordered_items(json_get(inv, "interfaces"),
+                                       tier == 0 ? annotation_interface_keys : annotation_interface_ids,
+                                       interface_first);
+                if (!disks || !ifaces)
+                        return -ENOMEM;
+                if (tier == 0) {
+                        r = inventory_text(inv, disks, ifaces, nd, ni, max, &text);
+                        if (r < 0)
+                                return r;
+                        kept_d = nd;
+                        kept_i = ni;
+                        continue;
+                }
+                r = most_that_fit(inv, disks, ifaces, true, nd, max, &kept_d, &text);
+                if (r >= 0 && !text) {
+                        kept_d = 0;
+                        r = most_that_fit(inv, disks, ifaces, false, ni, max, &kept_i, &text);
+                } else
+                        kept_i = ni;
+                if (r < 0)
+                        return r;
+        }
+        *ret_note = strdup_printf("holds %zu of %zu disks and %zu of %zu interfaces, %s: the whole "
+                                  "inventory did not fit in %zu bytes (status.inventory has it)",
+                                  kept_d, nd, kept_i, ni,
+                                  tier == 1 ? "without the fields status.inventory does not show"
+                                            : "with only the fields that name them",
+                                  max);
+        if (!*ret_note)
+                return -ENOMEM;
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
+/* validations_info for its annotation: the failing validations alone when
+ * the whole is too large, nothing when even they are */
+static char *validations_for_annotation(const char *text, size_t max)
+{
+        _cleanup_(json_object_putp) json_object *v = NULL;
+        _cleanup_free_ char *failing = NULL;
+
+        if (!text || strlen(text) <= max)
+                return strdup(strempty(text));
+        if (json_parse(text, strlen(text), BUF_MAX_JSON_DOC, &v, NULL) < 0 ||
+            !json_object_is_type(v, json_type_object))
+                return strdup("");
+        json_object_object_foreach (v, group, list) {
+                json_object *kept = json_new_array();
+
+                (void)group;
+                for (size_t i = 0; kept && i < hub_json_array_length(list); i++) {
+                        json_object *e = json_object_array_get_idx(list, i);
+
+                        if (!streq_ptr(json_get_string(e, "status"), "success") &&
+                            json_append(kept, json_object_get(e)) < 0) {
+                                json_object_put(kept);
+                                kept = NULL;
+                        }
+                }
+                if (!kept)
+                        return NULL;
+                json_object_object_add(v, group, kept);
+        }
+        failing = json_to_string(v, 0);
+        if (!failing)
+                return NULL;
+        return strlen(failing) <= max ? TAKE_PTR(failing) : strdup("");
 }
 
 static int mirror_annotations(json_object *desired, json_object *host)
 {
-        _cleanup_free_ char *inv = inventory_for_annotation(json_get_string(host, "inventory"));
+        _cleanup_free_ char *inv = NULL, *note = NULL,
+                            *vinfo = validations_for_annotation(json_get_string(host, "validations_info"),
+                                                                HUB_AGENT_VALIDATIONS_ANNOTATION_MAX);
         const char *stage = host_stage(host);
         int r;
 
-        r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_STATE,
-                                      strempty(json_get_string(host, "status")));
+        if (!vinfo)
+                return -ENOMEM;
+        r = agent_inventory_annotation(json_get_string(host, "inventory"),
+                                       HUB_AGENT_INVENTORY_ANNOTATION_MAX, &inv, &note);
+        if (r >= 0)
+                r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_STATE,
+                                              strempty(json_get_string(host, "status")));
         if (r >= 0)
                 r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_ROLE,
                                               strempty(json_get_string(host, "role")));
         if (r >= 0)
                 r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_INVENTORY, strempty(inv));
         if (r >= 0)
-                r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_VALIDATIONS,
-                                              strempty(json_get_string(host, "validations_info")));
+                r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_INVENTORY_TRIMMED, note);
+        if (r >= 0)
+                r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_VALIDATIONS, vinfo);
         if (r >= 0 && json_get(host, "progress"))
                 r = hub_object_set_annotation(desired, HUB_ANNOTATION_AGENT_STAGE, strempty(stage));
         return r;
@@ -1369,7 +1623,7 @@ int agent_install_decide(const AgentObserved *o, json_object *desired, HubPlan *
                 return r;
         }
         r = agent_status(desired, host, json_get_string(host, "cluster_id"), sync.error, sync.user,
-                         o->install.service_url, o->base.now);
+                         hub_link_source_of_infraenv(o->infraenv), o->base.now);
         if (r < 0)
                 return r;
         /* a day-2 progress answered: the stage it set */
@@ -1414,7 +1668,7 @@ int agent_install_decide_without_host(const AgentObserved *o, HubPlan *plan)
                         strempty(o->install.conflict_namespace));
                 if (!conflict)
                         return -ENOMEM;
-                r = agent_status(desired, NULL, NULL, conflict, true, o->install.service_url, o->base.now);
+                r = agent_status(desired, NULL, NULL, conflict, true, NULL, o->base.now);
                 return r < 0 ? r : hub_plan_patch_object(plan, HUB_KIND_AGENT, agent, desired, true, true);
         }
         if (isempty(hub_object_label(agent, HUB_LABEL_INFRAENV))) {
@@ -1434,7 +1688,7 @@ int agent_install_decide_without_host(const AgentObserved *o, HubPlan *plan)
                 if (r < 0)
                         return r;
         }
-        r = agent_status(desired, host, NULL, NULL, false, o->install.service_url, o->base.now);
+        r = agent_status(desired, host, NULL, NULL, false, NULL, o->base.now);
         if (r < 0)
                 return r;
         if (host)

@@ -29,7 +29,6 @@
 struct AgentObserved;
 
 typedef struct AgentInstallObserved {
-        const char *service_url;
         usec_t csr_requeue; /* the day-2 loop's delay (--approve-csrs-requeue-duration) */
         /* spec.clusterDeploymentName's ClusterDeployment, or why not */
         HubRef cd;
@@ -66,12 +65,28 @@ int agent_install_decide_deletion(const struct AgentObserved *o, HubPlan *plan);
 
 /* ---- pure parts, exposed for tests ---- */
 
+/* The Agent's mirror annotations (backup and restore, notes §5.2 step 5)
+ * stay well under Kubernetes' 256 KiB for all of an object's annotations,
+ * whatever the host: the inventory within this, the validations within
+ * that (the Agent's status.inventory has the whole inventory). */
+#define HUB_AGENT_INVENTORY_ANNOTATION_MAX (64u * 1024)
+#define HUB_AGENT_VALIDATIONS_ANNOTATION_MAX (16u * 1024)
+
+/* The inventory annotation's text (NULL for none): the service's
+ * inventory without its timestamp; when that is over max bytes, only
+ * what status.inventory shows (notes §5.4) of as many disks (those the
+ * installation may use first) and interfaces (those with a MAC first) as
+ * fit, and *ret_note says what was left out (else NULL). */
+int agent_inventory_annotation(const char *inventory, size_t max, char **ret, char **ret_note);
+
 /* The status (§5.6) from the host: role, bootstrap, debugInfo, progress,
  * validationsInfo, kind, installation_disk_id, ntpSources, the conditions
  * (sync_error NULL: SpecSynced True). cluster_id: the bound cluster (debug
- * URLs), or NULL. host NULL: the conditions Unknown NotAvailable. */
+ * URLs), or NULL. link_source: a URL the service handed out for the
+ * host's infra-env (hub-links.h; NULL: no debug URLs). host NULL: the
+ * conditions Unknown NotAvailable. */
 int agent_status(json_object *desired, json_object *host, const char *cluster_id, const char *sync_error,
-                 bool sync_user, const char *service_url, usec_t now);
+                 bool sync_user, const char *link_source, usec_t now);
 
 /* The v2UpdateHost body with only what differs (§5.3), NULL when nothing;
  * *ret_error: an input error of the spec. token: the ignition endpoint

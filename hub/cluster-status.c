@@ -14,7 +14,8 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "cluster.h"
-#include "http.h"
+#include "hub-links.h"
+#include "hub-text.h"
 #include "jsonutil.h"
 #include "strutil.h"
 
@@ -319,13 +320,20 @@ static bool logs_collected(json_object *cluster)
         return false;
 }
 
-/* <base>/api/assisted-install/v2/<what><id><tail> */
-static char *service_url_of(const char *base, const char *what, const char *id, const char *tail)
+const char *cd_link_source(json_object *const *agents, json_object *const *agent_infraenvs, size_t n)
 {
-        _cleanup_free_ char *path =
-                strdup_printf("/api/assisted-install/v2/%s%s%s", what, id, strempty(tail));
+        const char *best = NULL, *best_name = NULL;
 
-        return path ? http_url_join(base, path) : NULL;
+        for (size_t i = 0; i < n; i++) {
+                const char *u = hub_link_source_of_infraenv(agent_infraenvs[i]),
+                           *name = kube_object_name(agents[i]);
+
+                if (u && (!best || strcmp(strempty(name), strempty(best_name)) < 0)) {
+                        best = u;
+                        best_name = name;
+                }
+        }
+        return best;
 }
 
 static int vip_fields(json_object *st, json_object *cluster)
@@ -362,8 +370,9 @@ static int vip_fields(json_object *st, json_object *cluster)
         return r;
 }
 
-static int cluster_fields(json_object *st, json_object *cluster, const char *service_url)
+static int cluster_fields(json_object *st, json_object *cluster, const char *link_source)
 {
+        _cleanup_(hub_link_signer_done) HubLinkSigner signer = {};
         json_object *dbg = hub_json_ensure_object(st, "debugInfo"), *mn, *progress, *p;
         const char *status = strempty(json_get_string(cluster, "status")),
                    *id = json_get_string(cluster, "id"),
@@ -375,7 +384,8 @@ static int cluster_fields(json_object *st, json_object *cluster, const char *ser
         if (!dbg)
                 return -ENOMEM;
         if (json_add_string(dbg, "state", status) < 0 ||
-            json_add_string(dbg, "stateInfo", strempty(json_get_string(cluster, "status_info"))) < 0)
+            hub_json_add_bounded(dbg, "stateInfo", json_get_string(cluster, "status_info"), HUB_TEXT_MAX) <
+                    0)
                 return -ENOMEM;
         /* upstream's status.progress is a struct, so it is always there with
          * its required totalPercentage; a cluster without progress keeps
@@ -427,22 +437,24 @@ static int cluster_fields(json_object *st, json_object *cluster, const char *ser
                 /* the service's own JSON: kept as it was when it does not parse */
                 if (json_parse(vinfo, strlen(vinfo), BUF_MAX_JSON_DOC, &v, NULL) >= 0 &&
                     json_object_is_type(v, json_type_object) &&
-                    json_add(st, "validationsInfo", TAKE_PTR(v)) < 0)
+                    (hub_json_bound_strings(v, HUB_VALIDATION_TEXT_MAX) < 0 ||
+                     json_add(st, "validationsInfo", TAKE_PTR(v)) < 0))
                         return -ENOMEM;
         }
-        /* the debug URLs, once, and not for an installed cluster
-         * (populateEventsURL, populateLogsURL) */
-        if (!streq(status, "installed") && !isempty(id) && service_url) {
-                if (isempty(json_get_string(dbg, "eventsURL"))) {
-                        _cleanup_free_ char *u = service_url_of(service_url, "events?cluster_id=", id, NULL);
+        /* the debug URLs (populateEventsURL, populateLogsURL: not for an
+         * installed cluster), as the service's controllers make them
+         * (hub-links.h); upstream signs them with the cluster's key, the
+         * hub with the key of an infra-env of the cluster, which the
+         * service's local authentication takes alike */
+        if (!streq(status, "installed") && !isempty(id) &&
+            hub_link_signer_parse(link_source, &signer) >= 0) {
+                _cleanup_free_ char *events = hub_link_events(&signer, "cluster_id", id), *logs = NULL;
 
-                        if (!u || json_add_string(dbg, "eventsURL", u) < 0)
-                                return -ENOMEM;
-                }
-                if (isempty(json_get_string(dbg, "logsURL")) && logs_collected(cluster)) {
-                        _cleanup_free_ char *u = service_url_of(service_url, "clusters/", id, "/logs");
-
-                        if (!u || json_add_string(dbg, "logsURL", u) < 0)
+                if (!events || hub_link_set(dbg, "eventsURL", events) < 0)
+                        return -ENOMEM;
+                if (logs_collected(cluster)) {
+                        logs = hub_link_cluster_logs(&signer, id);
+                        if (!logs || hub_link_set(dbg, "logsURL", logs) < 0)
                                 return -ENOMEM;
                 }
         }
@@ -450,7 +462,7 @@ static int cluster_fields(json_object *st, json_object *cluster, const char *ser
 }
 
 int cd_aci_status(json_object *desired, json_object *cluster, const ClusterCounts *counts,
-                  const char *sync_error, bool sync_user, bool hold, const char *service_url, usec_t now)
+                  const char *sync_error, bool sync_user, bool hold, const char *link_source, usec_t now)
 {
         json_object *st = hub_json_ensure_object(desired, "status");
         const char *status, *info;
@@ -490,7 +502,7 @@ int cd_aci_status(json_object *desired, json_object *cluster, const ClusterCount
                 return 0;
         }
 
-        r = cluster_fields(st, cluster, service_url);
+        r = cluster_fields(st, cluster, link_source);
         if (r < 0)
                 return r;
         status = strempty(json_get_string(cluster, "status"));

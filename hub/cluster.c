@@ -251,7 +251,6 @@ static int cd_observe(HubContext *ctx, HubObserved *base)
         int r;
 
         o->identity = ctx->identity;
-        o->service_url = ctx->config->service_url;
         r = hub_cache_get(ctx->cache, HUB_KIND_CLUSTERDEPLOYMENT, base->ns, base->name, &base->object);
         if (r == -ENOENT)
                 return 0;
@@ -455,7 +454,7 @@ static int finish(Flow *f, json_object *cluster)
 
         cd_counts(f->aci, hosts_of(f), o->agents, o->n_agents, &counts);
         r = cd_aci_status(f->desired_aci, cluster, &counts, f->sync_error, f->sync_user, f->hold,
-                          o->service_url, o->base.now);
+                          cd_link_source(o->agents, o->agent_infraenvs, o->n_agents), o->base.now);
         if (r < 0)
                 return r;
         r = hub_plan_patch_object(f->plan, HUB_KIND_CLUSTERDEPLOYMENT, f->cd, f->desired_cd, true, false);
@@ -792,6 +791,7 @@ static int find_cluster(Flow *f, json_object **ret)
                                                .name = strempty(name),
                                                .identity = o->identity,
                                                .now = o->base.now,
+                                               .active_since = o->base.active_since,
                                                .candidates = o->searched && o->candidates.error >= 0
                                                                      ? o->candidates.body
                                                                      : NULL,

@@ -30,7 +30,6 @@
 typedef struct ClusterObserved {
         HubObserved base; /* object: the ClusterDeployment */
         const char *identity;
-        const char *service_url;
 
         /* spec.clusterInstallRef's AgentClusterInstall, or NULL (not found) */
         json_object *aci;
@@ -141,6 +140,12 @@ bool cd_ready_for_installation(json_object *cluster, const ClusterCounts *c, boo
 
 /* The ACI's status (notes §1.8) into desired: debugInfo, progress, VIPs,
  * networking, validationsInfo, the seven conditions. cluster NULL: the
- * conditions Unknown NotAvailable. sync_error NULL: SpecSynced True. */
+ * conditions Unknown NotAvailable. sync_error NULL: SpecSynced True.
+ * link_source: a URL the service handed out, for the debug URLs
+ * (hub-links.h; NULL: none yet). */
 int cd_aci_status(json_object *desired, json_object *cluster, const ClusterCounts *counts,
-                  const char *sync_error, bool sync_user, bool hold, const char *service_url, usec_t now);
+                  const char *sync_error, bool sync_user, bool hold, const char *link_source, usec_t now);
+/* The link source of the ACI's debug URLs: the presigned URL of the
+ * InfraEnv of the first (by name) of its Agents that has one; NULL until
+ * an Agent is bound (the service hands out no URL of a cluster alone). */
+const char *cd_link_source(json_object *const *agents, json_object *const *agent_infraenvs, size_t n);

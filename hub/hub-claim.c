@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +36,11 @@ char *hub_claim_marker(usec_t now, const char *identity)
 {
         char ts[32];
 
+        /* to the microsecond: a successor tells a marker written just
+         * before it started from one written just after */
         hub_format_time(now, ts);
-        return strdup_printf("%s %s", ts, strempty(identity));
+        ts[strlen(ts) - 1] = 0; /* the Z */
+        return strdup_printf("%s.%06" PRIu64 "Z %s", ts, (uint64_t)(now % USEC_PER_SEC), strempty(identity));
 }
 
 int hub_claim_parse_marker(const char *v, usec_t *ret_time, char **ret_holder)
@@ -62,6 +66,13 @@ int hub_claim_parse_marker(const char *v, usec_t *ret_time, char **ret_holder)
         return 0;
 }
 
+/* another holder's marker written before this replica became the only
+ * one acting */
+static bool predecessor(const HubClaimInput *in, usec_t marked)
+{
+        return in->active_since > 0 && marked < in->active_since;
+}
+
 int hub_claim_decide(const HubClaimInput *in, HubClaimDecision *ret)
 {
         const char *id = hub_object_annotation(in->object, in->id_annotation);
@@ -84,7 +95,8 @@ int hub_claim_decide(const HubClaimInput *in, HubClaimDecision *ret)
         }
         /* an unreadable marker is searched for without a time bound */
         parsed = hub_claim_parse_marker(marker, &marked, &holder) >= 0;
-        if (parsed && !streq_ptr(holder, in->identity) && in->now < marked + HUB_CLAIM_HOLD) {
+        if (parsed && !streq_ptr(holder, in->identity) && in->now < marked + HUB_CLAIM_HOLD &&
+            !predecessor(in, marked)) {
                 ret->action = HUB_CLAIM_WAIT;
                 ret->wait = marked + HUB_CLAIM_HOLD - in->now;
                 return 0;

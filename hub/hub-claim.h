@@ -11,6 +11,13 @@
  * register call; the id annotation replaces the marker after it. A marker
  * without an id means a register call may have reached the service: the
  * service's objects are searched before any new registration.
+ *
+ * A marker of another holder is waited for (HUB_CLAIM_HOLD) unless it is
+ * a predecessor's: written before this replica became the only one acting
+ * (it holds the Lease, or runs without leader election, which is a single
+ * replica by configuration), by a process that therefore acts no more (it
+ * crashed, was restarted, or lost the Lease and stopped). Then the search
+ * runs at once: a restarted hub resumes without waiting out the hold.
  */
 
 #include <stdbool.h>
@@ -40,6 +47,10 @@ typedef struct HubClaimInput {
         const char *name; /* the name the service object has */
         const char *identity; /* this replica */
         usec_t now; /* CLOCK_REALTIME */
+        /* CLOCK_REALTIME since when this replica is the only one acting
+         * (its controllers started: the Lease held, or no leader
+         * election); 0: not known (every other holder's marker is held) */
+        usec_t active_since;
         json_object *candidates; /* the service's objects (array), NULL when not searched */
         char *const *claimed_ids; /* ids other objects link (from the cache index) */
 } HubClaimInput;
@@ -56,7 +67,7 @@ const char *hub_claim_action_to_string(HubClaimAction a);
 
 int hub_claim_decide(const HubClaimInput *in, HubClaimDecision *ret);
 
-/* "<RFC 3339 time> <holder>"; allocated. */
+/* "<RFC 3339 time, to the microsecond> <holder>"; allocated. */
 char *hub_claim_marker(usec_t now, const char *identity);
 /* -EINVAL when malformed. */
 int hub_claim_parse_marker(const char *v, usec_t *ret_time, char **ret_holder);

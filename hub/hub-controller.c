@@ -353,6 +353,7 @@ int hub_controller_reconcile(HubController *c, const char *key, HubReconcileStat
         if (r < 0)
                 return r;
         obs->now = now_usec(CLOCK_REALTIME);
+        obs->active_since = c->ctx->active_since;
         r = t->observe(c->ctx, obs);
         if (r < 0) {
                 log_warning_errno(r, "%s %s: cannot observe: %m", t->name, key);
@@ -394,11 +395,18 @@ int hub_controller_reconcile(HubController *c, const char *key, HubReconcileStat
                         hub_exec_result_done(&ex);
                         break;
                 }
-                if (ex.redecide && !ex.conflict && !ex.failed && !ex.gone) {
+                if (ex.redecide && !ex.conflict && !ex.failed && !ex.gone && !ex.refused) {
                         hub_exec_result_done(&ex);
                         continue;
                 }
-                if (ex.conflict || ex.failed) {
+                if (ex.refused) {
+                        /* logged where it happened; a requeue would only
+                         * send it again: the plan's own delay alone */
+                        if (plan.requeue_after > 0) {
+                                stats.result = HUB_RECONCILE_REQUEUE_AFTER;
+                                stats.requeue_after = plan.requeue_after;
+                        }
+                } else if (ex.conflict || ex.failed) {
                         if (ex.conflict)
                                 log_debug("%s %s: %s, again", t->name, key, strna(ex.error));
                         else

@@ -22,6 +22,7 @@ typedef struct HubController HubController;
 typedef struct HubCache HubCache;
 typedef struct HubService HubService;
 typedef struct HubMetrics HubMetrics;
+typedef struct HubRefusals HubRefusals;
 typedef struct KubeClient KubeClient;
 typedef struct KubeEventRecorder KubeEventRecorder;
 typedef struct json_object json_object;
@@ -30,7 +31,6 @@ typedef struct json_object json_object;
 typedef struct HubConfig {
         char *image_type; /* "minimal-iso" */
         bool converged_flow;
-        char *service_url; /* for the debug URLs */
         usec_t image_cooldown; /* an InfraEnv image's cool-down before BMHs boot it (60 s) */
         usec_t approve_csrs_requeue; /* day-2: how often a joining node is looked at (1 min) */
 } HubConfig;
@@ -42,8 +42,13 @@ typedef struct HubContext {
         HubService *service;
         HubMetrics *metrics;
         KubeEventRecorder *events; /* may be NULL (tests) */
+        HubRefusals *refusals; /* writes refused for their size (hub-exec.h); may be NULL */
         const HubConfig *config;
         const char *identity; /* this replica: claims, logs */
+        /* CLOCK_REALTIME since when this replica is the only one acting: set
+         * once before the controllers start (the Lease held, or no leader
+         * election), 0 before */
+        usec_t active_since;
         /* every controller, for watches that enqueue another's keys */
         HubController **controllers;
         size_t n_controllers;
@@ -56,7 +61,7 @@ typedef struct HubControllerType {
         /* Registers the watches (hub_controller_watch()); before the cache
          * starts. May be NULL. */
         int (*setup)(HubController *c);
-        /* Reads only. The struct is zeroed but for the base's now, ns and
+        /* Reads only. The struct is zeroed but for the base's now, active_since, ns and
          * name. Errors met are facts for decide; < 0 only when nothing can
          * be decided at all (then the key is requeued with back-off). */
         int (*observe)(HubContext *ctx, HubObserved *o);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "cleanup.h"
 #include "hub-exec.h"
+#include "hub-inputs.h"
 #include "hub-metrics.h"
 #include "hub-service.h"
 #include "jsonutil.h"
@@ -125,6 +127,196 @@ static int kube_failed(HubExecResult *ret, const HubWrite *w, int error, const K
         return 1;
 }
 
+/* ---- writes refused for their size ---- */
+
+bool hub_write_refused_for_size(int error, long code, const char *message)
+{
+        if (error == -E2BIG || code == 413)
+                return true;
+        if (!message)
+                return false;
+        if ((code == 500 || error == -EIO) &&
+            (strstr(message, "etcdserver: request is too large") ||
+             (strstr(message, "ResourceExhausted") && strstr(message, "larger than max"))))
+                return true;
+        /* metadata.annotations over 256 KiB */
+        return (code == 422 || error == -EINVAL) && strstr(message, "Too long: must have at most");
+}
+
+/* enough for every object a hub reconciles at once to have one */
+#define REFUSALS_MAX 256
+
+typedef struct Refusal {
+        char *key; /* "<resource>/<namespace>/<name>[/status]" */
+        char *content; /* the digest of what was refused */
+        char *resource_version; /* of the object it was refused against ("": not known) */
+        char *conditions; /* the digest of a status patch's conditions refused alone too, or NULL */
+} Refusal;
+
+struct HubRefusals {
+        pthread_mutex_t lock;
+        Refusal items[REFUSALS_MAX];
+        size_t next; /* the slot a new key takes (the oldest) */
+};
+
+int hub_refusals_new(HubRefusals **ret)
+{
+        HubRefusals *r = calloc(1, sizeof(*r));
+
+        if (!r)
+                return -ENOMEM;
+        pthread_mutex_init(&r->lock, NULL);
+        *ret = r;
+        return 0;
+}
+
+static void refusal_done(Refusal *x)
+{
+        free(x->key);
+        free(x->content);
+        free(x->resource_version);
+        free(x->conditions);
+        *x = (Refusal){};
+}
+
+HubRefusals *hub_refusals_free(HubRefusals *r)
+{
+        if (!r)
+                return NULL;
+        for (size_t i = 0; i < REFUSALS_MAX; i++)
+                refusal_done(&r->items[i]);
+        pthread_mutex_destroy(&r->lock);
+        free(r);
+        return NULL;
+}
+
+static Refusal *refusal_find(HubRefusals *r, const char *key)
+{
+        for (size_t i = 0; i < REFUSALS_MAX; i++)
+                if (streq_ptr(r->items[i].key, key))
+                        return &r->items[i];
+        return NULL;
+}
+
+/* that content was refused for that object, and the object did not
+ * change since: true, and *ret_conditions the digest of the conditions
+ * refused alone too (NULL: none) */
+static bool refusals_has(HubRefusals *r, const char *key, const char *content, const char *rv,
+                         char **ret_conditions)
+{
+        Refusal *x;
+        bool found;
+
+        *ret_conditions = NULL;
+        if (!r)
+                return false;
+        pthread_mutex_lock(&r->lock);
+        x = refusal_find(r, key);
+        found = x && streq_ptr(x->content, content) && streq_ptr(x->resource_version, rv);
+        if (found && x->conditions)
+                *ret_conditions = strdup(x->conditions);
+        pthread_mutex_unlock(&r->lock);
+        return found;
+}
+
+static void refusals_remember(HubRefusals *r, const char *key, const char *content, const char *rv,
+                              const char *conditions)
+{
+        Refusal *x;
+
+        if (!r)
+                return;
+        pthread_mutex_lock(&r->lock);
+        x = refusal_find(r, key);
+        if (!x) {
+                x = &r->items[r->next];
+                r->next = (r->next + 1) % REFUSALS_MAX;
+        }
+        refusal_done(x);
+        x->key = strdup(key);
+        x->content = strdup(content);
+        x->resource_version = strdup(rv);
+        x->conditions = conditions ? strdup(conditions) : NULL;
+        if (!x->key || !x->content || !x->resource_version || (conditions && !x->conditions))
+                refusal_done(x); /* forgotten: at worst sent once more */
+        pthread_mutex_unlock(&r->lock);
+}
+
+static void refusals_forget(HubRefusals *r, const char *key)
+{
+        Refusal *x;
+
+        if (!r)
+                return;
+        pthread_mutex_lock(&r->lock);
+        x = refusal_find(r, key);
+        if (x)
+                refusal_done(x);
+        pthread_mutex_unlock(&r->lock);
+}
+
+/* The digest of a write's content, the times of its conditions left
+ * out: a condition never stored gets a new lastTransitionTime at every
+ * reconcile, and is no other content for that */
+static int content_digest(json_object *body, char ret[static 80])
+{
+        _cleanup_(json_object_putp) json_object *copy = hub_json_copy(body);
+        _cleanup_free_ char *text = NULL;
+        json_object *conditions = json_get_path(copy, "status.conditions");
+
+        if (!copy)
+                return -ENOMEM;
+        for (size_t i = 0; i < hub_json_array_length(conditions); i++) {
+                json_object *c = json_object_array_get_idx(conditions, i);
+
+                json_object_object_del(c, "lastTransitionTime");
+                json_object_object_del(c, "lastProbeTime");
+                json_object_object_del(c, "lastHeartbeatTime");
+        }
+        text = json_to_string(copy, 0);
+        if (!text)
+                return -ENOMEM;
+        return hub_digest(text, ret);
+}
+
+/* A Kubernetes write as the refusals know it: the object's key, the
+ * digest of its content (of a status patch: all but its conditions,
+ * which are bounded and always sent), the resourceVersion it goes
+ * against. */
+typedef struct WriteId {
+        char *key;
+        char content[80];
+        const char *resource_version;
+} WriteId;
+
+static void write_id_done(WriteId *id)
+{
+        free(id->key);
+}
+
+static int write_id(const HubWrite *w, const KubeResource *res, HubObserved *obs, WriteId *ret)
+{
+        _cleanup_(json_object_putp) json_object *conditions = NULL, *rest = NULL;
+        const char *name = w->name ? w->name : kube_object_name(w->body);
+        int r;
+
+        if (w->kind == HUB_WRITE_PATCH_STATUS) {
+                r = hub_status_patch_split(w->body, &conditions, &rest);
+                if (r < 0)
+                        return r;
+        }
+        ret->key = strdup_printf("%s/%s/%s%s", res->resource, strempty(w->ns), strempty(name),
+                                 w->kind == HUB_WRITE_PATCH_STATUS ? "/status" : "");
+        if (!ret->key)
+                return -ENOMEM;
+        r = content_digest(rest ? rest : w->body, ret->content);
+        if (r < 0)
+                return r;
+        ret->resource_version = strempty(w->self && obs->object ? kube_object_resource_version(obs->object)
+                                                                : w->resource_version);
+        return 0;
+}
+
 /* A plan's own earlier write to an object it locks a later write on: the
  * lock holds "nobody else changed it since it was observed", so the
  * resourceVersion that earlier write produced stands for the observed
@@ -147,43 +339,158 @@ static bool chain_same(const Chain *c, HubKind target, const HubWrite *w)
         return c->written && c->target == target && streq_ptr(c->ns, w->ns) && streq_ptr(c->name, w->name);
 }
 
+/* The merge patch body of w, with the resourceVersion it needs. */
+static int send_patch(HubContext *ctx, const KubeResource *res, HubKind target, const HubWrite *w,
+                      json_object *body, HubObserved *obs, const Chain *chain, json_object **ret_answer,
+                      KubeStatus *st)
+{
+        _cleanup_(json_object_putp) json_object *patch = hub_json_copy(body);
+        const char *rv = w->resource_version;
+
+        if (!patch)
+                return -ENOMEM;
+        if (w->self && obs->object && hub_json_patch_has_array(patch))
+                rv = kube_object_resource_version(obs->object);
+        else if (rv && chain_same(chain, target, w) && streq(rv, chain->observed))
+                rv = chain->written;
+        if (rv) {
+                json_object *md = hub_json_ensure_object(patch, "metadata");
+
+                if (!md || json_add_string(md, "resourceVersion", rv) < 0)
+                        return -ENOMEM;
+        }
+        return kube_patch(ctx->kube, res, w->ns, w->name,
+                          w->kind == HUB_WRITE_PATCH_STATUS ? "status" : NULL, KUBE_PATCH_MERGE, patch,
+                          ret_answer, st);
+}
+
+/* After a write the server took: the chain, the count, the reconciled
+ * object replaced by the answer (taken). */
+static int written(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubKind target,
+                   HubObserved *obs, Chain *chain, json_object **answer, HubExecResult *ret)
+{
+        if (!w->self && w->kind != HUB_WRITE_DELETE && w->resource_version && *answer &&
+            kube_object_resource_version(*answer)) {
+                char *now = strdup(kube_object_resource_version(*answer)),
+                     *observed = strdup(chain_same(chain, target, w) &&
+                                                        streq(w->resource_version, chain->observed)
+                                                ? chain->observed
+                                                : w->resource_version);
+
+                chain_done(chain);
+                *chain = (Chain){ target, w->ns, w->name, observed, now };
+                if (!observed || !now)
+                        return -ENOMEM;
+        }
+        ret->writes++;
+        count_write(ctx, t->name, w->kind, target);
+        log_debug("%s: %s %s %s/%s", t->name, hub_write_kind_to_string(w->kind),
+                  strna(hub_kind_to_string(target)), strempty(w->ns), strempty(w->name));
+        if (w->self && *answer &&
+            (w->kind == HUB_WRITE_PATCH || w->kind == HUB_WRITE_PATCH_STATUS ||
+             w->kind == HUB_WRITE_CREATE)) {
+                json_object_put(obs->object);
+                obs->object = TAKE_PTR(*answer);
+                free(ret->self_resource_version);
+                ret->self_resource_version = obs->object && kube_object_resource_version(obs->object)
+                                                     ? strdup(kube_object_resource_version(obs->object))
+                                                     : NULL;
+        }
+        return 0;
+}
+
+/* w was refused for its size, now (st) or before with the same content
+ * against the same object (st NULL; conditions_refused: the digest of
+ * its conditions refused alone too, or NULL): logged once, remembered,
+ * and of a status patch the conditions alone are written, unless they
+ * were refused as they are. Stops the plan. */
+static int refused(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubKind target,
+                   const KubeResource *res, HubObserved *obs, Chain *chain, const WriteId *id,
+                   const KubeStatus *st, const char *conditions_refused, HubExecResult *ret)
+{
+        _cleanup_(json_object_putp) json_object *conditions = NULL, *rest = NULL, *answer = NULL;
+        _cleanup_kube_status_ KubeStatus cst = {};
+        _cleanup_free_ char *rv = strdup(id->resource_version), *refused_now = NULL;
+        const char *kind = strna(hub_kind_to_string(target)), *verb = hub_write_kind_to_string(w->kind);
+        char cdg[80] = "";
+        int r;
+
+        if (!rv)
+                return -ENOMEM;
+        ret->refused = true;
+        if (st)
+                log_error("%s: the API server refused the %s of %s %s/%s for its size; that content is not "
+                          "sent again: %s",
+                          t->name, verb, kind, strempty(w->ns), strempty(w->name), strna(st->message));
+        else
+                log_debug("%s: the %s of %s %s/%s was refused for its size before, not sent again", t->name,
+                          verb, kind, strempty(w->ns), strempty(w->name));
+        (void)fail(ret, "%s %s %s/%s: refused for its size", verb, kind, strempty(w->ns), strempty(w->name));
+        if (w->kind == HUB_WRITE_PATCH_STATUS) {
+                r = hub_status_patch_split(w->body, &conditions, &rest);
+                if (r < 0)
+                        return r;
+        }
+        if (conditions && rest) {
+                r = content_digest(conditions, cdg);
+                if (r < 0)
+                        return r;
+        }
+        if (conditions && rest && conditions_refused && streq(conditions_refused, cdg))
+                refused_now = strdup(cdg);
+        else if (conditions && rest) {
+                /* the conditions are bounded (hub-text.h): they may fit */
+                r = send_patch(ctx, res, target, w, conditions, obs, chain, &answer, &cst);
+                if (r >= 0) {
+                        r = free_and_strdup(&rv, strempty(kube_object_resource_version(answer)));
+                        if (r >= 0)
+                                r = written(ctx, t, w, target, obs, chain, &answer, ret);
+                        if (r < 0)
+                                return r;
+                } else if (r == -ENOMEM)
+                        return r;
+                else {
+                        log_debug("%s: the conditions of %s %s/%s alone were refused too: %s", t->name, kind,
+                                  strempty(w->ns), strempty(w->name), strna(cst.message));
+                        if (hub_write_refused_for_size(r, cst.code, cst.message))
+                                refused_now = strdup(cdg);
+                }
+        }
+        refusals_remember(ctx->refusals, id->key, id->content, rv, refused_now);
+        return 1;
+}
+
 static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubObserved *obs,
                      Chain *chain, HubExecResult *ret)
 {
         _cleanup_kube_status_ KubeStatus st = {};
-        _cleanup_(json_object_putp) json_object *answer = NULL, *patch = NULL;
+        _cleanup_(json_object_putp) json_object *answer = NULL;
+        _cleanup_(write_id_done) WriteId id = {};
         HubKind target = w->self ? t->kind : w->target;
         const KubeResource *res = hub_kind_resource(target);
-        const char *subresource = w->kind == HUB_WRITE_PATCH_STATUS ? "status" : NULL;
         int r;
 
         if (!res)
                 return -EINVAL;
+        if (w->kind != HUB_WRITE_DELETE) {
+                _cleanup_free_ char *conditions_refused = NULL;
+
+                r = write_id(w, res, obs, &id);
+                if (r < 0)
+                        return r;
+                if (refusals_has(ctx->refusals, id.key, id.content, id.resource_version,
+                                 &conditions_refused))
+                        return refused(ctx, t, w, target, res, obs, chain, &id, NULL, conditions_refused,
+                                       ret);
+        }
         switch (w->kind) {
         case HUB_WRITE_CREATE:
                 r = kube_create(ctx->kube, res, w->ns, w->body, &answer, &st);
                 break;
         case HUB_WRITE_PATCH:
-        case HUB_WRITE_PATCH_STATUS: {
-                const char *rv = w->resource_version;
-
-                patch = hub_json_copy(w->body);
-                if (!patch)
-                        return -ENOMEM;
-                if (w->self && obs->object && hub_json_patch_has_array(patch))
-                        rv = kube_object_resource_version(obs->object);
-                else if (rv && chain_same(chain, target, w) && streq(rv, chain->observed))
-                        rv = chain->written;
-                if (rv) {
-                        json_object *md = hub_json_ensure_object(patch, "metadata");
-
-                        if (!md || json_add_string(md, "resourceVersion", rv) < 0)
-                                return -ENOMEM;
-                }
-                r = kube_patch(ctx->kube, res, w->ns, w->name, subresource, KUBE_PATCH_MERGE, patch, &answer,
-                               &st);
+        case HUB_WRITE_PATCH_STATUS:
+                r = send_patch(ctx, res, target, w, w->body, obs, chain, &answer, &st);
                 break;
-        }
         case HUB_WRITE_DELETE: {
                 KubeDeleteOptions o = { .precondition_uid = w->uid,
                                         .grace_period_seconds = KUBE_GRACE_UNSET };
@@ -196,36 +503,13 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
         default:
                 return -EINVAL;
         }
+        if (r < 0 && id.key && hub_write_refused_for_size(r, st.code, st.message))
+                return refused(ctx, t, w, target, res, obs, chain, &id, &st, NULL, ret);
         if (r < 0)
                 return kube_failed(ret, w, r, &st);
-        if (!w->self && w->kind != HUB_WRITE_DELETE && w->resource_version && answer &&
-            kube_object_resource_version(answer)) {
-                char *written = strdup(kube_object_resource_version(answer)),
-                     *observed = strdup(chain_same(chain, target, w) &&
-                                                        streq(w->resource_version, chain->observed)
-                                                ? chain->observed
-                                                : w->resource_version);
-
-                chain_done(chain);
-                *chain = (Chain){ target, w->ns, w->name, observed, written };
-                if (!observed || !written)
-                        return -ENOMEM;
-        }
-        ret->writes++;
-        count_write(ctx, t->name, w->kind, target);
-        log_debug("%s: %s %s %s/%s", t->name, hub_write_kind_to_string(w->kind),
-                  strna(hub_kind_to_string(target)), strempty(w->ns), strempty(w->name));
-        if (w->self && answer &&
-            (w->kind == HUB_WRITE_PATCH || w->kind == HUB_WRITE_PATCH_STATUS ||
-             w->kind == HUB_WRITE_CREATE)) {
-                json_object_put(obs->object);
-                obs->object = TAKE_PTR(answer);
-                free(ret->self_resource_version);
-                ret->self_resource_version = obs->object && kube_object_resource_version(obs->object)
-                                                     ? strdup(kube_object_resource_version(obs->object))
-                                                     : NULL;
-        }
-        return 0;
+        if (id.key)
+                refusals_forget(ctx->refusals, id.key);
+        return written(ctx, t, w, target, obs, chain, &answer, ret);
 }
 
 static const KubeResource spoke_resources[_HUB_SPOKE_RESOURCE_MAX] = {

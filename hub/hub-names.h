@@ -295,6 +295,8 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_ANNOTATION_AGENT_STATE "agent.agent-install.openshift.io/state"
 #define HUB_ANNOTATION_AGENT_ROLE "agent.agent-install.openshift.io/role"
 #define HUB_ANNOTATION_AGENT_INVENTORY "agent.agent-install.openshift.io/inventory"
+/* cradle's: what the inventory annotation leaves out when the whole was too large */
+#define HUB_ANNOTATION_AGENT_INVENTORY_TRIMMED "cradle.agent-install.openshift.io/inventory-trimmed"
 #define HUB_ANNOTATION_AGENT_VALIDATIONS "agent.agent-install.openshift.io/validations-info"
 #define HUB_ANNOTATION_AGENT_STAGE "agent.agent-install.openshift.io/current-stage"
 #define HUB_ANNOTATION_SKIP_SPOKE_CLEANUP "agent.agent-install.openshift.io/skip-spoke-cleanup"

@@ -11,6 +11,7 @@
 #include "assisted/assisted-user.h"
 #include "cleanup.h"
 #include "hub-plan.h"
+#include "hub-text.h"
 #include "jsonutil.h"
 #include "strutil.h"
 
@@ -238,6 +239,7 @@ int hub_plan_event(HubPlan *p, json_object *involved, const char *type, const ch
                    ...)
 {
         HubWrite *w = plan_append(p, HUB_WRITE_EVENT);
+        _cleanup_free_ char *message = NULL;
         va_list ap;
 
         if (!w)
@@ -247,8 +249,11 @@ int hub_plan_event(HubPlan *p, json_object *involved, const char *type, const ch
         if (dup_or_null(&w->reason, reason) < 0)
                 return -ENOMEM;
         va_start(ap, fmt);
-        w->message = strdup_vprintf(fmt, ap);
+        message = strdup_vprintf(fmt, ap);
         va_end(ap);
+        if (!message)
+                return -ENOMEM;
+        w->message = hub_text_bound(message, HUB_EVENT_TEXT_MAX);
         return w->message ? 0 : -ENOMEM;
 }
 
@@ -320,6 +325,10 @@ static int patch_object(HubPlan *p, HubKind target, json_object *observed, json_
 
         if (!observed || !desired)
                 return 0;
+        /* json-c aborts on an object operation of another type */
+        if (!json_object_is_type(observed, json_type_object) ||
+            !json_object_is_type(desired, json_type_object))
+                return -EINVAL;
         a = hub_json_copy(observed);
         b = hub_json_copy(desired);
         if (!a || !b)
@@ -371,6 +380,31 @@ int hub_plan_patch_object_locked(HubPlan *p, HubKind target, json_object *observ
                                  bool with_status)
 {
         return patch_object(p, target, observed, desired, false, with_status, true);
+}
+
+int hub_status_patch_split(json_object *patch, json_object **ret_conditions, json_object **ret_rest)
+{
+        _cleanup_(json_object_putp) json_object *rest = hub_json_copy(patch), *only = NULL;
+        json_object *st = json_get(rest, "status"), *conditions = NULL;
+
+        if (!rest)
+                return -ENOMEM;
+        /* null too: a patch that removes them */
+        if (json_object_is_type(st, json_type_object) &&
+            json_object_object_get_ex(st, "conditions", &conditions)) {
+                json_object *ost;
+
+                only = json_new_object();
+                ost = only ? hub_json_ensure_object(only, "status") : NULL;
+                if (!ost || json_object_object_add(ost, "conditions", json_object_get(conditions)) < 0)
+                        return -ENOMEM;
+                json_object_object_del(st, "conditions");
+        }
+        if (json_object_is_type(st, json_type_object) && json_object_object_length(st) == 0)
+                json_object_object_del(rest, "status");
+        *ret_conditions = TAKE_PTR(only);
+        *ret_rest = json_object_object_length(rest) > 0 ? TAKE_PTR(rest) : NULL;
+        return 0;
 }
 
 /* ---- JSON ---- */
@@ -777,7 +811,7 @@ static int conditions_set(json_object *obj, const char *type, const char *status
                         return -ENOMEM;
         }
         if (json_add_string(c, "status", status) < 0 || json_add_string(c, "reason", reason) < 0 ||
-            json_add_string(c, "message", message) < 0)
+            hub_json_add_bounded(c, "message", message, HUB_TEXT_MAX) < 0)
                 return -ENOMEM;
         if (meta) {
                 (void)json_get_int64(json_get(obj, "metadata"), "generation", &gen);
@@ -803,10 +837,14 @@ int hub_hive_conditions_set(json_object *obj, const char *type, const char *stat
                             const char *message, usec_t now)
 {
         json_object *st = hub_json_ensure_object(obj, "status"), *list, *c;
+        /* a message may carry a text of the service: bounded before it is
+         * compared, so that an unchanged text is no change */
+        _cleanup_free_ char *bounded = hub_text_bound(message, HUB_TEXT_MAX);
         char ts[32];
 
-        if (!st)
+        if (!st || !bounded)
                 return -ENOMEM;
+        message = bounded;
         hub_format_time(now, ts);
         list = json_get(st, "conditions");
         if (!json_object_is_type(list, json_type_array)) {
@@ -859,17 +897,22 @@ int hub_parse_time(const char *s, usec_t *ret)
 
         if (!s)
                 return -EINVAL;
+        usec_t frac = 0, scale = USEC_PER_SEC;
+
         end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
         if (!end)
                 return -EINVAL;
-        if (*end == '.') /* fractional seconds: MicroTime */
+        if (*end == '.') /* fractional seconds (MicroTime, the service's): to the microsecond */
                 for (end++; *end >= '0' && *end <= '9'; end++)
-                        ;
+                        if (scale > 1) {
+                                scale /= 10;
+                                frac += (usec_t)(*end - '0') * scale;
+                        }
         if (!streq(end, "Z"))
                 return -EINVAL;
         t = timegm(&tm);
         if (t < 0)
                 return -EINVAL;
-        *ret = (usec_t)t * USEC_PER_SEC;
+        *ret = (usec_t)t * USEC_PER_SEC + frac;
         return 0;
 }

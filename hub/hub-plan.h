@@ -62,6 +62,9 @@ bool hub_call_is_user_error(const HubCallResult *r);
 
 typedef struct HubObserved {
         usec_t now; /* CLOCK_REALTIME, read once by observe */
+        /* CLOCK_REALTIME since when this replica is the only one acting
+         * (HubContext.active_since; the claim protocol, hub-claim.h) */
+        usec_t active_since;
         char *ns; /* the key's namespace and name */
         char *name;
         /* the reconciled object, NULL when it does not exist; replaced by
@@ -197,6 +200,13 @@ int hub_plan_patch_object(HubPlan *p, HubKind target, json_object *observed, jso
 int hub_plan_patch_object_locked(HubPlan *p, HubKind target, json_object *observed, json_object *desired,
                                  bool with_status);
 
+/* A status patch ({"status": {...}}) cut in two: its conditions alone
+ * (*ret_conditions, NULL when it sets none) and everything else
+ * (*ret_rest, NULL when nothing else). The executor writes the
+ * conditions alone when the API server refused the whole patch for its
+ * size: they are bounded (hub-text.h), the rest may not be. */
+int hub_status_patch_split(json_object *patch, json_object **ret_conditions, json_object **ret_rest);
+
 /* ---- JSON helpers for decide ---- */
 
 /* RFC 7386 merge patch that turns a into b: changed and new keys with b's
@@ -264,5 +274,6 @@ json_object *hub_conditions_find(json_object *obj, const char *type);
 
 /* RFC 3339 UTC, seconds ("2026-01-02T03:04:05Z"), of a CLOCK_REALTIME usec. */
 void hub_format_time(usec_t t, char ret[static 32]);
-/* Parses the RFC 3339 times kube writes; -EINVAL. */
+/* Parses the RFC 3339 times kube and the service write (fractional
+ * seconds kept to the microsecond); -EINVAL. */
 int hub_parse_time(const char *s, usec_t *ret);

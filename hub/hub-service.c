@@ -13,6 +13,7 @@
 #include "config.h"
 #include "hub-metrics.h"
 #include "hub-service.h"
+#include "hub-text.h"
 #include "jsonutil.h"
 #include "redact.h"
 #include "strutil.h"
@@ -413,6 +414,8 @@ static int fill_result(HubCallResult *ret, const char *tag, int error, long stat
                                     : strdup_printf("%s failed: %s", tag, strerror(-ERRNO_VALUE(error)));
                 if (!ret->message)
                         return -ENOMEM;
+                /* statuses get its beginning (hub-text.h), the log all of it */
+                hub_text_log_long(tag, status, ret->message);
         }
         return 0;
 }

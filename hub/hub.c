@@ -17,6 +17,7 @@
 #include "cradle-hub.h"
 #include "hub-cache.h"
 #include "hub-controller.h"
+#include "hub-exec.h"
 #include "hub-glue.h"
 #include "hub-http.h"
 #include "hub-metrics.h"
@@ -195,6 +196,7 @@ struct CradleHub {
         HubService *service;
         HubMetrics *metrics;
         KubeEventRecorder *events;
+        HubRefusals *refusals;
         HubContext ctx;
         HubController **controllers;
         size_t n_controllers;
@@ -289,11 +291,11 @@ CradleHub *cradle_hub_free(CradleHub *h)
         hub_cache_free(h->cache);
         hub_service_free(h->service);
         kube_event_recorder_free(h->events);
+        hub_refusals_free(h->refusals);
         kube_client_free(h->kube);
         hub_metrics_free(h->metrics);
         options_done(&h->opts);
         free(h->config.image_type);
-        free(h->config.service_url);
         free(h->identity);
         close(h->wake_fd);
         free(h);
@@ -538,6 +540,9 @@ static void *starter_thread(void *p)
         }
         if (atomic_load(&h->stopping))
                 return NULL;
+        /* from now on no other replica acts: a claim marker of another
+         * holder older than this is a predecessor's (hub-claim.h) */
+        h->ctx.active_since = now_usec(CLOCK_REALTIME);
         r = hub_service_start(h->service, &(HubServiceCallbacks){ .tracked_infra_envs = tracked_infra_envs,
                                                                   .host_changed = host_changed,
                                                                   .infra_env_changed = infra_env_changed,
@@ -606,12 +611,11 @@ int cradle_hub_start(CradleHub *h, char **reterr)
                 return -EINVAL;
         }
         h->config.image_type = strdup(h->opts.image_type);
-        h->config.service_url = strdup(h->opts.service_url);
         h->config.converged_flow = h->opts.converged_flow;
         h->config.image_cooldown = h->opts.image_cooldown;
         h->config.approve_csrs_requeue = h->opts.approve_csrs_requeue;
         h->identity = default_identity();
-        if (!h->config.image_type || !h->config.service_url || !h->identity)
+        if (!h->config.image_type || !h->identity)
                 return -ENOMEM;
 
         r = hub_metrics_new(&h->metrics);
@@ -656,6 +660,9 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         r = kube_event_recorder_new(h->kube, "cradle-hub", NULL, &h->events);
         if (r < 0)
                 return r;
+        r = hub_refusals_new(&h->refusals);
+        if (r < 0)
+                return r;
         r = hub_cache_new(h->kube, h->opts.namespaces, h->opts.sync_period, &h->cache);
         if (r < 0)
                 return r;
@@ -669,6 +676,7 @@ int cradle_hub_start(CradleHub *h, char **reterr)
                 .service = h->service,
                 .metrics = h->metrics,
                 .events = h->events,
+                .refusals = h->refusals,
                 .config = &h->config,
                 .identity = h->identity,
         };

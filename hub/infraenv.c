@@ -12,6 +12,7 @@
 #include "hub-claim.h"
 #include "hub-exec.h"
 #include "hub-inputs.h"
+#include "hub-links.h"
 #include "hub-nmstate.h"
 #include "hub-service.h"
 #include "http.h"
@@ -71,6 +72,7 @@ static int claim(const InfraEnvObserved *o, json_object *ie, HubClaimDecision *d
                                                   .name = o->base.name,
                                                   .identity = o->identity,
                                                   .now = o->base.now,
+                                                  .active_since = o->base.active_since,
                                                   .candidates = o->searched && o->candidates.error >= 0
                                                                         ? o->candidates.body
                                                                         : NULL,
@@ -177,7 +179,6 @@ static int infraenv_observe(HubContext *ctx, HubObserved *base)
         int r;
 
         o->image_type = ctx->config->image_type;
-        o->service_url = ctx->config->service_url;
         o->identity = ctx->identity;
         r = hub_cache_get(ctx->cache, HUB_KIND_INFRAENV, base->ns, base->name, &base->object);
         if (r == -ENOENT)
@@ -1030,6 +1031,7 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                                             "BootOrderControl");
                 bool planned = false;
                 json_object *dst_arts, *dbg;
+                _cleanup_(hub_link_signer_done) HubLinkSigner signer = {};
                 char ts[32];
 
                 if (need_artifacts && !ipxe) {
@@ -1099,19 +1101,19 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                          * serve them does not hold the image back; one that
                          * failed tries again later */
                         if ((ipxe && ipxe->error < 0 && !hub_call_is_user_error(ipxe)) ||
-                            (uipxe && uipxe->error < 0 && !hub_call_is_user_error(uipxe)))
+                            (uipxe && uipxe->error < 0 && !hub_call_is_user_error(uipxe)) ||
+                            (uign && uign->error < 0 && !hub_call_is_user_error(uign)))
                                 hub_plan_requeue_after(plan, HUB_REQUEUE_RECOVERABLE);
                 }
                 dbg = hub_json_ensure_object(status, "debugInfo");
                 if (!dbg)
                         return -ENOMEM;
-                if (isempty(json_get_string(dbg, "eventsURL"))) {
-                        _cleanup_free_ char *events = NULL,
-                                            *base_url = http_url_join(o->service_url,
-                                                                      "/api/assisted-install/v2/events");
+                /* on the service's public base URL, with the infra-env's key
+                 * when the service signs: both from its presigned URL */
+                if (hub_link_signer_parse(hub_link_source_of_infraenv(desired), &signer) >= 0) {
+                        _cleanup_free_ char *events = hub_link_events(&signer, "infra_env_id", id);
 
-                        events = base_url ? strdup_printf("%s?infra_env_id=%s", base_url, id) : NULL;
-                        if (!events || json_add_string(dbg, "eventsURL", events) < 0)
+                        if (!events || hub_link_set(dbg, "eventsURL", events) < 0)
                                 return -ENOMEM;
                 }
                 /* the service presigns only discovery.ign and ipxe-script; the

@@ -13,7 +13,6 @@
 typedef struct InfraEnvObserved {
         HubObserved base;
         const char *image_type; /* --image-type */
-        const char *service_url;
         const char *identity;
 
         /* the pull secret: the Secret, or why not */

@@ -345,7 +345,6 @@ int main(int argc, char **argv)
         log_set_max_level(LOG_WARNING);
         mode = argv[4];
         namespaces[0] = argv[3];
-        config.service_url = argv[2];
         {
                 _cleanup_(kube_config_freep) KubeConfig *cfg = NULL;
 

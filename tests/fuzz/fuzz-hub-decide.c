@@ -12,7 +12,9 @@
 #include "cluster.h"
 #include "fuzz.h"
 #include "hub-claim.h"
+#include "hub-links.h"
 #include "hub-nmstate.h"
+#include "hub-text.h"
 #include "infraenv.h"
 #include "jsonutil.h"
 #include "ppi.h"
@@ -24,7 +26,8 @@
  * "cluster", "manifests", "kubeconfig", "node", "csrs", "text"} feeds each
  * controller's decide once (every field may be anything), and the parsers
  * of service text (inventory, iPXE script, static network config, times,
- * claim markers). A decision may refuse, never crash. */
+ * claim markers, the service's URLs, the inventory annotation, bounded
+ * texts). A decision may refuse, never crash. */
 
 static json_object *field(json_object *in, const char *k)
 {
@@ -74,9 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             !json_object_is_type(in, json_type_object))
                 return 0;
         {
-                InfraEnvObserved o = { .image_type = "minimal-iso",
-                                       .service_url = "http://s",
-                                       .identity = "me" };
+                InfraEnvObserved o = { .image_type = "minimal-iso", .identity = "me" };
                 json_object *nm = json_get(in, "nmstate");
                 size_t n = hub_json_array_length(nm);
 
@@ -105,7 +106,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 o.infraenv = field(in, "infraenv");
                 o.infra_env_id = strdup("ie");
                 o.old_infraenv = field(in, "object");
-                o.install.service_url = "http://s";
                 o.install.cd = ref(in, "cd");
                 o.install.aci = field(in, "aci");
                 o.install.token_secret = ref(in, "secret");
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 run(&hub_agent_controller, &o.base);
         }
         {
-                ClusterObserved o = { .identity = "me", .service_url = "http://s" };
+                ClusterObserved o = { .identity = "me" };
                 json_object *cms = json_get(in, "config_maps"), *agents = json_get(in, "agents");
                 size_t n_cms = hub_json_array_length(cms), n_agents = hub_json_array_length(agents);
 
@@ -192,6 +192,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         _cleanup_free_ char *version = NULL, *arch = NULL, *why = NULL;
 
                         (void)cd_release_from_image(text, &version, &arch, &why);
+                }
+                {
+                        /* the service's URLs, the inventory annotation (a small
+                         * limit: trimmed), a bounded text */
+                        _cleanup_(hub_link_signer_done) HubLinkSigner s = {};
+                        _cleanup_free_ char *ann = NULL, *note = NULL, *b = hub_text_bound(text, 64);
+
+                        if (hub_link_signer_parse(text, &s) >= 0)
+                                free(hub_link_events(&s, "infra_env_id", text));
+                        (void)agent_inventory_annotation(text, 4096, &ann, &note);
                 }
         }
         {

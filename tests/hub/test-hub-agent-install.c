@@ -10,6 +10,8 @@
 
 #include "agent.h"
 #include "cleanup.h"
+#include "buf.h"
+#include "hub-text.h"
 #include "hubtest.h"
 #include "jsonutil.h"
 #include "strutil.h"
@@ -17,6 +19,11 @@
 #define NOW (UINT64_C(1790000000) * USEC_PER_SEC)
 #define HOST "0479107b-3436-45d3-83a8-cb9a1dc4fb9e"
 #define CID "3c5e6d1a-0b7f-4c2e-9a41-0d5f1e2a3b4c"
+/* the service's public base URL and the infra-env's key, as its presigned
+ * URL of the host's InfraEnv carries them (hub-links.h) */
+#define PUBLIC "https://assisted.example.com"
+#define IE_FILES_URL \
+        PUBLIC "/api/assisted-install/v2/infra-envs/ie-1/downloads/files?api_key=k&file_name=discovery.ign"
 
 /* CSRs made with openssl (prime256v1): the kubelet's client request of
  * worker-0, its serving request (DNS:worker-0, IP:198.51.100.21), and
@@ -105,7 +112,6 @@ static void fixture(Fixture *f, json_object *a, json_object *h)
         f->o.host = h;
         f->o.infraenv = infraenv(NULL);
         f->o.infra_env_id = strdup("ie-1");
-        f->o.install.service_url = "http://svc";
         f->o.install.csr_requeue = HUB_REQUEUE_APPROVE_CSRS;
 }
 
@@ -362,7 +368,7 @@ TEST(conditions_of_every_host_status)
                         agent(NULL, t->approved ? "{\"approved\":true}" : "{\"approved\":false}");
                 _cleanup_(json_object_putp) json_object *h = host(t->status, t->extra);
 
-                ASSERT_OK(agent_status(a, h, CID, NULL, false, "http://svc", NOW));
+                ASSERT_OK(agent_status(a, h, CID, NULL, false, IE_FILES_URL, NOW));
                 assert_row(a, "Connected", &t->connected, t->status);
                 assert_row(a, "RequirementsMet", &t->requirements, t->status);
                 assert_row(a, "Validated", &t->validated, t->status);
@@ -407,17 +413,19 @@ TEST(status_fields)
                 "\"ntp_sources\":\"[{\\\"source_name\\\":\\\"ntp.lab\\\",\\\"source_state\\\":"
                 "\\\"synced\\\"}]\"");
 
-        ASSERT_OK(agent_status(a, h, CID, NULL, false, "http://svc", NOW));
+        ASSERT_OK(agent_status(a, h, CID, NULL, false, IE_FILES_URL, NOW));
         ASSERT_STREQ(hubtest_str(a, "status.progress.currentStage"), "Writing image to disk");
         ASSERT_STREQ(hubtest_str(a, "status.progress.progressInfo"), "40%");
         ASSERT_STREQ(hubtest_str(a, "status.progress.stageStartTime"), "2026-09-21T14:01:02Z");
         ASSERT_EQ(json_object_array_length(json_get_path(a, "status.progress.progressStages")), 3);
         ASSERT_STREQ(hubtest_str(a, "status.installation_disk_id"), "/dev/disk/by-path/p");
+        /* on the public base URL with the infra-env's key, as the service's
+         * controllers make them (agent_controller.go populateEventsURL) */
         ASSERT_STREQ(hubtest_str(a, "status.debugInfo.eventsURL"),
-                     "http://svc/api/assisted-install/v2/events?host_id=" HOST);
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&host_id=" HOST);
         ASSERT_STREQ(hubtest_str(a, "status.debugInfo.logsURL"),
-                     "http://svc/api/assisted-install/v2/clusters/" CID "/logs?host_id=" HOST
-                     "&logs_type=host");
+                     PUBLIC "/api/assisted-install/v2/clusters/" CID "/logs?api_key=k&host_id=" HOST
+                            "&logs_type=host");
         ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get_path(a, "status.ntpSources"), 0),
                                  "sourceState"),
                      "synced");
@@ -917,6 +925,171 @@ TEST(deletion_deregisters_the_host)
         ASSERT_CONDITION(f.o.base.object, "Cleanup", "False", "CleanupFailed",
                          "failed to deregister host: " HOST ": database is locked");
         ASSERT_EQ(run.requeue_after, HUB_REQUEUE_ON_ERROR);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- issue 23, finding 2: the service's texts bounded ---- */
+
+/* the host's texts in the Agent's status are bounded */
+TEST(host_texts_bounded_in_the_status)
+{
+        _cleanup_free_ char *huge = malloc(3 * 1024 * 1024 + 1), *extra = NULL;
+        _cleanup_(json_object_putp) json_object *a = agent(NULL, NULL), *h = NULL;
+
+        ASSERT_NOT_NULL(huge);
+        memset(huge, 'x', 3 * 1024 * 1024);
+        huge[3 * 1024 * 1024] = 0;
+        extra = strdup_printf(",\"cluster_id\":\"" CID "\",\"progress\":{\"current_stage\":\"Installing\","
+                              "\"progress_info\":\"%s\"}",
+                              huge);
+        h = host("installing-in-progress", extra);
+        json_object_object_add(h, "status_info", json_object_new_string(huge));
+        ASSERT_OK(agent_status(a, h, CID, huge, false, NULL, NOW));
+        ASSERT_TRUE(strlen(hubtest_str(a, "status.debugInfo.stateInfo")) <= HUB_TEXT_MAX);
+        ASSERT_TRUE(strlen(hubtest_str(a, "status.progress.progressInfo")) <= HUB_TEXT_MAX);
+        ASSERT_TRUE(strlen(hubtest_str(hub_conditions_find(a, "SpecSynced"), "message")) <= HUB_TEXT_MAX);
+        ASSERT_TRUE(strlen(hubtest_str(hub_conditions_find(a, "Installed"), "message")) <= HUB_TEXT_MAX);
+}
+
+/* ---- issue 23, finding 9: the mirror annotations stay bounded ---- */
+
+/* a server with nd disks (every third one eligible for the installation,
+ * each with a SMART report of a kilobyte) and ni NICs */
+static char *big_inventory(unsigned nd, unsigned ni)
+{
+        _cleanup_(json_object_putp) json_object *inv = hubtest_json(
+                "{\"hostname\":\"big-0\",\"bmc_address\":\"0.0.0.0\",\"timestamp\":1700000000,"
+                "\"cpu\":{\"architecture\":\"x86_64\",\"count\":256,\"flags\":[\"fpu\",\"vmx\"],"
+                "\"frequency\":2100,\"model_name\":\"Xeon\"},"
+                "\"memory\":{\"physical_bytes\":4398046511104,\"usable_bytes\":4398046511104},"
+                "\"system_vendor\":{\"manufacturer\":\"Big Iron\",\"product_name\":\"S-9000\","
+                "\"serial_number\":\"SN1\"},\"boot\":{\"current_boot_mode\":\"uefi\"},"
+                "\"routes\":[{\"destination\":\"0.0.0.0\",\"family\":2,\"gateway\":\"198.51.100.1\","
+                "\"interface\":\"eth0\"}]}");
+        json_object *disks = json_new_array(), *nics = json_new_array();
+        char smart[1025];
+
+        memset(smart, 's', sizeof(smart) - 1);
+        smart[sizeof(smart) - 1] = 0;
+        ASSERT_OK(json_add(inv, "disks", disks));
+        ASSERT_OK(json_add(inv, "interfaces", nics));
+        for (unsigned i = 0; i < nd; i++)
+                ASSERT_OK(json_append(
+                        disks,
+                        hubtest_jsonf(
+                                "{\"id\":\"/dev/disk/by-path/pci-0000:%02x:00.0-sas-%u\","
+                                "\"by_path\":\"/dev/disk/by-path/pci-0000:%02x:00.0-sas-%u\","
+                                "\"by_id\":\"/dev/disk/by-id/wwn-0x5000c500%08x\","
+                                "\"name\":\"sd%u\",\"path\":\"/dev/sd%u\",\"drive_type\":\"HDD\","
+                                "\"size_bytes\":16000900661248,\"serial\":\"ZL%08u\","
+                                "\"model\":\"ST16000NM\",\"vendor\":\"SEAGATE\",\"wwn\":\"0x5000c500%08x\","
+                                "\"hctl\":\"0:0:%u:0\",\"bootable\":false,\"smart\":\"%s\","
+                                "\"holders\":\"\",\"installation_eligibility\":{\"eligible\":%s,"
+                                "\"not_eligible_reasons\":%s}}",
+                                i / 64, i, i / 64, i, i, i, i, i, i, i, smart, i % 3 == 0 ? "true" : "false",
+                                i % 3 == 0 ? "[]" : "[\"Disk is too small\"]")));
+        for (unsigned i = 0; i < ni; i++)
+                ASSERT_OK(json_append(
+                        nics,
+                        hubtest_jsonf(
+                                "{\"name\":\"ens%u\",\"mac_address\":\"02:00:00:%02x:%02x:%02x\","
+                                "\"type\":\"physical\",\"has_carrier\":true,\"mtu\":9000,"
+                                "\"speed_mbps\":25000,\"flags\":[\"up\",\"broadcast\",\"multicast\"],"
+                                "\"ipv4_addresses\":[\"198.51.100.%u/24\"],\"ipv6_addresses\":[],"
+                                "\"vendor\":\"0x15b3\",\"product\":\"0x1017\",\"biosdevname\":\"p%up1\"}",
+                                i, (i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff, i % 250 + 1, i)));
+        return json_to_string(inv, 0);
+}
+
+static size_t annotations_bytes(json_object *obj)
+{
+        size_t n = 0;
+
+        json_object_object_foreach (json_get_path(obj, "metadata.annotations"), k, v)
+                n += strlen(k) + strlen(strempty(json_object_get_string(v)));
+        return n;
+}
+
+TEST(inventory_annotation_bounded)
+{
+        _cleanup_free_ char *text = big_inventory(500, 300), *small = big_inventory(2, 2), *inv = NULL,
+                            *note = NULL;
+        _cleanup_(json_object_putp) json_object *parsed = NULL, *status = NULL;
+        json_object *disks;
+
+        ASSERT_TRUE(strlen(text) > 800 * 1024);
+        /* a usual host: the whole inventory, without its timestamp */
+        ASSERT_OK(agent_inventory_annotation(small, HUB_AGENT_INVENTORY_ANNOTATION_MAX, &inv, &note));
+        ASSERT_NULL(note);
+        ASSERT_NOT_CONTAINS(inv, "timestamp");
+        ASSERT_CONTAINS(inv, "\"smart\"");
+        ASSERT_CONTAINS(inv, "\"routes\"");
+        free(inv);
+        inv = NULL;
+
+        ASSERT_OK(agent_inventory_annotation(text, HUB_AGENT_INVENTORY_ANNOTATION_MAX, &inv, &note));
+        ASSERT_NOT_NULL(inv);
+        ASSERT_TRUE(strlen(inv) <= HUB_AGENT_INVENTORY_ANNOTATION_MAX);
+        ASSERT_NOT_NULL(note);
+        ASSERT_CONTAINS(note, "of 500 disks and 300 of 300 interfaces, with only the fields that name them");
+        ASSERT_OK(json_parse(inv, strlen(inv), BUF_MAX_JSON_DOC, &parsed, NULL));
+        ASSERT_STREQ(hubtest_str(parsed, "hostname"), "big-0");
+        ASSERT_STREQ(hubtest_str(parsed, "system_vendor.manufacturer"), "Big Iron");
+        ASSERT_NULL(json_get(parsed, "routes"));
+        /* every NIC (BMAC matches by MAC), the disks the installation may use first */
+        ASSERT_EQ(hub_json_array_length(json_get(parsed, "interfaces")), 300u);
+        disks = json_get(parsed, "disks");
+        ASSERT_TRUE(hub_json_array_length(disks) > 0);
+        ASSERT_STREQ(hubtest_str(json_object_array_get_idx(disks, 0), "name"), "sd0");
+        ASSERT_STREQ(hubtest_str(json_object_array_get_idx(disks, 1), "name"), "sd3");
+        ASSERT_NULL(json_get(json_object_array_get_idx(disks, 0), "smart"));
+        /* the restore rebuilds status.inventory from it */
+        ASSERT_OK(agent_inventory_status(inv, &status));
+        ASSERT_STREQ(hubtest_str(status, "hostname"), "big-0");
+        ASSERT_EQ(hub_json_array_length(json_get(status, "interfaces")), 300u);
+
+        /* only the NICs would not fit either: as many as fit */
+        {
+                _cleanup_free_ char *nics = big_inventory(0, 3000), *inv2 = NULL, *note2 = NULL;
+
+                ASSERT_OK(
+                        agent_inventory_annotation(nics, HUB_AGENT_INVENTORY_ANNOTATION_MAX, &inv2, &note2));
+                ASSERT_TRUE(strlen(inv2) <= HUB_AGENT_INVENTORY_ANNOTATION_MAX);
+                ASSERT_CONTAINS(note2, "0 of 0 disks and ");
+        }
+}
+
+/* the whole Agent after a reconcile: every annotation together well
+ * under the 256 KiB Kubernetes allows; status.inventory has it all */
+TEST(agent_annotations_bounded_for_a_huge_host)
+{
+        Fixture f;
+        HubTestRun run;
+        _cleanup_free_ char *text = big_inventory(500, 300), *extra = NULL, *vinfo = NULL;
+        _cleanup_(json_object_putp) json_object *inv = json_new_string(text), *v = json_new_object(),
+                                                *vs = NULL;
+        json_object *list = json_new_array();
+
+        /* validations of as many disks, each failing with a long message */
+        ASSERT_OK(json_add(v, "hardware", list));
+        for (unsigned i = 0; i < 500; i++)
+                ASSERT_OK(json_append(list,
+                                      hubtest_jsonf("{\"id\":\"disk-%u\",\"status\":\"%s\",\"message\":"
+                                                    "\"Disk sd%u is not eligible for the installation: "
+                                                    "it is too small, it is rotational, it is removable\"}",
+                                                    i, i % 10 ? "success" : "failure", i)));
+        vs = json_new_string(json_object_to_json_string(v));
+        vinfo = json_to_string(vs, 0);
+        extra = strdup_printf(",\"inventory\":%s,\"validations_info\":%s", json_object_to_json_string(inv),
+                              vinfo);
+        fixture(&f, agent(NULL, NULL), host("known-unbound", extra));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_TRUE(annotations_bytes(f.o.base.object) < 128 * 1024);
+        ASSERT_NOT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_AGENT_INVENTORY_TRIMMED));
+        ASSERT_EQ(hub_json_array_length(json_get_path(f.o.base.object, "status.inventory.disks")), 500u);
+        ASSERT_EQ(hub_json_array_length(json_get_path(f.o.base.object, "status.inventory.interfaces")),
+                  300u);
         hubtest_run_done(&run);
         fixture_done(&f);
 }

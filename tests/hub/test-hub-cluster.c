@@ -96,7 +96,6 @@ static void fixture(Fixture *f, json_object *c, json_object *a)
         f->o.base.object = c;
         f->o.aci = a;
         f->o.identity = "hub-1";
-        f->o.service_url = "http://svc:8090";
         f->o.secret.object =
                 hubtest_json("{\"metadata\":{\"name\":\"pull-secret\",\"namespace\":\"spoke-cluster\","
                              "\"labels\":{\"agent-install.openshift.io/watch\":\"true\","
@@ -289,8 +288,9 @@ TEST(registers_the_cluster)
         ASSERT_CONDITION(f.o.aci, "Stopped", "False", "InstallationNotStopped",
                          "The installation is waiting to start or in progress");
         ASSERT_STREQ(hubtest_str(f.o.aci, "status.debugInfo.state"), "insufficient");
-        ASSERT_STREQ(hubtest_str(f.o.aci, "status.debugInfo.eventsURL"),
-                     "http://svc:8090/api/assisted-install/v2/events?cluster_id=" CID);
+        /* no Agent yet, so no URL of the service's to take the public base
+         * from (aci_debug_urls_on_the_public_base_url) */
+        ASSERT_NULL(hubtest_str(f.o.aci, "status.debugInfo.eventsURL"));
         /* conditions have both times (hive's ClusterInstallCondition) */
         ASSERT_NOT_NULL(hubtest_str(
                 json_object_array_get_idx(json_get_path(f.o.aci, "status.conditions"), 0), "lastProbeTime"));
@@ -1390,6 +1390,74 @@ TEST(release_versions)
                 ASSERT_OK(r);
                 ASSERT_STREQ(v, rows[i].version);
                 ASSERT_STREQ(a, rows[i].arch);
+        }
+}
+
+/* ---- the debug URLs (issue 23, finding 8) ---- */
+
+/* the ACI's eventsURL and logsURL on the service's public base URL, with
+ * the api_key of an infra-env of the cluster, taken from the presigned
+ * URL of a bound Agent's InfraEnv (the first by name) */
+TEST(aci_debug_urls_on_the_public_base_url)
+{
+        _cleanup_(json_object_putp)
+                json_object *a = aci(NULL, NULL),
+                            *cl = service_cluster("insufficient", ",\"controller_logs_collected_at\":"
+                                                                  "\"2026-09-21T14:03:00Z\""),
+                            *installed = service_cluster("installed", NULL);
+        json_object *agents[3] = {}, *infraenvs[3] = {};
+        ClusterCounts counts = {};
+
+        agents[0] = agent("h2", true, "True");
+        agents[1] = agent("h1", true, "True");
+        agents[2] = agent("h0", true, "True");
+        /* h0's InfraEnv has no URL yet; of h1 and h2, h1 comes first */
+        infraenvs[0] = hubtest_json("{\"status\":{\"bootArtifacts\":{\"discoveryIgnitionURL\":"
+                                    "\"https://public.example/api/assisted-install/v2/infra-envs/ie-2/"
+                                    "downloads/files?api_key=k2&file_name=discovery.ign\"}}}");
+        infraenvs[1] = hubtest_json("{\"status\":{\"bootArtifacts\":{\"discoveryIgnitionURL\":"
+                                    "\"https://public.example/api/assisted-install/v2/infra-envs/ie-1/"
+                                    "downloads/files?api_key=k1&file_name=discovery.ign\"}}}");
+        infraenvs[2] = hubtest_json("{\"status\":{}}");
+        ASSERT_STREQ(cd_link_source(agents, infraenvs, 3),
+                     "https://public.example/api/assisted-install/v2/infra-envs/ie-1/downloads/"
+                     "files?api_key=k1&file_name=discovery.ign");
+        ASSERT_NULL(cd_link_source(agents + 2, infraenvs + 2, 1));
+
+        ASSERT_OK(cd_aci_status(a, cl, &counts, NULL, false, false, cd_link_source(agents, infraenvs, 3),
+                                NOW));
+        ASSERT_STREQ(hubtest_str(a, "status.debugInfo.eventsURL"),
+                     "https://public.example/api/assisted-install/v2/events?api_key=k1&cluster_id=" CID);
+        ASSERT_STREQ(hubtest_str(a, "status.debugInfo.logsURL"),
+                     "https://public.example/api/assisted-install/v2/clusters/" CID "/logs?api_key=k1");
+        /* another token of the same service later: the links stay */
+        ASSERT_OK(cd_aci_status(a, cl, &counts, NULL, false, false,
+                                hubtest_str(infraenvs[0], "status.bootArtifacts.discoveryIgnitionURL"),
+                                NOW));
+        ASSERT_STREQ(hubtest_str(a, "status.debugInfo.eventsURL"),
+                     "https://public.example/api/assisted-install/v2/events?api_key=k1&cluster_id=" CID);
+        /* a service without auth signs nothing: no api_key, and the links
+         * of another base (an older cradle-hub's, on --service-url) replaced */
+        ASSERT_OK(json_add_string(json_get_path(a, "status.debugInfo"), "eventsURL",
+                                  "http://assisted-service.ns.svc:8090/api/assisted-install/v2/"
+                                  "events?cluster_id=" CID));
+        ASSERT_OK(cd_aci_status(a, cl, &counts, NULL, false, false,
+                                "http://198.51.100.1:8090/api/assisted-install/v2/infra-envs/ie-1/"
+                                "downloads/files?file_name=discovery.ign",
+                                NOW));
+        ASSERT_STREQ(hubtest_str(a, "status.debugInfo.eventsURL"),
+                     "http://198.51.100.1:8090/api/assisted-install/v2/events?cluster_id=" CID);
+        ASSERT_STREQ(hubtest_str(a, "status.debugInfo.logsURL"),
+                     "http://198.51.100.1:8090/api/assisted-install/v2/clusters/" CID "/logs");
+        json_object_put(a);
+        /* an installed cluster gets none (populateEventsURL) */
+        a = aci(NULL, NULL);
+        ASSERT_OK(cd_aci_status(a, installed, &counts, NULL, false, false,
+                                cd_link_source(agents, infraenvs, 3), NOW));
+        ASSERT_NULL(hubtest_str(a, "status.debugInfo.eventsURL"));
+        for (size_t i = 0; i < ELEMENTSOF(agents); i++) {
+                json_object_put(agents[i]);
+                json_object_put(infraenvs[i]);
         }
 }
 

@@ -18,6 +18,7 @@
  * test hub-agents runs this program there).
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -586,6 +587,19 @@ TEST(restart_registers_nothing_twice)
         ASSERT_EQ(same, 1);
 }
 
+/* how many infra-envs of the service have that name */
+static unsigned service_infraenvs_named(const char *name)
+{
+        _cleanup_(json_object_putp) json_object *list = NULL;
+        unsigned named = 0;
+
+        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
+        for (size_t i = 0; i < hub_json_array_length(list); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "name"), name))
+                        named++;
+        return named;
+}
+
 /* A hub that crashed between the service's answer to its register call and
  * the write of the id: the InfraEnv has the "registering" marker (of a
  * replica that is gone, older than the hold time) and no id, the service
@@ -594,12 +608,11 @@ TEST(crash_after_register_adopts_instead_of_registering_again)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
         const char *ns = kube_test_namespace("hub-crash");
-        _cleanup_(json_object_putp) json_object *made = NULL, *list = NULL;
+        _cleanup_(json_object_putp) json_object *made = NULL;
         _cleanup_free_ char *marker = hub_claim_marker(now_usec(CLOCK_REALTIME) - 180 * USEC_PER_SEC,
                                                        "cradle-hub-gone_1"),
                             *name = NULL, *id = NULL, *body = NULL, *patch = NULL;
         _cleanup_(json_object_putp) json_object *ps = json_object_new_string(PULL_SECRET);
-        unsigned named = 0;
         Hub h;
 
         ASSERT_NOT_NULL(marker);
@@ -618,11 +631,7 @@ TEST(crash_after_register_adopts_instead_of_registering_again)
         id = ready_infraenv(c, ns, name, &h);
         ASSERT_STREQ(id, json_get_string(made, "id"));
         hub_stop_ok(&h);
-        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &list), 200);
-        for (size_t i = 0; i < hub_json_array_length(list); i++)
-                if (streq_ptr(json_get_string(json_object_array_get_idx(list, i), "name"), name))
-                        named++;
-        ASSERT_EQ(named, 1u);
+        ASSERT_EQ(service_infraenvs_named(name), 1u);
 }
 
 TEST(infraenv_input_errors)
@@ -1236,7 +1245,10 @@ TEST(cluster_registered_synced_and_deleted)
                 "ClusterDeployment");
         id = hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID);
         ASSERT_TRUE(uuid_is_valid(id));
-        ASSERT_CONTAINS(strempty(str_at(aci, "status.debugInfo.eventsURL")), id);
+        /* no Agent, no URL of the service's to take its public base from:
+         * the ACI's eventsURL comes with the first bound Agent
+         * (debug_links_on_the_public_base_url) */
+        ASSERT_NULL(str_at(aci, "status.debugInfo.eventsURL"));
         ASSERT_NOT_NULL(str_at(aci, "status.debugInfo.state"));
         /* the service's cluster, as the spec says */
         path = strdup_printf("/v2/clusters/%s", id);
@@ -1355,6 +1367,407 @@ static bool rule_grants(json_object *rule, const char *group, const char *resour
         for (size_t i = 0; i < hub_json_array_length(verbs); i++)
                 v = v || streq_ptr(json_object_get_string(json_object_array_get_idx(verbs, i)), verb);
         return g && r && v;
+}
+
+/* ---- issue 23: findings 2, 8 and 9 (bounded texts and writes, the
+ * debug links' base, restarts and copies) ---- */
+
+static size_t count_in(const char *text, const char *needle)
+{
+        size_t n = 0;
+
+        for (const char *p = text ? strstr(text, needle) : NULL; p; p = strstr(p + 1, needle))
+                n++;
+        return n;
+}
+
+/* the test kube-apiserver's requests: PATCHes of name's status by cradle-hub */
+static unsigned status_patches(const char *ns, const char *resource, const char *name)
+{
+        _cleanup_(json_object_putp) json_object *log = NULL;
+        json_object *items;
+        unsigned n = 0;
+
+        ASSERT_EQ(kube_test_ctl("GET", "/requests", NULL, &log), 200);
+        items = json_get(log, "requests");
+        for (size_t i = 0; i < hub_json_array_length(items); i++) {
+                json_object *e = json_object_array_get_idx(items, i);
+
+                if (startswith(strempty(json_get_string(e, "userAgent")), "cradle-hub/") &&
+                    streq_ptr(json_get_string(e, "verb"), "patch") &&
+                    streq_ptr(json_get_string(e, "resource"), resource) &&
+                    streq_ptr(json_get_string(e, "subresource"), "status") &&
+                    streq_ptr(json_get_string(e, "namespace"), ns) &&
+                    streq_ptr(json_get_string(e, "name"), name))
+                        n++;
+        }
+        return n;
+}
+
+static bool condition_message_set(json_object *o, const void *arg)
+{
+        return o && !isempty(json_get_string(hub_conditions_find(o, arg), "message"));
+}
+
+/* Finding 2: the service answers a registration with an error text of
+ * several MB (3,960 NMStateConfigs made 2.6 MB): the condition carries its
+ * beginning and how much was cut, the log all of it, the InfraEnv is
+ * written once (a real apiserver refuses the whole text, and cradle-hub
+ * retried that forever) */
+TEST(service_error_text_of_megabytes_bounded)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *ie = NULL, *rule = NULL, *body = NULL;
+        _cleanup_free_ char *huge = NULL, *log = NULL;
+        const size_t n = 3 * 1024 * 1024;
+        const char *ns, *msg;
+        double writes;
+        Hub h;
+
+        need_refservice("fault injection");
+        ns = kube_test_namespace("hub-huge");
+        huge = malloc(n + 1);
+        ASSERT_NOT_NULL(huge);
+        for (size_t i = 0; i < n; i++)
+                huge[i] = (char)('a' + i % 26);
+        memcpy(huge + n - 16, "END-OF-THE-TEXT.", 16);
+        huge[n] = 0;
+        /* the service's models.Error, every registration */
+        rule = json_new_object();
+        body = json_new_object();
+        ASSERT_OK(json_add_string(rule, "method", "POST"));
+        ASSERT_OK(json_add_string(rule, "path", "/v2/infra-envs$"));
+        ASSERT_OK(json_add_int64(rule, "status", 400));
+        json_object_object_add(rule, "count", NULL); /* every one */
+        ASSERT_OK(json_add_string(body, "code", "400"));
+        ASSERT_OK(json_add_string(body, "href", ""));
+        ASSERT_OK(json_add_int64(body, "id", 400));
+        ASSERT_OK(json_add_string(body, "kind", "Error"));
+        ASSERT_OK(json_add_string(body, "reason", huge));
+        ASSERT_OK(json_add(rule, "body", json_object_get(body)));
+        ASSERT_EQ(control("POST", "/faults", json_object_to_json_string_ext(rule, JSON_C_TO_STRING_PLAIN),
+                          NULL),
+                  200);
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "huge", NULL);
+        hub_start(&h, ns, NULL);
+        ie = wait_for(c, HUB_KIND_INFRAENV, ns, "huge", condition_message_set, "ImageCreated", 60, &h);
+        msg = json_get_string(hub_conditions_find(ie, "ImageCreated"), "message");
+        ASSERT_TRUE(startswith(msg, "Failed to create image: abcdefghijklmnopqrstuvwxyzabcdef"));
+        ASSERT_TRUE(strlen(msg) <= 32768);
+        ASSERT_CONTAINS(msg, "bytes cut]");
+        /* a few polls and events later: nothing written again */
+        writes = metric(
+                &h, "cradle_hub_writes_total{controller=\"infraenv\",verb=\"status\",kind=\"InfraEnv\"}");
+        sleep(4);
+        ASSERT_TRUE(metric(&h, "cradle_hub_writes_total{controller=\"infraenv\",verb=\"status\",kind="
+                               "\"InfraEnv\"}") == writes);
+        ASSERT_TRUE(writes <= 2);
+        ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
+        /* the log has the whole text, secrets scrubbed as always */
+        log = hub_log(&h);
+        ASSERT_CONTAINS(log, "END-OF-THE-TEXT.");
+        ASSERT_CONTAINS(log, "with a 3145728-byte text");
+        hub_stop_ok(&h);
+}
+
+/* Finding 2: a status write the API server refuses for its size (etcd's
+ * "request is too large") is logged once and never sent again unchanged
+ * (it was retried with back-off, forever); of a status, the conditions
+ * alone are written when they fit */
+TEST(status_refused_for_its_size_not_sent_again)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *fault = NULL, *ie = NULL;
+        _cleanup_free_ char *rule = NULL, *path = NULL, *log = NULL;
+        static const Cond created = { "ImageCreated", "True", "InfraEnvAvailable", NULL };
+        const char *ns;
+        unsigned first;
+        Hub h;
+
+        if (kube_test_real())
+                test_skip("needs the test kube-apiserver's fault injection; CRADLE_TEST_KUBECONFIG is set");
+        ns = kube_test_namespace("hub-toolarge");
+        create_pull_secret(c, ns, true);
+        /* the first status write of "once" refused, as etcd refuses a
+         * request over its limit: the conditions alone go through */
+        rule = strdup_printf(
+                "{\"match\":{\"verb\":\"patch\",\"resource\":\"infraenvs\",\"subresource\":\"status\","
+                "\"namespace\":\"%s\",\"name\":\"once\"},\"code\":500,"
+                "\"message\":\"etcdserver: request is too large\",\"count\":1}",
+                ns);
+        ASSERT_EQ(kube_test_ctl("POST", "/faults", rule, NULL), 200);
+        create_infraenv(c, ns, "once", NULL);
+        hub_start(&h, ns, NULL);
+        ie = wait_for(c, HUB_KIND_INFRAENV, ns, "once", has_condition, &created, 120, &h);
+        ASSERT_NULL(str_at(ie, "status.isoDownloadURL"));
+        ASSERT_EQ(status_patches(ns, "infraenvs", "once"), 2u);
+        /* every status write of "always" refused */
+        free(rule);
+        rule = strdup_printf(
+                "{\"match\":{\"verb\":\"patch\",\"resource\":\"infraenvs\",\"subresource\":\"status\","
+                "\"namespace\":\"%s\",\"name\":\"always\"},\"code\":500,"
+                "\"message\":\"etcdserver: request is too large\",\"count\":0}",
+                ns);
+        ASSERT_EQ(kube_test_ctl("POST", "/faults", rule, &fault), 200);
+        create_infraenv(c, ns, "always", NULL);
+        for (int i = 0; i < 300 && status_patches(ns, "infraenvs", "always") < 2; i++)
+                usleep(100 * 1000);
+        first = status_patches(ns, "infraenvs", "always");
+        ASSERT_EQ(first, 2u); /* the whole, then its conditions alone */
+        /* back-off retries would be 0.25, 0.5, 1, 2, 4 s apart */
+        sleep(8);
+        ASSERT_EQ(status_patches(ns, "infraenvs", "always"), first);
+        /* and the statuses "once" did not get are not sent again either */
+        ASSERT_EQ(status_patches(ns, "infraenvs", "once"), 2u);
+        log = hub_log(&h);
+        ASSERT_EQ(count_in(log, "refused the status of InfraEnv"), 2u); /* once each */
+        path = strdup_printf("/faults/%" PRId64, json_object_get_int64(json_get(fault, "id")));
+        (void)kube_test_ctl("DELETE", path, NULL, NULL);
+        hub_stop_ok(&h);
+}
+
+/* the service's public base URL and whether it signs: from a URL it hands out */
+static void service_link_base(const char *presigned, char **ret_base, bool *ret_signed)
+{
+        const char *api = strstr(strempty(presigned), "/api/assisted-install/");
+
+        ASSERT_NOT_NULL(api);
+        *ret_base = strndup(presigned, (size_t)(api - presigned));
+        *ret_signed = strstr(presigned, "api_key=") != NULL;
+}
+
+static void assert_link(const char *link, const char *base, const char *path_query, bool signed_,
+                        const char *id)
+{
+        _cleanup_free_ char *prefix = strdup_printf("%s/api/assisted-install/v2/%s", base, path_query);
+
+        if (!startswith(strempty(link), prefix))
+                test_fail(__FILE__, __LINE__, "%s does not start with %s", strna(link), prefix);
+        ASSERT_CONTAINS(link, id);
+        ASSERT_EQ(strstr(link, "api_key=") != NULL, signed_);
+}
+
+/* Finding 8: the eventsURL of an InfraEnv, of its bound Agent and of the
+ * cluster's ACI on the service's public base URL (the one in its
+ * presigned URLs), signed as the service signs them */
+TEST(debug_links_on_the_public_base_url)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-links");
+        _cleanup_free_ char *imageset = NULL, *an = aci_name("c1"), *id = NULL, *path = NULL, *base = NULL,
+                            *spec = NULL;
+        _cleanup_(json_object_putp) json_object *pre = NULL, *ie = NULL, *agent = NULL, *aci = NULL,
+                                                *cd = NULL;
+        char host[UUID_STRING_MAX];
+        bool signed_;
+        Hub h;
+
+        service_url();
+        if (!svc.real) {
+                /* the reference service plays one whose SERVICE_BASE_URL is
+                 * another name than the address cradle-hub uses */
+                _cleanup_free_ char *settings = strdup_printf(
+                        "{\"service_base_url\":\"http://localhost:%s\"}", strrchr(svc.url, ':') + 1);
+
+                ASSERT_EQ(control("POST", "/settings", settings, NULL), 200);
+        }
+        create_pull_secret(c, ns, true);
+        imageset = create_image_set(c, ns);
+        create_cluster(c, ns, "c1", "pull-secret", imageset);
+        spec = strdup_printf(",\"clusterRef\":{\"name\":\"c1\",\"namespace\":\"%s\"}", ns);
+        create_infraenv(c, ns, "bound", spec);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "bound", &h);
+        path = strdup_printf("/v2/infra-envs/%s/downloads/files-presigned?file_name=discovery.ign", id);
+        ASSERT_EQ(service_call("GET", path, NULL, &pre), 200);
+        service_link_base(json_get_string(pre, "url"), &base, &signed_);
+        if (!svc.real)
+                ASSERT_TRUE(startswith(base, "http://localhost:"));
+        ie = kget(c, HUB_KIND_INFRAENV, ns, "bound");
+        assert_link(str_at(ie, "status.debugInfo.eventsURL"), base, "events?", signed_, id);
+
+        uuid_random(host);
+        register_host(id, host, "02:00:00:00:23:08", "198.51.100.88", "links-1");
+        agent = wait_for(c, HUB_KIND_AGENT, ns, host, has_path, "status.debugInfo.eventsURL", 120, &h);
+        assert_link(str_at(agent, "status.debugInfo.eventsURL"), base, "events?", signed_, host);
+        aci = wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_path, "status.debugInfo.eventsURL", 120,
+                       &h);
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "c1");
+        assert_link(str_at(aci, "status.debugInfo.eventsURL"), base, "events?", signed_,
+                    hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID));
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
+        if (!svc.real)
+                ASSERT_EQ(control("POST", "/settings", "{\"service_base_url\":\"\"}", NULL), 200);
+}
+
+/* Finding 8, the service's local auth and a public base URL that is not
+ * the address cradle-hub uses: the eventsURL is on the public one and
+ * carries the infra-env's api_key, which opens it without any other
+ * credential */
+TEST(debug_links_signed_under_local_auth)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(http_client_freep) HttpClient *hc = NULL;
+        _cleanup_http_response_ HttpResponse resp = {};
+        _cleanup_free_ char *script = NULL, *port_file = NULL, *url = NULL, *public = NULL,
+                            *token_file = NULL, *scenario = NULL, *events = NULL, *err = NULL,
+                            *prefix = NULL, *settings = NULL;
+        _cleanup_(json_object_putp) json_object *ie = NULL;
+        static const char token[] = "local-auth-t0ken";
+        const char *ns;
+        unsigned port = 0;
+        int pid = 0;
+        Hub h;
+
+        need_refservice("a second reference service, with local auth and another public base URL");
+        ns = kube_test_namespace("hub-signed");
+        script = test_src_path("tests/service/refservice.py");
+        port_file = strdup_printf("%s/refservice-signed-port", test_tmpdir());
+        scenario = strdup_printf("%s/scenario.json", test_tmpdir());
+        ASSERT_OK(test_server_start((char *[]){ (char *)"/usr/bin/python3", script, (char *)"--port",
+                                                (char *)"0", (char *)"--port-file", port_file,
+                                                (char *)"--scenario", scenario, (char *)"--token",
+                                                (char *)token, (char *)"--quiet", NULL },
+                                    port_file, &pid, &port));
+        url = strdup_printf("http://127.0.0.1:%u", port);
+        /* its SERVICE_BASE_URL: another name of the same server */
+        public = strdup_printf("http://localhost:%u", port);
+        settings = strdup_printf("{\"service_base_url\":\"%s\"}", public);
+        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = url }, &hc, &err));
+        ASSERT_OK(http_request(hc,
+                               &(HttpRequest){ .method = "POST",
+                                               .path = "/__control/settings",
+                                               .body = settings,
+                                               .body_len = strlen(settings) },
+                               &resp, &err));
+        ASSERT_EQ(resp.status, 200);
+        token_file = strdup_printf("%s/refservice-signed-token", test_tmpdir());
+        ASSERT_OK(write_file_atomic(token_file, token, strlen(token), 0600));
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "signed", NULL);
+        hub_start(&h, ns,
+                  (char *[]){ (char *)"--service-url", url, (char *)"--service-token-file", token_file,
+                              NULL });
+        free(ready_infraenv(c, ns, "signed", &h));
+        ie = kget(c, HUB_KIND_INFRAENV, ns, "signed");
+        events = strdup(strempty(str_at(ie, "status.debugInfo.eventsURL")));
+        prefix = strdup_printf("%s/api/assisted-install/v2/events?api_key=", public);
+        if (!startswith(events, prefix))
+                test_fail(__FILE__, __LINE__, "eventsURL %s is not on %s with a key", events, public);
+        ASSERT_NOT_CONTAINS(events, token);
+        /* it opens, with nothing but its api_key */
+        http_response_done(&resp);
+        ASSERT_OK(http_request(hc, &(HttpRequest){ .method = "GET", .path = events + strlen(public) }, &resp,
+                               &err));
+        ASSERT_EQ(resp.status, 200);
+        hub_stop_ok(&h);
+        test_server_stop(pid);
+}
+
+/* SIGKILL: a crash, nothing released */
+static void hub_kill(Hub *h)
+{
+        if (h->pid <= 0)
+                return;
+        (void)kill(h->pid, SIGKILL);
+        (void)waitpid(h->pid, NULL, 0);
+        track_hub(h->pid, false);
+        h->pid = 0;
+        free(h->log);
+        h->log = NULL;
+}
+
+static bool has_marker(json_object *o, const void *arg)
+{
+        (void)arg;
+        return o && hub_object_annotation(o, HUB_ANNOTATION_REGISTERING);
+}
+
+/* Finding 9a: cradle-hub dies while its register call is in flight (the
+ * marker written, no id); the hub started next, the only replica, resumes
+ * at once instead of waiting out the 2-minute hold of another holder's
+ * marker; with leader election alike once it holds the Lease */
+TEST(restarted_hub_resumes_a_registration_at_once)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_free_ char *lease_ns = NULL;
+        const char *ns;
+
+        need_refservice("fault injection");
+        ns = kube_test_namespace("hub-resume");
+        lease_ns = strdup(ns);
+        create_pull_secret(c, ns, true);
+        for (int leader = 0; leader < 2; leader++) {
+                char *const elect[] = { (char *)"--leader-elect", (char *)"--leader-election-namespace",
+                                        lease_ns, NULL };
+                _cleanup_free_ char *name = strdup_printf("resumed-%s-%.8s", leader ? "leader" : "single",
+                                                          ns + strlen(ns) - 8),
+                                    *id = NULL;
+                usec_t t0;
+                Hub a, b;
+
+                /* the register call hangs 10 s, then its connection drops:
+                 * the service registers nothing */
+                ASSERT_EQ(control("POST", "/faults",
+                                  "{\"method\":\"POST\",\"path\":\"/v2/infra-envs$\",\"action\":\"reset\","
+                                  "\"delay\":10,\"count\":1}",
+                                  NULL),
+                          200);
+                create_infraenv(c, ns, name, NULL);
+                hub_start(&a, ns, leader ? elect : NULL);
+                json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, name, has_marker, NULL, 60, &a));
+                hub_kill(&a);
+                ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
+                t0 = now_usec(CLOCK_MONOTONIC);
+                hub_start(&b, ns, leader ? elect : NULL);
+                /* the hold is 120 s; a killed leader's Lease expires after 15 */
+                id = ready_infraenv(c, ns, name, &b);
+                ASSERT_TRUE(now_usec(CLOCK_MONOTONIC) - t0 < 60 * USEC_PER_SEC);
+                ASSERT_TRUE(uuid_is_valid(id));
+                hub_stop_ok(&b);
+                ASSERT_EQ(service_infraenvs_named(name), 1u);
+        }
+}
+
+/* Finding 9b: an InfraEnv and a ClusterDeployment copied from another hub
+ * (backup and restore, get -o yaml | apply) carry that hub's ids, which
+ * this service does not know: both register anew */
+TEST(objects_copied_from_another_hub_register_anew)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-copied");
+        _cleanup_free_ char *imageset = NULL, *an = aci_name("copied"), *id = NULL, *patch = NULL;
+        _cleanup_(json_object_putp) json_object *cd = NULL;
+        char foreign_ie[UUID_STRING_MAX], foreign_cluster[UUID_STRING_MAX];
+        Hub h;
+
+        uuid_random(foreign_ie);
+        uuid_random(foreign_cluster);
+        create_pull_secret(c, ns, true);
+        imageset = create_image_set(c, ns);
+        create_cluster(c, ns, "copied", "pull-secret", imageset);
+        create_infraenv(c, ns, "copied", NULL);
+        patch = strdup_printf("{\"metadata\":{\"annotations\":{\"%s\":\"%s\",\"%s\":\"sha256:0000\"}}}",
+                              HUB_ANNOTATION_INFRAENV_ID, foreign_ie, HUB_ANNOTATION_PULL_SECRET_DIGEST);
+        kpatch(c, HUB_KIND_INFRAENV, ns, "copied", false, patch);
+        free(patch);
+        patch = strdup_printf("{\"metadata\":{\"annotations\":{\"%s\":\"%s\",\"%s\":\"sha256:0000\"}}}",
+                              HUB_ANNOTATION_CLUSTER_ID, foreign_cluster, HUB_ANNOTATION_PULL_SECRET_DIGEST);
+        kpatch(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "copied", false, patch);
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "copied", &h);
+        ASSERT_TRUE(uuid_is_valid(id));
+        ASSERT_FALSE(streq(id, foreign_ie));
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h));
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "copied");
+        ASSERT_TRUE(uuid_is_valid(hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID)));
+        ASSERT_FALSE(streq(hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID), foreign_cluster));
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
 }
 
 TEST(zz_rbac_grants_every_request)

@@ -8,6 +8,7 @@
 #include "cleanup.h"
 #include "hub-claim.h"
 #include "hub-nmstate.h"
+#include "hub-text.h"
 #include "hubtest.h"
 #include "infraenv.h"
 #include "jsonutil.h"
@@ -30,11 +31,16 @@
         "coreos.live.rootfs_url=http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13 " \
         "random.trust_cpu=on\nboot\n"
 
+/* the service's public base URL (SERVICE_BASE_URL), not cradle-hub's
+ * --service-url: the service's presigned URLs are on it, signed with the
+ * infra-env's key under local auth */
+#define PUBLIC "https://assisted.example.com"
+#define FILES_URL PUBLIC "/api/assisted-install/v2/infra-envs/" ID "/downloads/files?api_key=k"
+
 static const HubTestAnswer files[] = {
         { "ipxe-script", 200, IPXE, NULL },
-        { "presigned-ipxe-script", 200, "{\"url\":\"http://svc/ipxe\"}", NULL },
-        { "presigned-discovery-ign", 200, "{\"url\":\"http://svc/files?file_name=discovery.ign&api_key=k\"}",
-          NULL },
+        { "presigned-ipxe-script", 200, "{\"url\":\"" FILES_URL "&file_name=ipxe-script\"}", NULL },
+        { "presigned-discovery-ign", 200, "{\"url\":\"" FILES_URL "&file_name=discovery.ign\"}", NULL },
         { NULL },
 };
 
@@ -69,7 +75,6 @@ static void fixture(Fixture *f, json_object *ie)
         f->o.base.name = strdup("myinfraenv");
         f->o.base.object = ie;
         f->o.image_type = "minimal-iso";
-        f->o.service_url = "http://127.0.0.1:8090";
         f->o.identity = "hub-a";
         f->o.secret = secret(true);
 }
@@ -78,6 +83,14 @@ static void fixture_done(Fixture *f)
 {
         infraenv_observed_done(&f->o.base);
         hub_observed_done(&f->o.base);
+}
+
+/* linked, but the service does not know the id (404) */
+static void not_found(Fixture *f)
+{
+        f->o.infraenv_read = true;
+        f->o.infraenv =
+                (HubCallResult){ .status = 404, .error = -EREMOTEIO, .message = strdup("record not found") };
 }
 
 /* linked: the GET of the infra-env answered body */
@@ -138,11 +151,13 @@ TEST(register_new_infraenv)
                      "http://img/images/" ID "/pxe-initrd?arch=x86_64&version=4.13");
         ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.rootfs"),
                      "http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13");
-        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.ipxeScript"), "http://svc/ipxe");
+        ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.ipxeScript"), FILES_URL "&file_name=ipxe-script");
         ASSERT_STREQ(hubtest_str(ie, "status.bootArtifacts.discoveryIgnitionURL"),
-                     "http://svc/files?file_name=discovery.ign&api_key=k");
+                     FILES_URL "&file_name=discovery.ign");
+        /* on the public base URL, signed as the service's controllers sign
+         * it (api_key first: Go sorts the query's keys) */
         ASSERT_STREQ(hubtest_str(ie, "status.debugInfo.eventsURL"),
-                     "http://127.0.0.1:8090/api/assisted-install/v2/events?infra_env_id=" ID);
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&infra_env_id=" ID);
         ASSERT_NULL(hubtest_str(ie, "status.debugInfo.staticNetworkDownloadURL"));
         ASSERT_STREQ(json_get_string(json_get_path(ie, "status.agentLabelSelector.matchLabels"),
                                      HUB_LABEL_INFRAENV),
@@ -585,8 +600,8 @@ TEST(static_network_config_compared_with_the_service)
         service = hubtest_json(SERVICE_IE);
         json_object_object_add(service, "static_network_config", json_object_new_string(stored));
         json_object_object_add(json_get(ie, "status"), "debugInfo",
-                               hubtest_json("{\"eventsURL\":\"x\",\"staticNetworkDownloadURL\":\"http://svc/"
-                                            "files?file_name=static-network-config&api_key=k\"}"));
+                               hubtest_json("{\"eventsURL\":\"x\",\"staticNetworkDownloadURL\":\"" FILES_URL
+                                            "&file_name=static-network-config\"}"));
 
         fixture(&f, ie);
         f.o.n_nmstate = 2;
@@ -686,7 +701,7 @@ TEST(static_network_download_url_once)
         fixture(&f, infraenv(NULL, NULL));
         hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
         ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.staticNetworkDownloadURL"),
-                     "http://svc/files?file_name=static-network-config&api_key=k");
+                     FILES_URL "&file_name=static-network-config");
         hubtest_run_done(&run);
         json_object_put(service);
         fixture_done(&f);
@@ -784,9 +799,7 @@ TEST(service_lost_the_infraenv)
 
         memcpy(answers + 1, files, sizeof(files));
         fixture(&f, ie);
-        f.o.infraenv_read = true;
-        f.o.infraenv =
-                (HubCallResult){ .status = 404, .error = -EREMOTEIO, .message = strdup("record not found") };
+        not_found(&f);
         hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 1);
         /* the id's removal and a new marker, before the call */
@@ -910,6 +923,179 @@ TEST(ipxe_script)
         ASSERT_STREQ(i, "http://img/images/" ID "/pxe-initrd?arch=x86_64&version=4.13");
         ASSERT_STREQ(r, "http://img/boot-artifacts/rootfs?arch=x86_64&version=4.13");
         ASSERT_ERROR(infraenv_parse_ipxe("#!ipxe\nchain http://x&mac=${net0/mac}\n", &k, &i, &r), EBADMSG);
+}
+
+/* ---- issue 23 ---- */
+
+/* a text of n bytes */
+static char *long_text(size_t n)
+{
+        char *t = malloc(n + 1);
+
+        ASSERT_NOT_NULL(t);
+        for (size_t i = 0; i < n; i++)
+                t[i] = (char)('a' + i % 26);
+        t[n] = 0;
+        return t;
+}
+
+/* the service's error text of 3,960 NMStateConfigs (2.6 MB) is cut where
+ * it is copied into the condition: the InfraEnv stays storable */
+TEST(huge_service_error_is_bounded)
+{
+        static const long statuses[] = { 400, 500 };
+        _cleanup_free_ char *huge = long_text(2645273);
+
+        for (size_t i = 0; i < ELEMENTSOF(statuses); i++) {
+                Fixture f;
+                HubTestRun run;
+                const char *msg;
+                size_t status_bytes = 0;
+
+                fixture(&f, infraenv(NULL, NULL));
+                hubtest_reconcile(
+                        infraenv_decide, &f.o.base,
+                        (HubTestAnswer[]){ { "register-infraenv", statuses[i], NULL, huge }, { NULL } },
+                        &run);
+                msg = hubtest_str(hub_conditions_find(f.o.base.object, "ImageCreated"), "message");
+                ASSERT_NOT_NULL(msg);
+                ASSERT_TRUE(strlen(msg) <= HUB_TEXT_MAX);
+                ASSERT_TRUE(startswith(msg, statuses[i] == 400 ? "Failed to create image: abcdefghij"
+                                                               : "Failed to create image due to an internal "
+                                                                 "error: abcdefghij"));
+                ASSERT_CONTAINS(msg, "bytes cut]");
+                /* what is written of the status is as small */
+                for (size_t w = 0; w < run.writes.n; w++)
+                        if (run.writes.writes[w].kind == HUB_WRITE_PATCH_STATUS) {
+                                _cleanup_free_ char *t = json_to_string(run.writes.writes[w].body, 0);
+
+                                status_bytes += strlen(t);
+                        }
+                ASSERT_TRUE(status_bytes > 0 && status_bytes < 2 * HUB_TEXT_MAX);
+                ASSERT_EQ(run.requeue_after, statuses[i] == 400 ? 0 : 20 * USEC_PER_SEC);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+/* the eventsURL of a service without auth has no api_key; one an older
+ * cradle-hub built on its --service-url is replaced; another token of
+ * the same link is kept (nothing written) */
+TEST(events_url_on_the_public_base_url)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE);
+        json_object *dbg = json_get_path(ie, "status.debugInfo"),
+                    *arts = json_get_path(ie, "status.bootArtifacts");
+
+        /* the service signs nothing */
+        json_object_object_add(arts, "discoveryIgnitionURL",
+                               json_object_new_string(PUBLIC "/api/assisted-install/v2/infra-envs/" ID
+                                                             "/downloads/files?file_name=discovery.ign"));
+        json_object_object_add(
+                dbg, "eventsURL",
+                json_object_new_string("http://assisted-service.multicluster-engine.svc:8090/api/"
+                                       "assisted-install/v2/events?infra_env_id=" ID));
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.eventsURL"),
+                     PUBLIC "/api/assisted-install/v2/events?infra_env_id=" ID);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_PATCH_STATUS, NULL), 1u);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* signed: the key a previous presign gave stays when the service's
+         * URL carries another (each JWT it makes differs, all are valid) */
+        ie = registered(NULL, SERVICE_IE);
+        json_object_object_add(
+                json_get_path(ie, "status.bootArtifacts"), "discoveryIgnitionURL",
+                json_object_new_string(PUBLIC "/api/assisted-install/v2/infra-envs/" ID
+                                              "/downloads/files?api_key=k2&file_name=discovery.ign"));
+        fixture(&f, ie);
+        linked(&f, SERVICE_IE);
+        hubtest_reconcile(infraenv_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(run.writes.n, 0u);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.eventsURL"),
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&infra_env_id=" ID);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* a restarted cradle-hub, the only replica, finds its predecessor's
+ * marker: the search runs at once instead of waiting out the hold */
+TEST(predecessor_marker_registers_at_once)
+{
+        static const struct {
+                usec_t marked_ago, active_ago;
+                bool waits;
+        } cases[] = {
+                { 30, 5, false }, /* marked before this replica acted: its predecessor's */
+                { 30, 0, true }, /* not known: held as before */
+                { 5, 30, true }, /* marked while this replica acts: another's */
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Fixture f;
+                HubTestRun run;
+                HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+                memcpy(answers + 1, files, sizeof(files));
+                fixture(&f, marked("cradle-hub-0_1f7a", NOW - cases[i].marked_ago * USEC_PER_SEC));
+                f.o.base.active_since = cases[i].active_ago ? NOW - cases[i].active_ago * USEC_PER_SEC : 0;
+                f.o.searched = true;
+                f.o.candidates = (HubCallResult){ .status = 200, .body = hubtest_json("[]") };
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), cases[i].waits ? 0u : 1u);
+                if (cases[i].waits)
+                        ASSERT_EQ(run.requeue_after, HUB_CLAIM_HOLD - cases[i].marked_ago * USEC_PER_SEC);
+                else
+                        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), ID);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+/* an InfraEnv copied from another hub (backup and restore, get -o yaml |
+ * apply): that hub's id (this service answers 404), digest and status;
+ * registered anew, as if new */
+TEST(copied_from_another_hub_registers_anew)
+{
+        Fixture f;
+        HubTestRun run;
+        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+        json_object *ie = infraenv(",\"annotations\":{\"" HUB_ANNOTATION_INFRAENV_ID
+                                   "\":\"9e8f0c1a-0000-4000-8000-000000000001\","
+                                   "\"" HUB_ANNOTATION_PULL_SECRET_DIGEST "\":\"sha256:0000\"},"
+                                   "\"finalizers\":[\"infraenv.agent-install.openshift.io/ai-deprovision\"]",
+                                   NULL);
+
+        json_object_object_add(
+                ie, "status",
+                hubtest_json("{\"isoDownloadURL\":\"https://other-hub/byid/9e8f/x.iso\","
+                             "\"debugInfo\":{\"eventsURL\":\"https://other-hub/api/assisted-install/"
+                             "v2/events?api_key=old&infra_env_id=9e8f0c1a-0000-4000-8000-000000000001\"},"
+                             "\"bootArtifacts\":{\"discoveryIgnitionURL\":\"https://other-hub/api/"
+                             "assisted-install/v2/infra-envs/9e8f0c1a-0000-4000-8000-000000000001/"
+                             "downloads/files?api_key=old&file_name=discovery.ign\"}}"));
+        memcpy(answers + 1, files, sizeof(files));
+        fixture(&f, ie);
+        not_found(&f);
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register"), 1u);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), ID);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        ASSERT_NE(strcmp(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_PULL_SECRET_DIGEST),
+                         "sha256:0000"),
+                  0);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.isoDownloadURL"),
+                     "http://127.0.0.1:8888/byid/" ID "/4.13/x86_64/minimal.iso");
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.debugInfo.eventsURL"),
+                     PUBLIC "/api/assisted-install/v2/events?api_key=k&infra_env_id=" ID);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
 }
 
 DEFINE_TEST_MAIN

@@ -2,7 +2,9 @@
 /*
  * The hub's plumbing without a server: merge-patch diffs, conditions,
  * label selectors, the claim protocol, the static network config and its
- * YAML, metrics text, bind addresses, the operation table's paths.
+ * YAML, metrics text, bind addresses, the operation table's paths; the
+ * bounded texts, the writes refused for their size and the debug links
+ * (issue 23).
  */
 #include <json-c/json.h>
 
@@ -10,11 +12,14 @@
 #include "cleanup.h"
 #include "hub-cache.h"
 #include "hub-claim.h"
+#include "hub-exec.h"
 #include "hub-http.h"
+#include "hub-links.h"
 #include "hub-metrics.h"
 #include "hub-nmstate.h"
 #include "hub-plan.h"
 #include "hub-service.h"
+#include "hub-text.h"
 #include "hubtest.h"
 #include "jsonutil.h"
 #include "strutil.h"
@@ -157,6 +162,20 @@ TEST(selectors)
         }
 }
 
+/* the claim decision of an InfraEnv named "n" of replica "me" */
+static void decide_claim(json_object *obj, json_object *candidates, usec_t now, usec_t active_since,
+                         HubClaimDecision *ret)
+{
+        ASSERT_OK(hub_claim_decide(&(HubClaimInput){ .object = obj,
+                                                     .id_annotation = HUB_ANNOTATION_INFRAENV_ID,
+                                                     .name = "n",
+                                                     .identity = "me",
+                                                     .now = now,
+                                                     .active_since = active_since,
+                                                     .candidates = candidates },
+                                   ret));
+}
+
 TEST(claim_protocol)
 {
         _cleanup_free_ char *marker = hub_claim_marker(NOW, "me"), *holder = NULL;
@@ -164,6 +183,15 @@ TEST(claim_protocol)
 
         ASSERT_OK(hub_claim_parse_marker(marker, &t, &holder));
         ASSERT_EQ(t, NOW);
+        {
+                _cleanup_free_ char *m2 = hub_claim_marker(NOW + 1234, "me");
+                usec_t t2;
+
+                /* to the microsecond */
+                ASSERT_STREQ(m2, "2026-09-21T14:13:20.001234Z me");
+                ASSERT_OK(hub_claim_parse_marker(m2, &t2, NULL));
+                ASSERT_EQ(t2, NOW + 1234);
+        }
         ASSERT_STREQ(holder, "me");
         ASSERT_ERROR(hub_claim_parse_marker("yesterday me", &t, NULL), EINVAL);
 
@@ -203,14 +231,7 @@ TEST(claim_protocol)
                                                                         : NULL;
                         _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
 
-                        ASSERT_OK(hub_claim_decide(
-                                &(HubClaimInput){ .object = obj,
-                                                  .id_annotation = HUB_ANNOTATION_INFRAENV_ID,
-                                                  .name = "n",
-                                                  .identity = "me",
-                                                  .now = NOW + USEC_PER_SEC,
-                                                  .candidates = cand },
-                                &d));
+                        decide_claim(obj, cand, NOW + USEC_PER_SEC, 0, &d);
                         ASSERT_EQ(d.action, cases[i].action);
                         if (cases[i].id)
                                 ASSERT_STREQ(d.id, cases[i].id);
@@ -386,6 +407,322 @@ TEST(operation_paths)
                      EINVAL);
         ASSERT_EQ(assisted_op_from_id("v2ListHosts"), ASSISTED_OP_LIST_HOSTS);
         ASSERT_EQ(assisted_op_from_id("nope"), _ASSISTED_OP_INVALID);
+}
+
+/* ---- issue 23: bounded texts, writes refused for their size, links ---- */
+
+/* a text of n bytes: "0123456789" repeated, or the UTF-8 character c */
+static char *text_of(size_t n, const char *c)
+{
+        char *t = malloc(n + 1);
+        size_t cl = c ? strlen(c) : 1;
+
+        ASSERT_NOT_NULL(t);
+        for (size_t i = 0; i < n; i++)
+                t[i] = c ? c[i % cl] : (char)('0' + i % 10);
+        t[n] = 0;
+        return t;
+}
+
+/* every multi-byte sequence of s is whole */
+static bool utf8_whole(const char *s)
+{
+        for (const unsigned char *p = (const unsigned char *)s; *p;) {
+                size_t n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 4;
+
+                for (size_t i = 1; i < n; i++)
+                        if ((p[i] & 0xc0) != 0x80)
+                                return false;
+                p += n;
+        }
+        return true;
+}
+
+TEST(text_bound)
+{
+        static const struct {
+                size_t len, max;
+                const char *c; /* NULL: digits */
+                bool cut;
+        } cases[] = {
+                { 0, 64, NULL, false },
+                { 64, 64, NULL, false },
+                { 65, 64, NULL, true },
+                { 2645273, HUB_TEXT_MAX, NULL, true },
+                /* never half a character: 2, 3 and 4 bytes at every offset */
+                { 5000, 1024, "é", true },
+                { 5000, 1024, "a€", true },
+                { 5000, 1023, "a€", true },
+                { 5000, 1022, "ab€", true },
+                { 5000, 1024, "😀", true },
+                { 5000, 1025, "😀", true },
+                { 5000, 1026, "😀", true },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *t = text_of(cases[i].len, cases[i].c),
+                                    *b = hub_text_bound(t, cases[i].max), *marker = NULL;
+
+                ASSERT_NOT_NULL(b);
+                ASSERT_TRUE(strlen(b) <= cases[i].max);
+                ASSERT_TRUE(utf8_whole(b));
+                ASSERT_EQ(hub_text_too_long(t, cases[i].max), cases[i].cut);
+                if (!cases[i].cut) {
+                        ASSERT_STREQ(b, t);
+                        continue;
+                }
+                /* the beginning, then how much was cut */
+                {
+                        const char *m = strstr(b, " … [");
+                        size_t kept;
+
+                        ASSERT_NOT_NULL(m);
+                        kept = (size_t)(m - b);
+                        ASSERT_TRUE(strneq(b, t, kept));
+                        ASSERT_TRUE(kept + 64 >= cases[i].max);
+                        marker = strdup_printf(" … [%zu bytes cut]", cases[i].len - kept);
+                        ASSERT_STREQ(m, marker);
+                }
+        }
+        {
+                _cleanup_free_ char *b = hub_text_bound(NULL, 64);
+
+                ASSERT_STREQ(b, "");
+        }
+}
+
+TEST(json_strings_bounded)
+{
+        _cleanup_free_ char *big = text_of(10000, NULL);
+        _cleanup_(json_object_putp) json_object *v =
+                hubtest_jsonf("{\"network\":[{\"id\":\"a\",\"status\":\"failure\",\"message\":\"%s\"}],"
+                              "\"x\":[\"%s\",\"ok\"],"
+                              "\"n\":1}",
+                              big, big);
+
+        ASSERT_OK(hub_json_bound_strings(v, 2048));
+        ASSERT_TRUE(strlen(hubtest_str(json_object_array_get_idx(json_get(v, "network"), 0), "message")) <=
+                    2048);
+        ASSERT_TRUE(json_object_get_string_len(json_object_array_get_idx(json_get(v, "x"), 0)) <= 2048);
+        ASSERT_STREQ(json_object_get_string(json_object_array_get_idx(json_get(v, "x"), 1)), "ok");
+        ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get(v, "network"), 0), "id"), "a");
+}
+
+/* every condition setter and every Event bounds what it is given: the
+ * 2.6 MB error text of the service (3,960 NMStateConfigs) no more */
+TEST(conditions_and_events_bound_service_texts)
+{
+        _cleanup_free_ char *huge = text_of(2645273, NULL);
+        _cleanup_(json_object_putp) json_object *o = hubtest_json("{\"metadata\":{\"generation\":1}}");
+        _cleanup_hub_plan_ HubPlan p = {};
+        json_object *c;
+        const char *probe;
+
+        ASSERT_OK(hub_conditions_set(o, "ImageCreated", "False", "ImageCreationError", huge, NOW));
+        ASSERT_TRUE(strlen(hubtest_str(hub_conditions_find(o, "ImageCreated"), "message")) <= HUB_TEXT_MAX);
+        ASSERT_OK(hub_meta_conditions_set(o, "ImageReady", "False", "X", huge, NOW));
+        ASSERT_TRUE(strlen(hubtest_str(hub_conditions_find(o, "ImageReady"), "message")) <= HUB_TEXT_MAX);
+        ASSERT_OK(hub_conditions_setf(o, true, "SpecSynced", "False", "BackendError", NOW, "%s: %s",
+                                      "The Spec could not be synced due to backend error", huge));
+        c = hub_conditions_find(o, "SpecSynced");
+        ASSERT_TRUE(strlen(hubtest_str(c, "message")) <= HUB_TEXT_MAX);
+        ASSERT_TRUE(startswith(hubtest_str(c, "message"),
+                               "The Spec could not be synced due to backend error: 0123456789"));
+        /* the same long text again is no change: hive's times stay */
+        probe = hubtest_str(c, "lastProbeTime");
+        ASSERT_STREQ(probe, "2026-09-21T14:13:20Z");
+        ASSERT_OK(hub_conditions_setf(o, true, "SpecSynced", "False", "BackendError", NOW + USEC_PER_SEC,
+                                      "%s: %s", "The Spec could not be synced due to backend error", huge));
+        ASSERT_STREQ(hubtest_str(hub_conditions_find(o, "SpecSynced"), "lastProbeTime"),
+                     "2026-09-21T14:13:20Z");
+        ASSERT_OK(hub_plan_event(&p, o, "Warning", "Huge", "%s", huge));
+        ASSERT_TRUE(strlen(p.writes[0].message) <= HUB_EVENT_TEXT_MAX);
+}
+
+TEST(status_patch_split)
+{
+        static const struct {
+                const char *patch, *conditions, *rest;
+        } cases[] = {
+                { "{\"status\":{\"conditions\":[{\"type\":\"A\"}],\"big\":\"x\"}}",
+                  "{\"status\":{\"conditions\":[{\"type\":\"A\"}]}}", "{\"status\":{\"big\":\"x\"}}" },
+                { "{\"status\":{\"conditions\":[]}}", "{\"status\":{\"conditions\":[]}}", NULL },
+                { "{\"status\":{\"big\":\"x\"}}", NULL, "{\"status\":{\"big\":\"x\"}}" },
+                { "{\"status\":{\"conditions\":null,\"big\":null}}", "{\"status\":{\"conditions\":null}}",
+                  "{\"status\":{\"big\":null}}" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(json_object_putp) json_object *p = hubtest_json(cases[i].patch), *c = NULL,
+                                                        *r = NULL;
+                _cleanup_free_ char *ct = NULL, *rt = NULL;
+
+                ASSERT_OK(hub_status_patch_split(p, &c, &r));
+                ct = c ? json_to_string(c, 0) : NULL;
+                rt = r ? json_to_string(r, 0) : NULL;
+                if (cases[i].conditions)
+                        ASSERT_STREQ(ct, cases[i].conditions);
+                else
+                        ASSERT_NULL(c);
+                if (cases[i].rest)
+                        ASSERT_STREQ(rt, cases[i].rest);
+                else
+                        ASSERT_NULL(r);
+        }
+}
+
+TEST(write_refused_for_size)
+{
+        static const struct {
+                int error;
+                long code;
+                const char *message;
+                bool refused;
+        } cases[] = {
+                { -E2BIG, 413, "Request entity too large: limit is 3145728", true },
+                { -EIO, 500, "etcdserver: request is too large", true },
+                { -EIO, 500,
+                  "rpc error: code = ResourceExhausted desc = trying to send message larger than max "
+                  "(2645273 vs. 2097152)",
+                  true },
+                { -EINVAL, 422,
+                  "Agent.agent-install.openshift.io \"h\" is invalid: metadata.annotations: Too long: must "
+                  "have at most 262144 bytes",
+                  true },
+                { -EIO, 500, "Internal error occurred: etcd cluster is unavailable", false },
+                { -EINVAL, 422, "spec.role: Unsupported value: \"boss\"", false },
+                { -EBUSY, 409, "the object has been modified", false },
+                { -ECONNREFUSED, 0, NULL, false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ASSERT_EQ(hub_write_refused_for_size(cases[i].error, cases[i].code, cases[i].message),
+                          cases[i].refused);
+}
+
+TEST(debug_links)
+{
+        static const struct {
+                const char *source, *base, *api_key;
+                const char *events, *cluster_logs, *host_logs;
+        } cases[] = {
+                /* local auth: the infra-env's key, Go's key order */
+                { "https://assisted.example.com/api/assisted-install/v2/infra-envs/ie/downloads/"
+                  "files?api_key=eyJ.a-b_c.d&file_name=discovery.ign",
+                  "https://assisted.example.com", "eyJ.a-b_c.d",
+                  "https://assisted.example.com/api/assisted-install/v2/"
+                  "events?api_key=eyJ.a-b_c.d&infra_env_id=ID",
+                  "https://assisted.example.com/api/assisted-install/v2/clusters/C/logs?api_key=eyJ.a-b_c.d",
+                  "https://assisted.example.com/api/assisted-install/v2/clusters/C/logs?api_key=eyJ.a-b_c.d&"
+                  "host_id=H&logs_type=host" },
+                /* auth none, a base with a path: no key */
+                { "http://198.51.100.1:8090/prefix/api/assisted-install/v2/infra-envs/ie/downloads/"
+                  "files?file_name=discovery.ign",
+                  "http://198.51.100.1:8090/prefix", NULL,
+                  "http://198.51.100.1:8090/prefix/api/assisted-install/v2/events?infra_env_id=ID",
+                  "http://198.51.100.1:8090/prefix/api/assisted-install/v2/clusters/C/logs",
+                  "http://198.51.100.1:8090/prefix/api/assisted-install/v2/clusters/C/logs?host_id=H&"
+                  "logs_type=host" },
+                /* rhsso signs with an image_token, which the links do not carry */
+                { "https://api.example.com/api/assisted-install/v2/infra-envs/ie/downloads/"
+                  "files?file_name=discovery.ign&image_token=t",
+                  "https://api.example.com", NULL,
+                  "https://api.example.com/api/assisted-install/v2/events?infra_env_id=ID", NULL, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(hub_link_signer_done) HubLinkSigner s = {};
+                _cleanup_free_ char *e = NULL, *cl = NULL, *hl = NULL;
+
+                ASSERT_OK(hub_link_signer_parse(cases[i].source, &s));
+                ASSERT_STREQ(s.base, cases[i].base);
+                if (cases[i].api_key)
+                        ASSERT_STREQ(s.api_key, cases[i].api_key);
+                else
+                        ASSERT_NULL(s.api_key);
+                e = hub_link_events(&s, "infra_env_id", "ID");
+                ASSERT_STREQ(e, cases[i].events);
+                if (cases[i].cluster_logs) {
+                        cl = hub_link_cluster_logs(&s, "C");
+                        hl = hub_link_host_logs(&s, "C", "H");
+                        ASSERT_STREQ(cl, cases[i].cluster_logs);
+                        ASSERT_STREQ(hl, cases[i].host_logs);
+                }
+        }
+        {
+                HubLinkSigner s = {};
+
+                ASSERT_ERROR(hub_link_signer_parse("http://svc/files?api_key=k", &s), EINVAL);
+                ASSERT_ERROR(hub_link_signer_parse(NULL, &s), EINVAL);
+                ASSERT_NULL(hub_link_source_of_infraenv(NULL));
+        }
+        /* set once: another token of the same link is as good; another base
+         * (--service-url's, before) or a missing key is not */
+        {
+                _cleanup_(json_object_putp) json_object *d = hubtest_json("{}");
+
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://a/api/assisted-install/v2/events?api_key=1&x=y"));
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://a/api/assisted-install/v2/events?api_key=2&x=y"));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://a/api/assisted-install/v2/events?api_key=1&x=y");
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://b/api/assisted-install/v2/events?api_key=2&x=y"));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://b/api/assisted-install/v2/events?api_key=2&x=y");
+                ASSERT_OK(json_add_string(d, "eventsURL", "https://b/api/assisted-install/v2/events?x=y"));
+                ASSERT_OK(hub_link_set(d, "eventsURL",
+                                       "https://b/api/assisted-install/v2/events?api_key=2&x=y"));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://b/api/assisted-install/v2/events?api_key=2&x=y");
+                ASSERT_OK(hub_link_set(d, "eventsURL", NULL));
+                ASSERT_STREQ(hubtest_str(d, "eventsURL"),
+                             "https://b/api/assisted-install/v2/events?api_key=2&x=y");
+        }
+}
+
+/* a restarted hub (the only replica: the Lease held, or no leader
+ * election) resumes at once a registration its predecessor marked */
+TEST(claim_predecessor_marker)
+{
+        static const struct {
+                const char *holder;
+                usec_t marked_ago, active_ago;
+                HubClaimAction action;
+        } cases[] = {
+                /* before this one acted: a predecessor's, searched at once */
+                { "hub-old", 30, 10, HUB_CLAIM_REGISTER },
+                { "hub-old", 119, 2, HUB_CLAIM_REGISTER },
+                /* written after this one acts: another replica's, held */
+                { "hub-other", 10, 30, HUB_CLAIM_WAIT },
+                /* at the very moment it started: held */
+                { "hub-other", 10, 10, HUB_CLAIM_WAIT },
+                /* not known when this one acts: held, as before */
+                { "hub-old", 30, 0, HUB_CLAIM_WAIT },
+                /* its own marker, or an old one: searched anyway */
+                { "me", 5, 100, HUB_CLAIM_REGISTER },
+                { "hub-old", 300, 0, HUB_CLAIM_REGISTER },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *m =
+                        hub_claim_marker(NOW - cases[i].marked_ago * USEC_PER_SEC, cases[i].holder);
+                _cleanup_(json_object_putp)
+                        json_object *obj = hubtest_jsonf(
+                                            "{\"metadata\":{\"annotations\":{\"" HUB_ANNOTATION_REGISTERING
+                                            "\":\"%s\"}}}",
+                                            m),
+                                    *cand = hubtest_json("[]");
+                _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
+
+                decide_claim(obj, cand, NOW,
+                             cases[i].active_ago ? NOW - cases[i].active_ago * USEC_PER_SEC : 0, &d);
+                if (d.action != cases[i].action)
+                        test_fail(__FILE__, __LINE__, "case %zu: %s, expected %s", i,
+                                  hub_claim_action_to_string(d.action),
+                                  hub_claim_action_to_string(cases[i].action));
+        }
 }
 
 DEFINE_TEST_MAIN

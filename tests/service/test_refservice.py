@@ -21,6 +21,7 @@ import tarfile
 import tempfile
 import unittest
 import urllib.error
+import urllib.parse
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1437,6 +1438,27 @@ class TestInfraEnvs(HubBase):
             self.assertEqual(r.status, 200)
             self.assertEqual(json.loads(r.body)["ignition"]["version"], "3.1.0")
 
+    # AUTH_TYPE=local: the infra-env's key of a presigned URL passes urlAuth
+    # for any operation, as the real local authenticator's: the events of
+    # the infra-env, of a cluster, of a host (the debug URLs cradle-hub
+    # publishes); not the userAuth-only ones
+    @local_only("a refservice started with --token")
+    def test_local_auth_infra_env_key_opens_every_url_operation(self):
+        with RefService(token="hub-t0ken") as svc:
+            hub = HubClient(svc)
+            st, ie = hub.register_infra_env()
+            self.assertEqual(st, 201, ie)
+            st, p = hub.call("GET", "/v2/infra-envs/%s/downloads/files-presigned?file_name=discovery.ign" % ie["id"])
+            self.assertEqual(st, 200, p)
+            key = urllib.parse.parse_qs(urllib.parse.urlsplit(p["url"]).query)["api_key"][0]
+            for q in ("infra_env_id=%s" % ie["id"], "cluster_id=%s" % uuid.uuid4(), "host_id=%s" % uuid.uuid4()):
+                r = svc.raw("GET", "/api/assisted-install/v2/events?api_key=%s&%s" % (key, q))
+                self.assertEqual(r.status, 200, (q, r.body))
+            r = svc.raw("GET", "/api/assisted-install/v2/events?api_key=wrong&infra_env_id=%s" % ie["id"])
+            self.assertEqual(r.status, 401)
+            r = svc.raw("GET", "/api/assisted-install/v2/clusters?api_key=%s" % key)
+            self.assertEqual(r.status, 401)
+
 
 class TestEvents(HubBase):
     def test_infra_env_and_host_events(self):
@@ -2032,7 +2054,8 @@ class TestHubSuiteAgainstAttachedService(unittest.TestCase):
                                  p.stdout, re.M)
             self.assertEqual(set(c for _, c, _ in skipped if c == "TestRegistration"), {"TestRegistration"})
             self.assertEqual(sorted(t for t, c, _ in skipped if c != "TestRegistration"), sorted([
-                "test_image_service_standins", "test_signed_urls_with_token", "test_host_status_events",
+                "test_image_service_standins", "test_signed_urls_with_token",
+                "test_local_auth_infra_env_key_opens_every_url_operation", "test_host_status_events",
                 "test_role_refused_after_installation_started", "test_install_to_installed_with_controller_standin",
                 "test_cancel_and_reset"]), p.stdout[-3000:])
             for _, _, why in skipped:
