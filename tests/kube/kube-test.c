@@ -37,15 +37,39 @@ void kube_test_add_apply(const char *rel)
         ASSERT_OK(strv_push(&env.applies, p));
 }
 
-static void kube_test_cleanup(void)
+/* Once the last case is done (test_at_end(): atexit() would run after
+ * OpenSSL's own exit-time cleanup, when no client can be made any more).
+ * The test server goes altogether; a real cluster keeps what the tests
+ * made unless it is deleted, so a namespace that cannot be deleted fails
+ * the run. */
+static void kube_test_delete_namespaces(void)
 {
-        if (env.namespaces) {
-                _cleanup_(kube_client_freep) KubeClient *c = NULL;
+        _cleanup_(kube_client_freep) KubeClient *c = NULL;
+        _cleanup_free_ char *err = NULL;
+        bool left = false;
 
-                if (kube_client_new_from_kubeconfig(env.kubeconfig, NULL, &c, NULL) >= 0)
-                        STRV_FOREACH (ns, env.namespaces)
-                                (void)kube_delete(c, &kube_resource_namespaces, NULL, *ns, NULL, NULL, NULL);
+        if (!env.namespaces || env.pid > 0)
+                return;
+        if (kube_client_new_from_kubeconfig(env.kubeconfig, NULL, &c, &err) < 0)
+                test_fail(__FILE__, __LINE__, "cannot delete the test namespaces: no client of %s: %s",
+                          env.kubeconfig, strna(err));
+        STRV_FOREACH (ns, env.namespaces) {
+                _cleanup_kube_status_ KubeStatus st = {};
+                int r = kube_delete(c, &kube_resource_namespaces, NULL, *ns, NULL, NULL, &st);
+
+                if (r < 0 && r != -ENOENT) {
+                        fprintf(stderr, "cannot delete namespace %s: %s\n", *ns, strna(st.message));
+                        left = true;
+                }
         }
+        strv_free(env.namespaces);
+        env.namespaces = NULL;
+        if (left)
+                test_fail(__FILE__, __LINE__, "test namespaces are left on the cluster");
+}
+
+static void kube_test_stop_server(void)
+{
         if (env.pid > 0) {
                 (void)kill(env.pid, SIGTERM);
                 (void)waitpid(env.pid, NULL, 0);
@@ -68,7 +92,8 @@ static void kube_test_start(void)
         if (env.started)
                 return;
         env.started = true;
-        atexit(kube_test_cleanup);
+        test_at_end(kube_test_delete_namespaces);
+        atexit(kube_test_stop_server);
         if (!isempty(real)) {
                 env.real = true;
                 env.kubeconfig = strdup(real);

@@ -6,7 +6,8 @@
  * (tests/kubeapi/kubeapi.py, started once per test program with the
  * assisted-service CRDs applied), or, when CRADLE_TEST_KUBECONFIG names a
  * kubeconfig, that cluster. Each test works in a namespace of its own,
- * deleted when the program exits. Tests that need the server's control API
+ * deleted once the last case is done (test_at_end()). Tests that need the
+ * server's control API
  * (faults, tokens, pod logs, history compaction) call kube_test_need_server(),
  * which skips with the reason on a real cluster.
  */
@@ -34,7 +35,8 @@ const char *kube_test_state_dir(void);
 void kube_test_need_server(const char *why);
 /* A new client of the cluster (its own; the caller frees it). */
 KubeClient *kube_test_client(void);
-/* A fresh namespace "cradle-test-<tag>-<random>", deleted at exit. */
+/* A fresh namespace "cradle-test-<tag>-<random>", deleted once the last
+ * case is done. */
 const char *kube_test_namespace(const char *tag);
 /* The control API of the test server: JSON in, JSON out (ret may be NULL).
  * Returns the HTTP status. */
