@@ -77,6 +77,25 @@ static void kube_test_stop_server(void)
         }
 }
 
+/* CRADLE_TEST_KUBEAPI_ARGS: more options of the test server (split at
+ * blanks), e.g. "--openshift-service-ca" to play an OpenShift hub. */
+static int extend_with_extra_args(char ***argv)
+{
+        _cleanup_strv_free_ char **extra = NULL;
+        const char *e = getenv("CRADLE_TEST_KUBEAPI_ARGS");
+        int r;
+
+        if (isempty(e))
+                return 0;
+        r = strv_split(e, " \t", &extra);
+        if (r < 0)
+                return r;
+        STRV_FOREACH (a, extra)
+                if (strv_extend(argv, *a) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
 static void kube_test_start(void)
 {
         _cleanup_free_ char *script = NULL, *crds = NULL, *port_file = NULL, *cport_file = NULL,
@@ -129,6 +148,8 @@ static void kube_test_start(void)
                 STRV_FOREACH (a, env.applies)
                         if (strv_extend_pair(&argv, "--apply", *a) < 0)
                                 _exit(127);
+                if (extend_with_extra_args(&argv) < 0)
+                        _exit(127);
                 execv("/usr/bin/python3", argv);
                 _exit(127);
         }
