@@ -33,6 +33,14 @@ CONDITION_TAINT_KEYS = set(CONDITION_TAINTS.values()) | {UNSCHEDULABLE_TAINT}
 # the conditions the node lifecycle controller turns Unknown when the kubelet goes silent
 MONITORED_CONDITIONS = ('Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure')
 OPENSHIFT_SERVICE_CA = 'openshift-service-ca.crt'
+# the namespace deleter's conditions, in its order, with their "ok" reason and message
+NS_DELETION_CONDITIONS = (
+    ('NamespaceDeletionDiscoveryFailure', 'ResourcesDiscovered', 'All resources successfully discovered'),
+    ('NamespaceDeletionGroupVersionParsingFailure', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'),
+    ('NamespaceDeletionContentFailure', 'ContentDeleted',
+     'All content successfully deleted, may be waiting on finalization'),
+    ('NamespaceContentRemaining', 'ContentRemoved', 'All content successfully removed'),
+    ('NamespaceFinalizersRemaining', 'ContentHasNoFinalizers', 'All content-preserving finalizers finished'))
 CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io'
 KUBELET_SIGNERS = ('kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet',
                    'kubernetes.io/kubelet-serving')
@@ -297,16 +305,21 @@ class Controllers:
         reg = self.registry
         left = 0
         with reg.lock:
-            keys = {rt.store_key for rt in reg.types.values() if rt.namespaced}
-        for key in sorted(keys):
+            gr = {rt.store_key: (rt.group, rt.resource) for rt in reg.types.values() if rt.namespaced}
+        for key in sorted(gr):
             for o in self.store.items(key, name):
                 left += 1
                 if not o['metadata'].get('deletionTimestamp'):
                     reg.internal_delete(key, name, o['metadata']['name'])
         if left:
-            remaining = sum(len(self.store.items(k, name)) for k in keys)
+            remaining, finalizers = {}, {}
+            for key in gr:
+                for o in self.store.items(key, name):
+                    remaining[gr[key]] = remaining.get(gr[key], 0) + 1
+                    for f in o['metadata'].get('finalizers') or []:
+                        finalizers[f] = finalizers.get(f, 0) + 1
             if remaining:
-                self._ns_conditions(name, remaining)
+                self._ns_conditions(name, remaining, finalizers)
                 return
 
         def fn(o):
@@ -317,18 +330,37 @@ class Controllers:
             o['spec'] = {'finalizers': fins} if fins else {}
         reg.internal_update(NS_KEY, '', name, fn, 'kube-controller-manager', 'finalize')
 
-    def _ns_conditions(self, name, remaining):
+    def _ns_conditions(self, name, remaining, finalizers):
+        """The namespace deleter's conditions (namespaceConditionUpdater):
+        all five, the failing variant where content remains."""
+        now = now_time()
+        want = {}
+        if remaining:
+            want['NamespaceContentRemaining'] = ('True', 'SomeResourcesRemain', 'Some resources are remaining: %s' % (
+                ', '.join(sorted('%s.%s has %d resource instances' % (r, g, n)
+                                 for (g, r), n in remaining.items()))))
+        if finalizers:
+            want['NamespaceFinalizersRemaining'] = (
+                'True', 'SomeFinalizersRemain', 'Some content in the namespace has finalizers remaining: %s' % (
+                    ', '.join(sorted('%s in %d resource instances' % (f, n) for f, n in finalizers.items()))))
+
         def fn(o):
             st = o.setdefault('status', {})
-            conds = [c for c in st.get('conditions') or [] if c.get('type') != 'NamespaceContentRemaining']
-            msg = 'Some resources are remaining: %d objects' % remaining
-            old = next((c for c in st.get('conditions') or [] if c.get('type') == 'NamespaceContentRemaining'),
-                       None)
-            if old and old.get('message') == msg:
-                return False
-            conds.append({'type': 'NamespaceContentRemaining', 'status': 'True',
-                          'lastTransitionTime': now_time(), 'reason': 'SomeResourcesRemain', 'message': msg})
-            st['conditions'] = conds
+            conds = st.setdefault('conditions', [])
+            changed = False
+            for t, ok_reason, ok_message in NS_DELETION_CONDITIONS:
+                status, reason, message = want.get(t, ('False', ok_reason, ok_message))
+                c = next((c for c in conds if c.get('type') == t), None)
+                if c is None:
+                    conds.append({'type': t, 'status': status, 'lastTransitionTime': now, 'reason': reason,
+                                  'message': message})
+                    changed = True
+                elif (c.get('status'), c.get('reason'), c.get('message')) != (status, reason, message):
+                    if c.get('status') != status:
+                        c['lastTransitionTime'] = now
+                    c.update(status=status, reason=reason, message=message)
+                    changed = True
+            return None if changed else False
         self.registry.internal_update(NS_KEY, '', name, fn, 'kube-controller-manager', 'status')
 
     # ------------------------------------------------------------ nodes

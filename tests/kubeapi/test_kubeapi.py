@@ -1074,9 +1074,20 @@ class Semantics(Base):
                                                         'namespace doomed is being terminated',
                                                         'field': 'metadata.namespace'}])
         wait_for(lambda: self.s.get('/api/v1/namespaces/doomed/configmaps/c1').status == 404, what='content gone')
-        # the agent with a finalizer keeps the namespace
+        # the agent with a finalizer keeps the namespace; its conditions say what is left
         self.s.settle()
-        self.assertEqual(self.s.get('/api/v1/namespaces/doomed').status, 200)
+        ns = self.ok(self.s.get('/api/v1/namespaces/doomed'))
+        self.assertEqual([(c['type'], c['status'], c['reason'], c['message']) for c in ns['status']['conditions']], [
+            ('NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered',
+             'All resources successfully discovered'),
+            ('NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions',
+             'All legacy kube types successfully parsed'),
+            ('NamespaceDeletionContentFailure', 'False', 'ContentDeleted',
+             'All content successfully deleted, may be waiting on finalization'),
+            ('NamespaceContentRemaining', 'True', 'SomeResourcesRemain',
+             'Some resources are remaining: agents.agent-install.openshift.io has 1 resource instances'),
+            ('NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain',
+             'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances')])
         self.ok(self.s.patch(agents('doomed') + '/held', {'metadata': {'finalizers': None}}))
         wait_for(lambda: self.s.get('/api/v1/namespaces/doomed').status == 404, what='namespace gone')
         r = self.s.post('/api/v1/namespaces/nowhere/configmaps', cm_body('x'))
