@@ -14,6 +14,8 @@
 #include "strutil.h"
 #include "tests.h"
 
+static void (*at_end[16])(void); /* test_at_end(), in registration order */
+static size_t n_at_end;
 static TestCase *cases;
 static TestCase **cases_tail = &cases;
 static jmp_buf case_jump;
@@ -24,6 +26,32 @@ void test_register(TestCase *t)
 {
         *cases_tail = t;
         cases_tail = &t->next;
+}
+
+void test_at_end(void (*fn)(void))
+{
+        for (size_t i = 0; i < n_at_end; i++)
+                if (at_end[i] == fn)
+                        return;
+        if (n_at_end >= ELEMENTSOF(at_end))
+                abort();
+        at_end[n_at_end++] = fn;
+}
+
+/* True when one of them failed (an ASSERT in it ends that one only). */
+static bool run_at_end(void)
+{
+        volatile bool any_failed = false;
+
+        while (n_at_end > 0) {
+                void (*fn)(void) = at_end[--n_at_end];
+
+                case_failed = case_skipped = false;
+                if (setjmp(case_jump) == 0)
+                        fn();
+                any_failed = any_failed || case_failed;
+        }
+        return any_failed;
 }
 
 void test_fail(const char *file, int line, const char *fmt, ...)
@@ -236,6 +264,7 @@ int test_main(int argc, char **argv)
 {
         const char *filter = getenv("TEST_FILTER");
         volatile unsigned ran = 0, failed = 0, skipped = 0;
+        bool end_failed;
 
         (void)argc;
         (void)argv;
@@ -257,9 +286,12 @@ int test_main(int argc, char **argv)
                 } else
                         fprintf(stderr, "--- ok %s\n", t->name);
         }
+        end_failed = run_at_end();
         fprintf(stderr, "%u cases: %u passed, %u failed, %u skipped\n", ran, ran - failed - skipped, failed,
                 skipped);
-        if (failed > 0)
+        if (end_failed)
+                fprintf(stderr, "FAIL: the clean-up after the last case\n");
+        if (failed > 0 || end_failed)
                 return 1;
         if (ran > 0 && skipped == ran)
                 return 77;

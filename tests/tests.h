@@ -31,6 +31,13 @@ _Noreturn void test_fail(const char *file, int line, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 _Noreturn void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Runs fn once the last case is done, before test_main() returns (the
+ * last registered first). Unlike atexit(), this runs before the libraries'
+ * own exit-time cleanup (OpenSSL's), so fn may still make requests: a
+ * harness removes there what a real server keeps (namespaces...). Only the
+ * process that runs the cases calls them, never a forked child. */
+void test_at_end(void (*fn)(void));
+
 /* A scratch directory for the running program (created on first use,
  * removed at exit unless TEST_KEEP=1). */
 const char *test_tmpdir(void);

@@ -40,7 +40,7 @@ static const struct {
         { 406, "NotAcceptable", EOPNOTSUPP },
         { 409, "Conflict", EBUSY },
         { 410, "Gone", ESTALE },
-        { 413, "RequestEntityTooLarge", E2BIG },
+        { 413, "RequestEntityTooLarge", EMSGSIZE },
         { 415, "UnsupportedMediaType", EOPNOTSUPP },
         { 422, "Invalid", EINVAL },
         { 429, "TooManyRequests", EAGAIN },
@@ -63,6 +63,25 @@ int kube_errno_from_status(long code, const char *reason)
         if (code >= 500 && code <= 599)
                 return -EIO;
         return -EPROTO;
+}
+
+/* etcd refuses an object too large to store with errors that are no kube
+ * Status, which kube-apiserver answers as 500 with their text and no
+ * reason (k8s.io/apiserver's ErrorToAPIStatus): etcd's own limit
+ * (--max-request-bytes, 1.5 MiB) and its client's gRPC send limit (2 MiB),
+ * "rpc error: code = ResourceExhausted desc = trying to send message larger
+ * than max (N vs. 2097152)". */
+static bool message_says_too_large(const char *message)
+{
+        return message && (strstr(message, "etcdserver: request is too large") ||
+                           strstr(message, "trying to send message larger than max"));
+}
+
+int kube_errno_from_answer(long code, const char *reason, const char *message)
+{
+        if (code >= 500 && code <= 599 && message_says_too_large(message))
+                return -EMSGSIZE;
+        return kube_errno_from_status(code, reason);
 }
 
 const char *kube_reason_from_code(long code)
@@ -89,7 +108,7 @@ int kube_status_fill(KubeStatus *err, long code, json_object *o)
         }
         if (isempty(reason))
                 reason = kube_reason_from_code(code);
-        r = kube_errno_from_status(code, reason);
+        r = kube_errno_from_answer(code, reason, message);
         if (!err)
                 return r;
         kube_status_done(err);

@@ -28,10 +28,15 @@
  *   Conflict (409)                        -EBUSY   (stale resourceVersion,
  *                                                   failed precondition)
  *   Gone / Expired (410)                  -ESTALE  (relist)
- *   RequestEntityTooLarge (413)           -E2BIG
+ *   RequestEntityTooLarge (413)           -EMSGSIZE (the object is too large:
+ *                                                   the body over 3 MiB)
  *   Invalid (422)                         -EINVAL
  *   TooManyRequests (429)                 -EAGAIN
  *   InternalError (500), other 5xx        -EIO
+ *   5xx saying etcd refused the size      -EMSGSIZE (over etcd's 1.5 MiB or
+ *                                                   its client's 2 MiB; no
+ *                                                   retry of the same write
+ *                                                   can succeed)
  *   ServiceUnavailable (503)              -EAGAIN
  *   Timeout (504)                         -ETIMEDOUT
  *   any other status                      -EPROTO
@@ -70,6 +75,10 @@ void kube_status_done(KubeStatus *s);
 
 /* errno for an HTTP code and Status reason (reason may be NULL). */
 int kube_errno_from_status(long code, const char *reason);
+/* The same, knowing the Status message too (may be NULL): -EMSGSIZE for
+ * etcd's size refusals, which come as 500 without a reason. What every
+ * verb returns and puts in KubeStatus.error. */
+int kube_errno_from_answer(long code, const char *reason, const char *message);
 /* The reason kube uses for code when a body has none ("NotFound"...). */
 const char *kube_reason_from_code(long code);
 

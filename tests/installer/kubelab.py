@@ -12,8 +12,17 @@ A real cluster has other writers, and some names are fixed by the upstream
 contract (kube-system/cluster-config-v1, etcds/cluster, the namespace
 assisted-installer, the AssistedControllerIsReady event): the tests run one
 after another (meson: is_parallel false), every object a test makes is
-removed afterwards, nodes and machine configs have names of their own per
-test, and nothing assumes a namespace holds only what the test put there.
+removed afterwards (the namespaces it had to create when the class ends),
+nodes and machine configs have names of their own per test, and nothing
+assumes a namespace holds only what the test put there.
+
+Other writers also change what the test made, right after it made it: the
+controller manager annotates and taints every new Node and turns the
+Ready condition of a node without kubelet heartbeats Unknown after 40 s,
+and a new CRD has no conditions (null) until the apiserver names it. So a
+node's status is patched (never read and written back), each node the test
+plays has a kubelet's heartbeat (its Lease in kube-node-lease, renewed every
+10 s), and the test server runs with the same 40 s grace period.
 
 Standard library + python3-yaml (for kubeconfigs and the CRD files).
 """
@@ -74,6 +83,12 @@ def _load_kubeconfig(path):
             "token": user.get("token") or (open(user["tokenFile"]).read().strip() if user.get("tokenFile") else None)}
 
 
+# kube-controller-manager's --node-monitor-grace-period
+NODE_MONITOR_GRACE = 40
+# the kubelet's node lease renewal (a quarter of its 40 s duration)
+KUBELET_HEARTBEAT = 10
+
+
 class Cluster:
     """Either the test server (fake: start() starts it) or a real cluster."""
 
@@ -83,11 +98,17 @@ class Cluster:
         self.server = None
         self.tmp = tempfile.mkdtemp(prefix="cradle-kubelab-")
         self.made = []  # paths to delete at cleanup, in reverse
+        self.namespaces_made = []  # deleted at stop()
+        self.kubelets = set()  # nodes whose Lease the heartbeat renews
+        self.heartbeat_lock = threading.Lock()
+        self.heartbeat_stop = threading.Event()
+        self.heartbeat = None
 
     def start(self):
         if self.fake:
             import kubeapi_harness
-            self.server = kubeapi_harness.Server().start()
+            args = ["--node-monitor-grace-period", str(NODE_MONITOR_GRACE)] + kubeapi_harness.args_from_env()
+            self.server = kubeapi_harness.Server(args).start()
             self.kubeconfig_path = self.server.path("kubeconfig")
         self.kc = _load_kubeconfig(self.kubeconfig_path)
         u = urllib.parse.urlsplit(self.kc["server"])
@@ -111,6 +132,12 @@ class Cluster:
 
     def stop(self):
         self.cleanup()
+        self.heartbeat_stop.set()
+        if self.heartbeat:
+            self.heartbeat.join()
+        for ns in reversed(self.namespaces_made):
+            self.delete("/api/v1/namespaces/" + ns)
+        self.namespaces_made = []
         if self.server:
             self.server.stop()
         import shutil
@@ -152,15 +179,18 @@ class Cluster:
 
     # -- objects ------------------------------------------------------------
     def create(self, path, obj, cleanup=True):
-        """POST obj to the collection path; AlreadyExists replaces it. The
+        """POST obj to the collection path; AlreadyExists replaces it (read
+        again and retried while another writer changes it in between). The
         object is deleted at cleanup."""
         r = self.request("POST", path, obj)
         name = obj["metadata"]["name"]
-        if r.status == 409:
+        for _ in range(20):
+            if r.status != 409:
+                break
             cur = self.ok("GET", path + "/" + name).json
-            obj = dict(obj, metadata=dict(obj["metadata"], resourceVersion=cur["metadata"]["resourceVersion"]))
-            r = self.ok("PUT", path + "/" + name, obj)
-        elif r.status >= 300:
+            put = dict(obj, metadata=dict(obj["metadata"], resourceVersion=cur["metadata"]["resourceVersion"]))
+            r = self.request("PUT", path + "/" + name, put)
+        if r.status >= 300:
             raise AssertionError("create %s/%s: %s" % (path, name, r))
         if cleanup:
             self.made.append(path + "/" + name)
@@ -171,11 +201,15 @@ class Cluster:
                                                         "metadata": {"name": name}})
         if r.status not in (201, 409):
             raise AssertionError("namespace %s: %s" % (name, r))
+        if r.status == 201:
+            self.namespaces_made.append(name)
 
     def delete(self, path):
         self.request("DELETE", path)
 
     def cleanup(self):
+        with self.heartbeat_lock:
+            self.kubelets.clear()
         for p in reversed(self.made):
             self.delete(p)
         self.made = []
@@ -194,7 +228,8 @@ class Cluster:
         end = time.time() + timeout
         while time.time() < end:
             r = self.request("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name)
-            conds = (r.json or {}).get("status", {}).get("conditions", [])
+            # null until the apiserver's naming controller ran
+            conds = ((r.json or {}).get("status") or {}).get("conditions") or []
             if any(c["type"] == "Established" and c["status"] == "True" for c in conds):
                 return
             time.sleep(0.2)
@@ -229,14 +264,47 @@ class Cluster:
         self.node_status(name, ip, ready)
 
     def node_status(self, name, ip, ready):
+        """The node's Ready condition and addresses, as its kubelet posts them
+        (a strategic merge patch: the controllers write the same Node), and
+        the kubelet's heartbeat from then on."""
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        cur = self.ok("GET", "/api/v1/nodes/" + name).json
-        cur["status"] = {"conditions": [{"type": "Ready", "status": "True" if ready else "False",
-                                         "reason": "KubeletReady" if ready else "KubeletNotReady",
-                                         "message": "test", "lastHeartbeatTime": now,
-                                         "lastTransitionTime": now}],
-                         "addresses": [{"type": "InternalIP", "address": ip}, {"type": "Hostname", "address": name}]}
-        self.ok("PUT", "/api/v1/nodes/%s/status" % name, cur)
+        self.ok("PATCH", "/api/v1/nodes/%s/status" % name,
+                {"status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False",
+                                            "reason": "KubeletReady" if ready else "KubeletNotReady",
+                                            "message": "test", "lastHeartbeatTime": now,
+                                            "lastTransitionTime": now}],
+                            "addresses": [{"type": "InternalIP", "address": ip},
+                                          {"type": "Hostname", "address": name}]}},
+                ctype="application/strategic-merge-patch+json")
+        self.kubelet(name)
+
+    def kubelet(self, name):
+        """The node lease a kubelet keeps renewing, so that the node
+        lifecycle controller never finds the node silent."""
+        with self.heartbeat_lock:
+            if name in self.kubelets:
+                return
+        self.ensure_namespace("kube-node-lease")
+        self.create("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+                    {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name},
+                     "spec": {"holderIdentity": name, "leaseDurationSeconds": NODE_MONITOR_GRACE,
+                              "renewTime": _micro_time()}})
+        with self.heartbeat_lock:
+            self.kubelets.add(name)
+            if self.heartbeat is None:
+                self.heartbeat = threading.Thread(target=self._heartbeats, name="kubelets", daemon=True)
+                self.heartbeat.start()
+
+    def _heartbeats(self):
+        while not self.heartbeat_stop.wait(KUBELET_HEARTBEAT):
+            with self.heartbeat_lock:
+                names = sorted(self.kubelets)
+            for n in names:
+                try:
+                    self.request("PATCH", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + n,
+                                 {"spec": {"renewTime": _micro_time()}}, ctype="application/merge-patch+json")
+                except OSError:
+                    pass  # the next beat tries again
 
     def dry_run_create(self, obj):
         """POST obj with dryRun=All to its collection; None when the server
@@ -334,6 +402,12 @@ class Cluster:
         """What cradle sent (test server only)."""
         out = self.ctl("GET", "/requests")["requests"]
         return [r for r in out if all(r.get(k) == v for k, v in match.items())]
+
+
+def _micro_time():
+    """metav1.MicroTime, as a Lease's renewTime."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%06dZ" % int((t % 1) * 1e6)
 
 
 def free_port():

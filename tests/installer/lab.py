@@ -27,6 +27,8 @@ import uuid
 
 SRC = os.environ.get("CRADLE_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(SRC, "tests", "service"))
+sys.path.insert(0, os.path.join(SRC, "tests", "helpers"))
+from proctools import stop_group  # noqa: E402
 CRADLE = os.environ.get("CRADLE_BINARY")
 STAND_INS = os.path.join(SRC, "tests", "installer", "stand-ins")
 IGNITION_RUNTIME = "/usr/lib/dracut/modules.d/30ignition/ignition"
@@ -232,8 +234,11 @@ def blkid_type(dev):
 
 class Lab(object):
     """One test's resources: a temporary directory, loop devices, mounts,
-    swaps, device-mapper tables, md arrays and volume groups, all removed by
-    cleanup() (also at exit and on SIGTERM)."""
+    swaps, device-mapper tables, md arrays and volume groups, and the
+    processes it started (spawn()), all removed by cleanup() (also at exit
+    and on SIGTERM). A test that failed while its installer was still
+    running thus leaves nothing that reports to the service under the same
+    host ids while the next test runs."""
 
     instances = []
 
@@ -246,6 +251,7 @@ class Lab(object):
         self.md = []
         self.vgs = []
         self.files = []
+        self.procs = []
         self.done = False
         Lab.instances.append(self)
 
@@ -270,6 +276,21 @@ class Lab(object):
         self.loops.append(d)
         return d
 
+    def spawn(self, argv, **kw):
+        """subprocess.Popen in a session of its own: cleanup() stops it and
+        everything it started (SIGTERM, then SIGKILL)."""
+        p = subprocess.Popen(argv, start_new_session=True, **kw)
+        self.procs.append(p)
+        return p
+
+    def stop_processes(self, grace=5):
+        # only the groups whose leader was not reaped: a reaped leader's
+        # number may belong to another process by now
+        for p in self.procs:
+            if p.poll() is None:
+                stop_group(p, grace)
+        self.procs = []
+
     def mount(self, dev, where=None, opts=None):
         where = where or tempfile.mkdtemp(dir=self.tmp, prefix="mnt-")
         run(["mount"] + (["-o", opts] if opts else []) + [dev, where])
@@ -280,6 +301,7 @@ class Lab(object):
         if self.done:
             return
         self.done = True
+        self.stop_processes()  # before the devices and files they use go
         for f in self.files:
             f.close()  # files and servers
         for m in reversed(self.mounts):
@@ -449,8 +471,8 @@ class Installer(object):
     def start(self, device, env=None, wrapper=(), **kw):
         self.out = open(self.lab.path("installer-%s.log" % uuid.uuid4().hex[:6]), "w+")
         self.lab.files.append(self.out)
-        return subprocess.Popen(list(wrapper) + self.argv(device, **kw), env=env or self.env(), stdout=self.out,
-                                stderr=subprocess.STDOUT)
+        return self.lab.spawn(list(wrapper) + self.argv(device, **kw), env=env or self.env(), stdout=self.out,
+                              stderr=subprocess.STDOUT)
 
     def run(self, device, env=None, timeout=600, **kw):
         p = self.start(device, env=env, **kw)

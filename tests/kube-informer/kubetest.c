@@ -84,7 +84,8 @@ void kubetest_setup(KubeTest *t, char *const *extra)
                 return;
         if (!registered) {
                 registered = t;
-                atexit(stop_at_exit);
+                /* not atexit(): the namespace is deleted while OpenSSL still works */
+                test_at_end(stop_at_exit);
         }
         start(t, extra);
 }

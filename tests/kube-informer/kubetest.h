@@ -28,8 +28,8 @@ typedef struct KubeTest {
 /* Called at the start of every test case (test_fail/test_skip need one):
  * the first call starts the server (extra: more arguments for kubeapi.py,
  * NULL-terminated, may be NULL) and creates the namespace, the others
- * return at once; kubetest_stop() runs at exit. Skips the case when
- * python3-yaml is missing. */
+ * return at once; kubetest_stop() runs once the last case is done
+ * (test_at_end()). Skips the case when python3-yaml is missing. */
 void kubetest_setup(KubeTest *t, char *const *extra);
 void kubetest_stop(KubeTest *t);
 bool kubetest_has_control(const KubeTest *t);

@@ -16,6 +16,7 @@
 #include "kube-test.h"
 #include "strutil.h"
 #include "tests.h"
+#include "timeutil.h"
 #include "uuid.h"
 
 static struct {
@@ -37,20 +38,161 @@ void kube_test_add_apply(const char *rel)
         ASSERT_OK(strv_push(&env.applies, p));
 }
 
-static void kube_test_cleanup(void)
+/* The condition of a namespace's status, or NULL. */
+static json_object *namespace_condition(json_object *ns, const char *type)
 {
-        if (env.namespaces) {
-                _cleanup_(kube_client_freep) KubeClient *c = NULL;
+        json_object *conds = json_get_path(ns, "status.conditions");
 
-                if (kube_client_new_from_kubeconfig(env.kubeconfig, NULL, &c, NULL) >= 0)
-                        STRV_FOREACH (ns, env.namespaces)
-                                (void)kube_delete(c, &kube_resource_namespaces, NULL, *ns, NULL, NULL, NULL);
+        for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+                json_object *c = json_object_array_get_idx(conds, i);
+
+                if (streq_ptr(json_get_string(c, "type"), type))
+                        return c;
         }
+        return NULL;
+}
+
+/* A Terminating namespace kept by finalizers that nobody will remove any
+ * more (the test's controllers have stopped): the resources its namespace
+ * controller reports as remaining ("Some resources are remaining:
+ * infraenvs.agent-install.openshift.io has 1 resource instances,
+ * configmaps. has 2 resource instances"). Empty when no finalizer holds it. */
+static char **finalizer_held_resources(json_object *ns)
+{
+        json_object *fins = namespace_condition(ns, "NamespaceFinalizersRemaining"),
+                    *content = namespace_condition(ns, "NamespaceContentRemaining");
+        _cleanup_strv_free_ char **parts = NULL;
+        const char *list;
+        char **out = NULL;
+
+        if (!streq_ptr(json_get_string(fins, "status"), "True") ||
+            !streq_ptr(json_get_string(content, "status"), "True"))
+                return NULL;
+        list = startswith(strempty(json_get_string(content, "message")), "Some resources are remaining: ");
+        if (!list || strv_split(list, ",", &parts) < 0)
+                return NULL;
+        STRV_FOREACH (p, parts) {
+                const char *gr = *p + strspn(*p, " ");
+                size_t n = strcspn(gr, " ");
+
+                /* "configmaps." is a core resource */
+                if (n > 0 && gr[n - 1] == '.')
+                        n--;
+                if (n > 0 && strv_extendf(&out, "%.*s", (int)n, gr) < 0)
+                        break;
+        }
+        return out;
+}
+
+/* Removes the finalizers of everything left in ns of those resources. */
+static void release_finalizers(KubeClient *c, const char *ns, char **resources)
+{
+        STRV_FOREACH (r, resources) {
+                _cleanup_(json_object_putp) json_object *list = NULL;
+                _cleanup_kube_status_ KubeStatus st = {};
+                KubeResource res;
+                json_object *items;
+
+                if (kube_resolve(c, *r, &res, &st) < 0 || kube_list_all(c, &res, ns, NULL, &list, &st) < 0)
+                        continue;
+                items = json_get(list, "items");
+                for (size_t i = 0; i < json_object_array_length(items); i++) {
+                        json_object *o = json_object_array_get_idx(items, i);
+                        _cleanup_(json_object_putp) json_object *patch =
+                                kube_test_json("{\"metadata\": {\"finalizers\": null}}");
+                        _cleanup_kube_status_ KubeStatus pst = {};
+
+                        if (!json_get_path(o, "metadata.finalizers"))
+                                continue;
+                        if (kube_patch_merge(c, &res, ns, kube_object_name(o), patch, NULL, &pst) >= 0)
+                                fprintf(stderr,
+                                        "namespace %s: removed the finalizers of %s %s (nothing is left to "
+                                        "remove them)\n",
+                                        ns, *r, kube_object_name(o));
+                }
+        }
+}
+
+/* Once the last case is done (test_at_end(): atexit() would run after
+ * OpenSSL's own exit-time cleanup, when no client can be made any more).
+ * The test server goes altogether; a real cluster keeps what the tests
+ * made unless it is deleted, and keeps a namespace Terminating until its
+ * namespace controller emptied it, so this waits for each to go, and
+ * releases what finalizers of stopped controllers hold. A namespace left
+ * fails the run. */
+static void kube_test_delete_namespaces(void)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = NULL;
+        _cleanup_free_ char *err = NULL;
+        _cleanup_strv_free_ char **left = NULL, **released = NULL;
+
+        if (!env.namespaces || env.pid > 0)
+                return;
+        if (kube_client_new_from_kubeconfig(env.kubeconfig, NULL, &c, &err) < 0)
+                test_fail(__FILE__, __LINE__, "cannot delete the test namespaces: no client of %s: %s",
+                          env.kubeconfig, strna(err));
+        STRV_FOREACH (ns, env.namespaces) {
+                _cleanup_kube_status_ KubeStatus st = {};
+                int r = kube_delete(c, &kube_resource_namespaces, NULL, *ns, NULL, NULL, &st);
+
+                if (r < 0 && r != -ENOENT)
+                        fprintf(stderr, "cannot delete namespace %s: %s\n", *ns, strna(st.message));
+        }
+        /* a real namespace controller takes seconds */
+        for (usec_t end = now_usec(CLOCK_MONOTONIC) + 120 * USEC_PER_SEC; now_usec(CLOCK_MONOTONIC) < end;) {
+                strv_free(left);
+                left = NULL;
+                STRV_FOREACH (ns, env.namespaces) {
+                        _cleanup_(json_object_putp) json_object *o = NULL;
+                        _cleanup_kube_status_ KubeStatus st = {};
+                        _cleanup_strv_free_ char **held = NULL;
+
+                        if (kube_get(c, &kube_resource_namespaces, NULL, *ns, &o, &st) == -ENOENT)
+                                continue;
+                        ASSERT_OK(strv_extend(&left, *ns));
+                        held = finalizer_held_resources(o);
+                        if (held && !strv_contains(released, *ns)) {
+                                release_finalizers(c, *ns, held);
+                                ASSERT_OK(strv_extend(&released, *ns));
+                        }
+                }
+                if (!left)
+                        break;
+                (void)usleep(200 * 1000);
+        }
+        strv_free(env.namespaces);
+        env.namespaces = NULL;
+        if (left)
+                test_fail(__FILE__, __LINE__, "test namespaces are left on the cluster: %s",
+                          strempty(left[0]));
+}
+
+static void kube_test_stop_server(void)
+{
         if (env.pid > 0) {
                 (void)kill(env.pid, SIGTERM);
                 (void)waitpid(env.pid, NULL, 0);
                 env.pid = 0;
         }
+}
+
+/* CRADLE_TEST_KUBEAPI_ARGS: more options of the test server (split at
+ * blanks), e.g. "--openshift-service-ca" to play an OpenShift hub. */
+static int extend_with_extra_args(char ***argv)
+{
+        _cleanup_strv_free_ char **extra = NULL;
+        const char *e = getenv("CRADLE_TEST_KUBEAPI_ARGS");
+        int r;
+
+        if (isempty(e))
+                return 0;
+        r = strv_split(e, " \t", &extra);
+        if (r < 0)
+                return r;
+        STRV_FOREACH (a, extra)
+                if (strv_extend(argv, *a) < 0)
+                        return -ENOMEM;
+        return 0;
 }
 
 static void kube_test_start(void)
@@ -68,7 +210,8 @@ static void kube_test_start(void)
         if (env.started)
                 return;
         env.started = true;
-        atexit(kube_test_cleanup);
+        test_at_end(kube_test_delete_namespaces);
+        atexit(kube_test_stop_server);
         if (!isempty(real)) {
                 env.real = true;
                 env.kubeconfig = strdup(real);
@@ -104,6 +247,8 @@ static void kube_test_start(void)
                 STRV_FOREACH (a, env.applies)
                         if (strv_extend_pair(&argv, "--apply", *a) < 0)
                                 _exit(127);
+                if (extend_with_extra_args(&argv) < 0)
+                        _exit(127);
                 execv("/usr/bin/python3", argv);
                 _exit(127);
         }

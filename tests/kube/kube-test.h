@@ -6,7 +6,10 @@
  * (tests/kubeapi/kubeapi.py, started once per test program with the
  * assisted-service CRDs applied), or, when CRADLE_TEST_KUBECONFIG names a
  * kubeconfig, that cluster. Each test works in a namespace of its own,
- * deleted when the program exits. Tests that need the server's control API
+ * deleted once the last case is done (test_at_end()). CRADLE_TEST_KUBEAPI_ARGS
+ * gives the test server more options (e.g. --openshift-service-ca: every
+ * namespace then also holds openshift-service-ca.crt, as on an OpenShift
+ * hub). Tests that need the server's control API
  * (faults, tokens, pod logs, history compaction) call kube_test_need_server(),
  * which skips with the reason on a real cluster.
  */
@@ -34,7 +37,9 @@ const char *kube_test_state_dir(void);
 void kube_test_need_server(const char *why);
 /* A new client of the cluster (its own; the caller frees it). */
 KubeClient *kube_test_client(void);
-/* A fresh namespace "cradle-test-<tag>-<random>", deleted at exit. */
+/* A fresh namespace "cradle-test-<tag>-<random>", deleted once the last
+ * case is done. Other writers may put objects there too (kube-root-ca.crt,
+ * openshift-service-ca.crt...): count only what the test made. */
 const char *kube_test_namespace(const char *tag);
 /* The control API of the test server: JSON in, JSON out (ret may be NULL).
  * Returns the HTTP status. */

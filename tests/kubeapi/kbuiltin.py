@@ -1345,10 +1345,12 @@ class CRDStrategy(Strategy):
         obj['metadata']['generation'] = 1
 
     def output(self, obj):
+        # status.conditions has no omitempty: null until the naming
+        # controller writes the first conditions
         o = super().output(obj)
         st = o.get('status')
         if isinstance(st, dict) and st.get('conditions') == []:
-            o['status'] = {k: v for k, v in st.items() if k != 'conditions'}
+            o['status'] = dict(st, conditions=None)
         return o
 
     def prepare_update(self, new, old, ctx, sub):

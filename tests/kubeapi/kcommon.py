@@ -372,6 +372,38 @@ def err_unauthorized():
     return ApiError(401, status_body(401, 'Unauthorized', 'Unauthorized'))
 
 
+# What a real kube-apiserver (v1.26) with its etcd refuses for size:
+# the request body (the apiserver's MaxRequestBodyBytes, 3 MiB: 413 before
+# the body is decoded), etcd's --max-request-bytes (1.5 MiB: etcd
+# answers "request is too large") and the etcd client's gRPC send limit
+# (2 MiB: the client refuses before sending). The two etcd errors are not
+# kube Status errors, so the apiserver answers 500 with the error text and
+# no reason (responsewriters.ErrorToAPIStatus).
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+ETCD_MAX_REQUEST_BYTES = 1536 * 1024
+ETCD_CLIENT_MAX_SEND_BYTES = 2 * 1024 * 1024
+
+
+def err_request_entity_too_large(limit=MAX_REQUEST_BODY_BYTES):
+    return ApiError(413, status_body(413, 'RequestEntityTooLarge', 'Request entity too large: limit is %d' % limit))
+
+
+def etcd_request_size(key, value_len):
+    """About the size of the etcd transaction that stores value_len bytes
+    under key: a guarded put names the key in its compare, its put and its
+    else-get, plus a few bytes of framing."""
+    return value_len + 3 * len(key) + 32
+
+
+def check_etcd_size(key, value_len):
+    n = etcd_request_size(key, value_len)
+    if n > ETCD_CLIENT_MAX_SEND_BYTES:
+        raise ApiError(500, status_body(500, '', 'rpc error: code = ResourceExhausted desc = trying to send message '
+                                        'larger than max (%d vs. %d)' % (n, ETCD_CLIENT_MAX_SEND_BYTES)))
+    if n > ETCD_MAX_REQUEST_BYTES:
+        raise ApiError(500, status_body(500, '', 'etcdserver: request is too large'))
+
+
 def err_page_not_found():
     return ApiError(404, '404 page not found\n', content_type='text/plain; charset=utf-8')
 

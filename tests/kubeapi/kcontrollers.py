@@ -1,8 +1,10 @@
 """The asynchronous parts of a cluster that clients observe through the API:
 the CRD naming/establishing and cleanup controllers, the namespace
 controller, the garbage collector, the service-account and root-CA
-publishers, a stand-in for the kubelet finishing graceful pod deletion, and
-the CSR signer. They run in one thread, triggered by every change."""
+publishers (and OpenShift's service-CA one, when asked), the node
+controllers (TTL annotation, condition taints, lost heartbeats), a stand-in
+for the kubelet finishing graceful pod deletion, and the CSR signer. They
+run in one thread, triggered by every change."""
 
 import base64
 import copy
@@ -15,6 +17,30 @@ from kcommon import ApiError, now_time, parse_time
 
 CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions'
 NS_KEY = 'core/namespaces'
+NODE_KEY = 'core/nodes'
+LEASE_KEY = 'coordination.k8s.io/leases'
+# the TTL controller's annotation (0 s for clusters of up to 100 nodes)
+NODE_TTL_ANNOTATION = 'node.alpha.kubernetes.io/ttl'
+# the node lifecycle controller's NoSchedule taints (TaintNodesByCondition)
+CONDITION_TAINTS = {('Ready', 'False'): 'node.kubernetes.io/not-ready',
+                    ('Ready', 'Unknown'): 'node.kubernetes.io/unreachable',
+                    ('MemoryPressure', 'True'): 'node.kubernetes.io/memory-pressure',
+                    ('DiskPressure', 'True'): 'node.kubernetes.io/disk-pressure',
+                    ('NetworkUnavailable', 'True'): 'node.kubernetes.io/network-unavailable',
+                    ('PIDPressure', 'True'): 'node.kubernetes.io/pid-pressure'}
+UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable'
+CONDITION_TAINT_KEYS = set(CONDITION_TAINTS.values()) | {UNSCHEDULABLE_TAINT}
+# the conditions the node lifecycle controller turns Unknown when the kubelet goes silent
+MONITORED_CONDITIONS = ('Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure')
+OPENSHIFT_SERVICE_CA = 'openshift-service-ca.crt'
+# the namespace deleter's conditions, in its order, with their "ok" reason and message
+NS_DELETION_CONDITIONS = (
+    ('NamespaceDeletionDiscoveryFailure', 'ResourcesDiscovered', 'All resources successfully discovered'),
+    ('NamespaceDeletionGroupVersionParsingFailure', 'ParsedGroupVersions', 'All legacy kube types successfully parsed'),
+    ('NamespaceDeletionContentFailure', 'ContentDeleted',
+     'All content successfully deleted, may be waiting on finalization'),
+    ('NamespaceContentRemaining', 'ContentRemoved', 'All content successfully removed'),
+    ('NamespaceFinalizersRemaining', 'ContentHasNoFinalizers', 'All content-preserving finalizers finished'))
 CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io'
 KUBELET_SIGNERS = ('kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet',
                    'kubernetes.io/kubelet-serving')
@@ -35,7 +61,17 @@ class Controllers:
         self.pod_deletion_delay = 0.0   # None: the "kubelet" never finishes pod deletion
         self.csr_signing = True
         self.crd_generation = {}        # crd name -> generation registered
+        self.crd_naming_delay = 0.05    # seconds from a CRD's creation to its NamesAccepted
+        self.crd_seen = {}              # uid -> when first seen, of CRDs not yet named
         self.root_ca_pem = ''
+        self.openshift_service_ca = False   # publish openshift-service-ca.crt in every namespace
+        # seconds without a kubelet heartbeat (the Ready condition's
+        # lastHeartbeatTime or the node's Lease) before the node turns
+        # Unknown (kube-controller-manager's --node-monitor-grace-period,
+        # 40 s); 0: never. A node that never posted a Ready condition gets
+        # max(60 s, that) (--node-startup-grace-period).
+        self.node_monitor_grace = 0.0
+        self.node_health = {}           # node uid -> (heartbeat, lease renewTime, monotonic when last changed)
         self.thread = threading.Thread(target=self.run, name='controllers', daemon=True)
         store.listeners.append(self.on_event)
 
@@ -60,7 +96,7 @@ class Controllers:
         """Waits until every change so far has been processed."""
         deadline = time.monotonic() + timeout
         with self.cv:
-            while self.busy or self.done < self.kicks:
+            while self.busy or self.done < self.kicks or self.crds_pending():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -100,6 +136,7 @@ class Controllers:
     def pass_once(self):
         self.crds()
         self.namespaces()
+        self.nodes()
         self.gc()
         self.pods()
         self.csrs()
@@ -125,6 +162,16 @@ class Controllers:
                 self._crd_cleanup(crd)
                 continue
             st = crd.get('status') or {}
+            if not _cond_true(st, 'NamesAccepted'):
+                # the naming controller runs moments after the create:
+                # until then status.conditions is null
+                uid = crd['metadata'].get('uid')
+                seen = self.crd_seen.setdefault(uid, time.monotonic())
+                if time.monotonic() < seen + self.crd_naming_delay:
+                    self._due(seen + self.crd_naming_delay)
+                    continue
+                self._accept_names(crd)
+                continue
             if not _cond_true(st, 'Established'):
                 crd = self._establish(crd)
                 if crd is None:
@@ -141,8 +188,20 @@ class Controllers:
                 reg.set_crd_types(name, None)
                 del self.crd_generation[name]
                 reg.terminating_crds.discard(name)
+        with store.lock:
+            uids = {c['metadata'].get('uid') for c in store.objects[CRD_KEY].values()
+                    if not _cond_true(c.get('status') or {}, 'NamesAccepted')}
+        for uid in list(self.crd_seen):
+            if uid not in uids:
+                del self.crd_seen[uid]
 
-    def _establish(self, crd):
+    def crds_pending(self):
+        """CRDs whose names the naming controller has not accepted yet."""
+        return bool(self.crd_seen)
+
+    def _accept_names(self, crd):
+        """The naming controller: NamesAccepted, and Established False
+        (Installing) until the establishing controller's turn."""
         names = crd['spec']['names']
 
         def fn(o):
@@ -155,11 +214,18 @@ class Controllers:
             st['conditions'] = [
                 {'type': 'NamesAccepted', 'status': 'True', 'lastTransitionTime': now, 'reason': 'NoConflicts',
                  'message': 'no conflicts found'},
-                {'type': 'Established', 'status': 'True', 'lastTransitionTime': now,
-                 'reason': 'InitialNamesAccepted', 'message': 'the initial names have been accepted'}]
-            st['acceptedNames'] = acc
+                {'type': 'Established', 'status': 'False', 'lastTransitionTime': now,
+                 'reason': 'Installing', 'message': 'the initial names have been accepted'}]
             o['status'] = {'conditions': st['conditions'], 'acceptedNames': acc,
                            'storedVersions': st.get('storedVersions') or []}
+        return self.registry.internal_update(CRD_KEY, '', crd['metadata']['name'], fn, 'kube-apiserver', 'status')
+
+    def _establish(self, crd):
+        def fn(o):
+            conds = [c for c in (o.get('status') or {}).get('conditions') or [] if c.get('type') != 'Established']
+            conds.append({'type': 'Established', 'status': 'True', 'lastTransitionTime': now_time(),
+                          'reason': 'InitialNamesAccepted', 'message': 'the initial names have been accepted'})
+            o['status']['conditions'] = conds
         return self.registry.internal_update(CRD_KEY, '', crd['metadata']['name'], fn, 'kube-apiserver', 'status')
 
     def _crd_cleanup(self, crd):
@@ -214,21 +280,46 @@ class Controllers:
                                         'kube-controller-manager')
                 except ApiError:
                     pass
+            if self.openshift_service_ca and self.store.peek('core/configmaps', name, OPENSHIFT_SERVICE_CA) is None:
+                self._publish_service_ca(name)
+
+    def _publish_service_ca(self, ns):
+        """As an OpenShift cluster: its kube-controller-manager creates
+        openshift-service-ca.crt for the service-CA operator, which fills in
+        the bundle (two writers, two writes)."""
+        rt = self.registry.lookup('', 'v1', 'configmaps')
+        try:
+            made = self.registry.internal_create(rt, ns, {'metadata': {
+                'name': OPENSHIFT_SERVICE_CA, 'annotations': {'service.beta.openshift.io/inject-cabundle': 'true'}}},
+                'kube-controller-manager')
+        except ApiError:
+            return
+        if made is None:
+            return
+
+        def fill(o):
+            o['data'] = {'service-ca.crt': self.root_ca_pem}
+        self.registry.internal_update('core/configmaps', ns, OPENSHIFT_SERVICE_CA, fill, 'service-ca-operator')
 
     def _ns_cleanup(self, name):
         reg = self.registry
         left = 0
         with reg.lock:
-            keys = {rt.store_key for rt in reg.types.values() if rt.namespaced}
-        for key in sorted(keys):
+            gr = {rt.store_key: (rt.group, rt.resource) for rt in reg.types.values() if rt.namespaced}
+        for key in sorted(gr):
             for o in self.store.items(key, name):
                 left += 1
                 if not o['metadata'].get('deletionTimestamp'):
                     reg.internal_delete(key, name, o['metadata']['name'])
         if left:
-            remaining = sum(len(self.store.items(k, name)) for k in keys)
+            remaining, finalizers = {}, {}
+            for key in gr:
+                for o in self.store.items(key, name):
+                    remaining[gr[key]] = remaining.get(gr[key], 0) + 1
+                    for f in o['metadata'].get('finalizers') or []:
+                        finalizers[f] = finalizers.get(f, 0) + 1
             if remaining:
-                self._ns_conditions(name, remaining)
+                self._ns_conditions(name, remaining, finalizers)
                 return
 
         def fn(o):
@@ -239,19 +330,96 @@ class Controllers:
             o['spec'] = {'finalizers': fins} if fins else {}
         reg.internal_update(NS_KEY, '', name, fn, 'kube-controller-manager', 'finalize')
 
-    def _ns_conditions(self, name, remaining):
+    def _ns_conditions(self, name, remaining, finalizers):
+        """The namespace deleter's conditions (namespaceConditionUpdater):
+        all five, the failing variant where content remains."""
+        now = now_time()
+        want = {}
+        if remaining:
+            want['NamespaceContentRemaining'] = ('True', 'SomeResourcesRemain', 'Some resources are remaining: %s' % (
+                ', '.join(sorted('%s.%s has %d resource instances' % (r, g, n)
+                                 for (g, r), n in remaining.items()))))
+        if finalizers:
+            want['NamespaceFinalizersRemaining'] = (
+                'True', 'SomeFinalizersRemain', 'Some content in the namespace has finalizers remaining: %s' % (
+                    ', '.join(sorted('%s in %d resource instances' % (f, n) for f, n in finalizers.items()))))
+
         def fn(o):
             st = o.setdefault('status', {})
-            conds = [c for c in st.get('conditions') or [] if c.get('type') != 'NamespaceContentRemaining']
-            msg = 'Some resources are remaining: %d objects' % remaining
-            old = next((c for c in st.get('conditions') or [] if c.get('type') == 'NamespaceContentRemaining'),
-                       None)
-            if old and old.get('message') == msg:
-                return False
-            conds.append({'type': 'NamespaceContentRemaining', 'status': 'True',
-                          'lastTransitionTime': now_time(), 'reason': 'SomeResourcesRemain', 'message': msg})
-            st['conditions'] = conds
+            conds = st.setdefault('conditions', [])
+            changed = False
+            for t, ok_reason, ok_message in NS_DELETION_CONDITIONS:
+                status, reason, message = want.get(t, ('False', ok_reason, ok_message))
+                c = next((c for c in conds if c.get('type') == t), None)
+                if c is None:
+                    conds.append({'type': t, 'status': status, 'lastTransitionTime': now, 'reason': reason,
+                                  'message': message})
+                    changed = True
+                elif (c.get('status'), c.get('reason'), c.get('message')) != (status, reason, message):
+                    if c.get('status') != status:
+                        c['lastTransitionTime'] = now
+                    c.update(status=status, reason=reason, message=message)
+                    changed = True
+            return None if changed else False
         self.registry.internal_update(NS_KEY, '', name, fn, 'kube-controller-manager', 'status')
+
+    # ------------------------------------------------------------ nodes
+
+    def nodes(self):
+        """What kube-controller-manager does to every Node moments after it
+        appears or changes: the TTL controller's annotation, the node
+        lifecycle controller's NoSchedule taints kept in step with the
+        conditions and spec.unschedulable, and (node_monitor_grace > 0) the
+        conditions turned Unknown when the kubelet stops posting. Not
+        modelled: the NoExecute (eviction) taints, which the real controller
+        adds only while some node of the zone is Ready, and takes every 5 s."""
+        with self.store.lock:
+            nodes = [copy.deepcopy(n) for n in self.store.objects[NODE_KEY].values()]
+        uids = set()
+        for n in nodes:
+            m = n['metadata']
+            uids.add(m.get('uid'))
+            unknown = self._node_silent(n)
+            if (m.get('annotations') or {}).get(NODE_TTL_ANNOTATION) != '0':
+                self._node_update(m['name'], _set_ttl, 'kube-controller-manager')
+            if unknown:
+                self._node_update(m['name'], lambda o, u=unknown: _conditions_unknown(o, u),
+                                  'kube-controller-manager', 'status')
+            if _taints_to_swap(n):
+                self._node_update(m['name'], _swap_condition_taints, 'kube-controller-manager')
+        for uid in list(self.node_health):
+            if uid not in uids:
+                del self.node_health[uid]
+
+    def _node_update(self, name, fn, manager, sub=None):
+        try:
+            self.registry.internal_update(NODE_KEY, '', name, fn, manager, sub)
+        except ApiError:
+            pass
+
+    def _node_silent(self, node):
+        """The conditions to turn Unknown because the kubelet went silent
+        (empty when it has not, or monitoring is off)."""
+        if not self.node_monitor_grace:
+            return ()
+        m = node['metadata']
+        conds = (node.get('status') or {}).get('conditions') or []
+        ready = next((c for c in conds if c.get('type') == 'Ready'), None)
+        heartbeat = (ready or {}).get('lastHeartbeatTime')
+        lease = self.store.peek(LEASE_KEY, 'kube-node-lease', m['name'])
+        renew = ((lease or {}).get('spec') or {}).get('renewTime')
+        now = time.monotonic()
+        seen = self.node_health.get(m.get('uid'))
+        if seen is None or seen[0] != heartbeat or seen[1] != renew:
+            seen = (heartbeat, renew, now)
+            self.node_health[m.get('uid')] = seen
+        grace = self.node_monitor_grace if ready else max(60.0, self.node_monitor_grace)
+        due = seen[2] + grace
+        if now < due:
+            self._due(due)
+            return ()
+        return tuple(t for t in MONITORED_CONDITIONS
+                     if next((c.get('status') for c in conds if c.get('type') == t), None) != 'Unknown')
 
     # ------------------------------------------------------------ garbage collector
 
@@ -425,6 +593,69 @@ class Controllers:
                         'lastTransitionTime': now_time()})
             self.registry.internal_update('certificates.k8s.io/certificatesigningrequests', '',
                                           c['metadata']['name'], fn, 'kube-controller-manager', 'status')
+
+
+def _set_ttl(o):
+    o['metadata'].setdefault('annotations', {})[NODE_TTL_ANNOTATION] = '0'
+
+
+def _conditions_unknown(o, types):
+    """nodeLifecycleController.tryUpdateNodeHealth for a silent kubelet."""
+    st = o.setdefault('status', {})
+    conds = st.setdefault('conditions', [])
+    now = now_time()
+    changed = False
+    for t in types:
+        c = next((c for c in conds if c.get('type') == t), None)
+        if c is None:
+            conds.append({'type': t, 'status': 'Unknown', 'lastHeartbeatTime': o['metadata'].get('creationTimestamp'),
+                          'lastTransitionTime': now, 'reason': 'NodeStatusNeverUpdated',
+                          'message': 'Kubelet never posted node status.'})
+            changed = True
+        elif c.get('status') != 'Unknown':
+            c.update(status='Unknown', reason='NodeStatusUnknown', message='Kubelet stopped posting node status.',
+                     lastTransitionTime=now)
+            changed = True
+    return None if changed else False
+
+
+def _wanted_condition_taints(node):
+    out = []
+    for c in (node.get('status') or {}).get('conditions') or []:
+        key = CONDITION_TAINTS.get((c.get('type'), c.get('status')))
+        if key:
+            out.append(key)
+    if (node.get('spec') or {}).get('unschedulable'):
+        out.append(UNSCHEDULABLE_TAINT)
+    return out
+
+
+def _taints_to_swap(node):
+    """(keys to add, keys to remove) of the controller's NoSchedule taints."""
+    want = _wanted_condition_taints(node)
+    have = [t.get('key') for t in (node.get('spec') or {}).get('taints') or []
+            if isinstance(t, dict) and t.get('effect') == 'NoSchedule' and t.get('key') in CONDITION_TAINT_KEYS]
+    add = [k for k in want if k not in have]
+    remove = [k for k in have if k not in want]
+    return (add, remove) if add or remove else None
+
+
+def _swap_condition_taints(o):
+    """controllerutil.SwapNodeControllerTaint: new taints at the end, with
+    the time they were added; the stale ones removed."""
+    swap = _taints_to_swap(o)
+    if not swap:
+        return False
+    add, remove = swap
+    now = now_time()
+    taints = [t for t in (o.get('spec') or {}).get('taints') or []
+              if not (isinstance(t, dict) and t.get('effect') == 'NoSchedule' and t.get('key') in remove)]
+    taints += [{'key': k, 'effect': 'NoSchedule', 'timeAdded': now} for k in add]
+    spec = o.setdefault('spec', {})
+    if taints:
+        spec['taints'] = taints
+    else:
+        spec.pop('taints', None)
 
 
 def _cond_true(status, t):

@@ -11,7 +11,8 @@ import kbuiltin
 import kmanaged
 import kschema
 import kselect
-from kcommon import (OMIT, OPTIMISTIC_LOCK_MSG, ApiError, FieldError, err_already_exists, err_bad_request,
+from kcommon import (OMIT, OPTIMISTIC_LOCK_MSG, ApiError, FieldError, check_etcd_size, err_already_exists,
+                     err_bad_request,
                      err_conflict, err_expired, err_forbidden, err_invalid, err_method_not_supported,
                      err_not_found, err_timeout, fe_invalid, fe_not_supported, fe_required, fmt_time, go_quote,
                      make_details, new_uid, now_time, status_body, utcnow)
@@ -260,6 +261,7 @@ class Registry:
                 raise err_already_exists(rt.group, rt.resource, name)
             if ctx.get('dry_run'):
                 return code, obj
+            self._check_size(rt, ns if rt.namespaced else '', name, obj)
             stored = self.store.commit(rt.store_key, ns if rt.namespaced else '', name, obj, 'ADDED')
         return code, stored
 
@@ -355,8 +357,17 @@ class Registry:
         if st.should_delete(obj):
             self.store.commit(rt.store_key, key_ns, name, None, 'DELETED')
             return 200, obj
+        self._check_size(rt, key_ns, name, obj)
         stored = self.store.commit(rt.store_key, key_ns, name, obj, 'MODIFIED')
         return 200, stored
+
+    def _check_size(self, rt, ns, name, obj):
+        """etcd's limits on what one write stores (kcommon.check_etcd_size).
+        The key is the apiserver's: /registry/RESOURCE/... for the built-in
+        kinds, /registry/GROUP/RESOURCE/... for custom resources and CRDs."""
+        prefix = rt.store_key if rt.crd or rt.group == 'apiextensions.k8s.io' else rt.resource
+        key = '/registry/%s/%s%s' % (prefix, ns + '/' if ns else '', name)
+        check_etcd_size(key, len(json.dumps(obj, separators=(',', ':'), ensure_ascii=False).encode()))
 
     # ------------------------------------------------------------ patch
 
@@ -764,7 +775,12 @@ class Registry:
             if fn(new) is False:
                 return old
             ctx = {'manager': manager, 'validation': 'Ignore', 'user': {'name': 'system:' + manager}}
-            code, obj = self._update_core(rt, ns, name, new, old, ctx, sub, patched=True)
+            try:
+                code, obj = self._update_core(rt, ns, name, new, old, ctx, sub, patched=True)
+            except ApiError as e:
+                if e.code != 500:
+                    raise
+                return old      # refused for its size, as etcd refuses a controller's write too
             return obj
 
     def internal_delete(self, key, ns, name, policy=None, uid=None):

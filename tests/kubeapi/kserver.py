@@ -19,8 +19,9 @@ import uuid
 
 import kbuiltin
 import kregistry
-from kcommon import (ApiError, deepcopy, dumps, err_bad_request, err_forbidden, err_internal, err_not_acceptable,
-                     err_not_found, err_page_not_found, err_too_many_requests, err_unauthorized,
+from kcommon import (MAX_REQUEST_BODY_BYTES, ApiError, deepcopy, dumps, err_bad_request, err_forbidden,
+                     err_internal, err_not_acceptable, err_not_found, err_page_not_found,
+                     err_request_entity_too_large, err_too_many_requests, err_unauthorized,
                      err_unsupported_media, go_quote, loads_tracking_duplicates, make_details,
                      now_time, status_body)
 from kstore import Watcher
@@ -635,6 +636,9 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             raise ApiError(405, status_body(405, 'MethodNotAllowed', '%s is not supported on resources of kind %s'
                                             % (req.verb, go_quote(kregistry_gr(rt))),
                                             make_details(group=rt.group, kind=rt.resource)))
+        if req.verb in ('create', 'update', 'patch', 'delete', 'deletecollection') and \
+                len(body) > MAX_REQUEST_BODY_BYTES:
+            raise err_request_entity_too_large()
         ctx = self.make_ctx(req, user)
         q = req.query
         v = req.verb
@@ -1309,8 +1313,11 @@ def apply_documents(kube, paths, documents):
         if d.get('kind', '').endswith('List') and isinstance(d.get('items'), list):
             docs.extend(d['items'])
             continue
-        kube.controllers.settle(30)
         rt = _resource_for(reg, d)
+        if rt is None:
+            # a custom resource whose CRD came earlier in the batch: served once Established
+            kube.controllers.settle(30)
+            rt = _resource_for(reg, d)
         name = (d.get('metadata') or {}).get('name', '')
         if rt is None:
             results.append({'name': name, 'kind': d.get('kind'), 'code': 404, 'error': 'no such resource type'})

@@ -66,6 +66,12 @@ def parse_args(argv):
     p.add_argument('--pod-deletion-delay', default='0',
                    help="seconds before the stand-in kubelet completes a pod's graceful deletion, or 'never'")
     p.add_argument('--no-csr-signing', action='store_true', help='do not sign approved kubelet CSRs')
+    p.add_argument('--openshift-service-ca', action='store_true',
+                   help='publish openshift-service-ca.crt in every namespace, as an OpenShift cluster does')
+    p.add_argument('--node-monitor-grace-period', type=float, default=0.0,
+                   help='seconds without a kubelet heartbeat before a Node turns Unknown (kube: 40; 0: never)')
+    p.add_argument('--crd-naming-delay', type=float, default=0.05,
+                   help="seconds from a CRD's creation to its NamesAccepted (status.conditions is null until then)")
     p.add_argument('--verbose', action='store_true', help='log every request (method, path, code, user)')
     return p.parse_args(argv)
 
@@ -117,6 +123,9 @@ def main(argv=None):
     else:
         controllers.pod_deletion_delay = float(args.pod_deletion_delay)
     controllers.csr_signing = not args.no_csr_signing
+    controllers.openshift_service_ca = args.openshift_service_ca
+    controllers.node_monitor_grace = max(0.0, args.node_monitor_grace_period)
+    controllers.crd_naming_delay = max(0.0, args.crd_naming_delay)
     kube = kserver.KubeServer(registry, store, controllers, ca, state, log)
     kube.bookmark_interval = args.bookmark_interval
     kube.min_request_timeout = args.min_request_timeout

@@ -51,6 +51,13 @@ def _loader():
     return L
 
 
+def args_from_env():
+    """More options for the test server, from $CRADLE_TEST_KUBEAPI_ARGS (as
+    the C harness takes them), e.g. --openshift-service-ca."""
+    import shlex
+    return shlex.split(os.environ.get('CRADLE_TEST_KUBEAPI_ARGS', ''))
+
+
 class Response:
     def __init__(self, status, headers, raw):
         self.status = status

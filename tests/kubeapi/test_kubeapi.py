@@ -8,6 +8,7 @@ import base64
 import copy
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -37,13 +38,18 @@ def setUpModule():
     SERVER.apply_crds()
 
 
+def stop_clean(server):
+    """Stops a server, which must exit 0 without an internal error logged."""
+    rc = server.stop()
+    if rc != 0:
+        raise AssertionError('kubeapi exited with %s on SIGTERM: %s' % (rc, server.stderr()))
+    if 'Traceback' in server.stderr():
+        raise AssertionError('kubeapi logged an internal error: %s' % server.stderr())
+
+
 def tearDownModule():
     if SERVER is not None:
-        rc = SERVER.stop()
-        if rc != 0:
-            raise AssertionError('kubeapi exited with %s on SIGTERM: %s' % (rc, SERVER.stderr()))
-        if 'Traceback' in SERVER.stderr():
-            raise AssertionError('kubeapi logged an internal error: %s' % SERVER.stderr())
+        stop_clean(SERVER)
 
 
 def obs(name):
@@ -703,7 +709,9 @@ class Schemas(Base):
         o = self.ok(self.s.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201)
         self.assertEqual(o['spec']['names'], {'plural': 'gadgets', 'singular': 'gadget', 'kind': 'Gadget',
                                               'listKind': 'GadgetList'})
-        self.assertEqual(o['status'], {'acceptedNames': {'plural': '', 'kind': ''}, 'storedVersions': ['v1']})
+        # conditions: null (no omitempty) until the naming controller's turn
+        self.assertEqual(json.dumps(o['status']), json.dumps({'conditions': None, 'acceptedNames': {
+            'plural': '', 'kind': ''}, 'storedVersions': ['v1']}))
         wait_for(lambda: self.s.get('/apis/test.cradle.io/v1alpha1/namespaces/schemas/gadgets').status == 200,
                  what='gadgets served')
         g = self.ok(self.s.get('/apis/test.cradle.io'))
@@ -1066,9 +1074,20 @@ class Semantics(Base):
                                                         'namespace doomed is being terminated',
                                                         'field': 'metadata.namespace'}])
         wait_for(lambda: self.s.get('/api/v1/namespaces/doomed/configmaps/c1').status == 404, what='content gone')
-        # the agent with a finalizer keeps the namespace
+        # the agent with a finalizer keeps the namespace; its conditions say what is left
         self.s.settle()
-        self.assertEqual(self.s.get('/api/v1/namespaces/doomed').status, 200)
+        ns = self.ok(self.s.get('/api/v1/namespaces/doomed'))
+        self.assertEqual([(c['type'], c['status'], c['reason'], c['message']) for c in ns['status']['conditions']], [
+            ('NamespaceDeletionDiscoveryFailure', 'False', 'ResourcesDiscovered',
+             'All resources successfully discovered'),
+            ('NamespaceDeletionGroupVersionParsingFailure', 'False', 'ParsedGroupVersions',
+             'All legacy kube types successfully parsed'),
+            ('NamespaceDeletionContentFailure', 'False', 'ContentDeleted',
+             'All content successfully deleted, may be waiting on finalization'),
+            ('NamespaceContentRemaining', 'True', 'SomeResourcesRemain',
+             'Some resources are remaining: agents.agent-install.openshift.io has 1 resource instances'),
+            ('NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain',
+             'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances')])
         self.ok(self.s.patch(agents('doomed') + '/held', {'metadata': {'finalizers': None}}))
         wait_for(lambda: self.s.get('/api/v1/namespaces/doomed').status == 404, what='namespace gone')
         r = self.s.post('/api/v1/namespaces/nowhere/configmaps', cm_body('x'))
@@ -1358,6 +1377,7 @@ class BuiltIns(Base):
         n = self.s.ctl('POST', '/nodes/conditions', {'name': 'node-a', 'conditions': [
             {'type': 'Ready', 'status': 'True', 'reason': 'KubeletReady', 'message': 'kubelet is posting ready status'}]})
         self.assertEqual(n['node']['status']['conditions'][0]['type'], 'Ready')
+        self.s.settle()     # the node controllers' writes first (TTL annotation)
         o = self.ok(self.s.get('/api/v1/nodes/node-a'))
         self.assertEqual([c['status'] for c in o['status']['conditions']], ['True'])
         self.assertEqual(o['status']['nodeInfo']['kubeletVersion'], '')
@@ -1627,6 +1647,228 @@ class Auth(Base):
 
 
 
+# ---------------------------------------------------------------- what other writers and etcd do
+
+class CrdNaming(Base):
+    def test_conditions_null_then_names_accepted_then_established(self):
+        crd = copy.deepcopy(TEST_CRD)
+        crd['metadata']['name'] = 'sprockets.test.cradle.io'
+        crd['spec']['names'] = {'plural': 'sprockets', 'kind': 'Sprocket'}
+        o = self.ok(self.s.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201)
+        self.assertIn('conditions', o['status'])
+        self.assertIsNone(o['status']['conditions'])
+        w = self.s.watch('/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=1&resourceVersion=%s'
+                         '&fieldSelector=metadata.name%%3Dsprockets.test.cradle.io' % o['metadata']['resourceVersion'])
+        seen = []
+        try:
+            while not seen or seen[-1][-1] != ('Established', 'True', 'InitialNamesAccepted'):
+                ev = w.next()
+                self.assertIsNotNone(ev)
+                seen.append([(c['type'], c['status'], c['reason'])
+                             for c in ev['object']['status'].get('conditions') or []])
+        finally:
+            w.close()
+        # the naming controller, then the establishing controller: two writes
+        self.assertEqual(seen, [[('NamesAccepted', 'True', 'NoConflicts'), ('Established', 'False', 'Installing')],
+                                [('NamesAccepted', 'True', 'NoConflicts'),
+                                 ('Established', 'True', 'InitialNamesAccepted')]])
+        self.ok(self.s.delete('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/sprockets.test.cradle.io'))
+
+
+def node_body(name, **spec):
+    return {'apiVersion': 'v1', 'kind': 'Node', 'metadata': {'name': name}, 'spec': spec}
+
+
+def ready(status, heartbeat=None):
+    return {'type': 'Ready', 'status': status, 'reason': 'KubeletReady' if status == 'True' else 'KubeletNotReady',
+            'message': 'test', 'lastHeartbeatTime': heartbeat or time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}
+
+
+def set_conditions(s, name, *conds):
+    r = s.patch('/api/v1/nodes/%s/status' % name, {'status': {'conditions': list(conds)}},
+                ptype='application/strategic-merge-patch+json')
+    assert r.status == 200, r
+    s.settle()
+    return s.get('/api/v1/nodes/' + name).json
+
+
+def taints(node):
+    return [(t['key'], t['effect']) for t in node['spec'].get('taints') or []]
+
+
+class NodeControllers(Base):
+    """kube-controller-manager writes to every Node right after it appears."""
+
+    def test_ttl_annotation_right_after_creation(self):
+        o = self.ok(self.s.post('/api/v1/nodes', node_body('ttl-a')), 201)
+        self.assertNotIn('annotations', o['metadata'])
+        self.s.settle()
+        n = self.ok(self.s.get('/api/v1/nodes/ttl-a'))
+        self.assertEqual(n['metadata']['annotations'], {'node.alpha.kubernetes.io/ttl': '0'})
+        self.assertIn('kube-controller-manager', [e['manager'] for e in n['metadata']['managedFields']])
+        # a client that read the Node at its creation and writes it back now conflicts
+        o['metadata']['labels'] = {'a': 'b'}
+        r = self.s.put('/api/v1/nodes/ttl-a', o)
+        self.assertEqual(r.status, 409, r)
+        self.assertEqual(r.json['reason'], 'Conflict')
+        self.ok(self.s.delete('/api/v1/nodes/ttl-a'))
+
+    def test_taints_follow_the_conditions(self):
+        keep = {'key': 'node-role.kubernetes.io/master', 'effect': 'NoSchedule'}
+        self.ok(self.s.post('/api/v1/nodes', node_body('taint-a', taints=[keep])), 201)
+        self.s.settle()
+        # no conditions yet: no condition taint
+        self.assertEqual(taints(self.s.get('/api/v1/nodes/taint-a').json), [('node-role.kubernetes.io/master',
+                                                                              'NoSchedule')])
+        n = set_conditions(self.s, 'taint-a', ready('False'))
+        self.assertEqual(taints(n), [('node-role.kubernetes.io/master', 'NoSchedule'),
+                                     ('node.kubernetes.io/not-ready', 'NoSchedule')])
+        self.assertEqual(n['spec']['taints'][0], keep)
+        self.assertEqual(list(n['spec']['taints'][1]), ['key', 'effect', 'timeAdded'])
+        n = set_conditions(self.s, 'taint-a', ready('Unknown'))
+        self.assertEqual(taints(n), [('node-role.kubernetes.io/master', 'NoSchedule'),
+                                     ('node.kubernetes.io/unreachable', 'NoSchedule')])
+        n = set_conditions(self.s, 'taint-a', ready('True'), {'type': 'MemoryPressure', 'status': 'True'})
+        self.assertEqual(taints(n), [('node-role.kubernetes.io/master', 'NoSchedule'),
+                                     ('node.kubernetes.io/memory-pressure', 'NoSchedule')])
+        n = set_conditions(self.s, 'taint-a', {'type': 'MemoryPressure', 'status': 'False'})
+        self.assertEqual(n['spec']['taints'], [keep])
+        self.ok(self.s.patch('/api/v1/nodes/taint-a', {'spec': {'unschedulable': True}}))
+        self.s.settle()
+        self.assertEqual(taints(self.s.get('/api/v1/nodes/taint-a').json),
+                         [('node-role.kubernetes.io/master', 'NoSchedule'),
+                          ('node.kubernetes.io/unschedulable', 'NoSchedule')])
+        self.ok(self.s.delete('/api/v1/nodes/taint-a'))
+
+
+class SizeLimits(Base):
+    """What etcd and the apiserver refuse for its size."""
+    ns = 'sizes'
+    ETCD = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
+            'message': 'etcdserver: request is too large', 'code': 500}
+    TOO_LARGE = {'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
+                 'message': 'Request entity too large: limit is 3145728', 'reason': 'RequestEntityTooLarge',
+                 'code': 413}
+    GRPC = re.compile(r'^rpc error: code = ResourceExhausted desc = trying to send message larger than max '
+                      r'\((\d+) vs\. 2097152\)$')
+
+    def agent(self, name, size):
+        return agent_body(name, hostname='h' * size)
+
+    def assert_etcd_refused(self, r):
+        self.assertEqual(r.status, 500, r)
+        self.assertEqual(json.dumps(r.json), json.dumps(self.ETCD))
+
+    def assert_grpc_refused(self, r, size):
+        self.assertEqual(r.status, 500, r)
+        self.assertEqual(list(r.json), ['kind', 'apiVersion', 'metadata', 'status', 'message', 'code'])
+        m = self.GRPC.match(r.json['message'])
+        self.assertTrue(m, r.json['message'])
+        # the message etcd's client would send: the object, its key, framing
+        self.assertTrue(size < int(m.group(1)) < size + 4096, (size, m.group(1)))
+
+    def test_create(self):
+        r = self.s.post(agents('sizes'), self.agent('big-1', 1600 * 1024))
+        self.assert_etcd_refused(r)
+        self.assertEqual(self.s.get(agents('sizes') + '/big-1').status, 404)
+        r = self.s.post(agents('sizes'), self.agent('big-2', 2200 * 1024))
+        self.assert_grpc_refused(r, 2200 * 1024)
+        r = self.s.post(agents('sizes'), self.agent('big-3', 3 * 1024 * 1024))
+        self.assertEqual(r.status, 413, r)
+        self.assertEqual(json.dumps(r.json), json.dumps(self.TOO_LARGE))
+        # under the limits, and a dry run (which etcd never sees), pass
+        self.ok(self.s.post(agents('sizes'), self.agent('big-4', 1400 * 1024)), 201)
+        self.ok(self.s.post(agents('sizes') + '?dryRun=All', self.agent('big-5', 1600 * 1024)), 201)
+
+    def test_update_patch_and_status(self):
+        o = self.ok(self.s.post(agents('sizes'), self.agent('grow', 10)), 201)
+        o['spec']['hostname'] = 'h' * (1600 * 1024)
+        self.assert_etcd_refused(self.s.put(agents('sizes') + '/grow', o))
+        self.assert_etcd_refused(self.s.patch(agents('sizes') + '/grow', {'spec': {'hostname': 'x' * (1600 * 1024)}}))
+        r = self.s.patch(agents('sizes') + '/grow', [{'op': 'replace', 'path': '/spec/hostname',
+                                                     'value': 'x' * (2200 * 1024)}],
+                         ptype='application/json-patch+json')
+        self.assert_grpc_refused(r, 2200 * 1024)
+        # the status subresource: a condition message as long as a service's error text
+        cond = {'type': 'SpecSynced', 'status': 'False', 'reason': 'InputError', 'message': 'e' * (2600 * 1024),
+                'lastTransitionTime': '2026-01-01T00:00:00Z'}
+        r = self.s.patch(agents('sizes') + '/grow/status', {'status': {'conditions': [cond]}})
+        self.assert_grpc_refused(r, 2600 * 1024)
+        cond['message'] = 'e' * (3200 * 1024)
+        r = self.s.patch(agents('sizes') + '/grow/status', {'status': {'conditions': [cond]}})
+        self.assertEqual(r.status, 413, r)
+        # nothing of it was stored
+        cur = self.ok(self.s.get(agents('sizes') + '/grow'))
+        self.assertEqual(cur['spec']['hostname'], 'h' * 10)
+        self.assertEqual(cur['metadata']['resourceVersion'], o['metadata']['resourceVersion'])
+
+
+class OpenShiftCluster(unittest.TestCase):
+    """A server of its own, as an OpenShift hub: openshift-service-ca.crt in
+    every namespace, and a kubelet-silence grace period short enough to see."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.s = H.Server(['--openshift-service-ca', '--node-monitor-grace-period', '2']).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_clean(cls.s)
+
+    def test_service_ca_published_in_every_namespace(self):
+        ns_create(self.s, 'osh')
+        self.s.settle()
+        cms = self.s.get('/api/v1/namespaces/osh/configmaps').json['items']
+        self.assertEqual([c['metadata']['name'] for c in cms], ['kube-root-ca.crt', 'openshift-service-ca.crt'])
+        cm = cms[1]
+        self.assertEqual(cm['metadata']['annotations'], {'service.beta.openshift.io/inject-cabundle': 'true'})
+        self.assertIn('BEGIN CERTIFICATE', cm['data']['service-ca.crt'])
+        self.assertEqual(sorted(e['manager'] for e in cm['metadata']['managedFields']),
+                         ['kube-controller-manager', 'service-ca-operator'])
+        cms = self.s.get('/api/v1/namespaces/default/configmaps').json['items']
+        self.assertIn('openshift-service-ca.crt', [c['metadata']['name'] for c in cms])
+
+    def test_silent_kubelet_turns_unknown(self):
+        stop = threading.Event()
+        self.s.post('/api/v1/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace',
+                                           'metadata': {'name': 'kube-node-lease'}})
+
+        def renew():
+            # the kubelet's node lease, renewed far more often than the grace period
+            path = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases'
+            self.s.post(path, {'apiVersion': 'coordination.k8s.io/v1', 'kind': 'Lease',
+                               'metadata': {'name': 'alive'}, 'spec': {'holderIdentity': 'alive'}})
+            while not stop.wait(0.2):
+                now = time.strftime('%Y-%m-%dT%H:%M:%S.000000Z', time.gmtime())
+                self.s.patch(path + '/alive', {'spec': {'renewTime': now}})
+        for name in ('silent', 'alive'):
+            self.assertEqual(self.s.post('/api/v1/nodes', node_body(name)).status, 201)
+            set_conditions(self.s, name, ready('True'))
+        t = threading.Thread(target=renew)
+        t.start()
+        try:
+            n = wait_for(lambda: (lambda o: o if o['status']['conditions'][0]['status'] == 'Unknown' else None)(
+                self.s.get('/api/v1/nodes/silent').json), what='the silent node Unknown')
+            alive = self.s.get('/api/v1/nodes/alive').json
+        finally:
+            stop.set()
+            t.join()
+        c = n['status']['conditions'][0]
+        self.assertEqual((c['type'], c['reason'], c['message']),
+                         ('Ready', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'))
+        self.assertEqual([(x['type'], x['status'], x['reason']) for x in n['status']['conditions'][1:]],
+                         [(t, 'Unknown', 'NodeStatusNeverUpdated') for t in ('MemoryPressure', 'DiskPressure',
+                                                                             'PIDPressure')])
+        self.s.settle()
+        self.assertEqual(taints(self.s.get('/api/v1/nodes/silent').json),
+                         [('node.kubernetes.io/unreachable', 'NoSchedule')])
+        self.assertEqual([x['status'] for x in alive['status']['conditions']], ['True'])
+        # the kubelet posting again makes it Ready again, and the taint goes
+        n = set_conditions(self.s, 'silent', ready('True'))
+        self.assertEqual(n['status']['conditions'][0]['status'], 'True')
+        self.assertEqual(taints(n), [])
+
+
 # ---------------------------------------------------------------- faults, retention window, concurrency, shutdown
 
 class Faults(unittest.TestCase):
@@ -1640,9 +1882,7 @@ class Faults(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.s.stop()
-        assert rc == 0, (rc, cls.s.stderr())
-        assert 'Traceback' not in cls.s.stderr(), cls.s.stderr()
+        stop_clean(cls.s)
 
     def tearDown(self):
         self.s.ctl('DELETE', '/faults')
