@@ -131,16 +131,11 @@ static int kube_failed(HubExecResult *ret, const HubWrite *w, int error, const K
 
 bool hub_write_refused_for_size(int error, long code, const char *message)
 {
-        if (error == -E2BIG || code == 413)
+        /* lib/kube says so for 413 and etcd's two size refusals (kube_errno_from_answer()) */
+        if (error == -EMSGSIZE)
                 return true;
-        if (!message)
-                return false;
-        if ((code == 500 || error == -EIO) &&
-            (strstr(message, "etcdserver: request is too large") ||
-             (strstr(message, "ResourceExhausted") && strstr(message, "larger than max"))))
-                return true;
-        /* metadata.annotations over 256 KiB */
-        return (code == 422 || error == -EINVAL) && strstr(message, "Too long: must have at most");
+        /* metadata.annotations over 256 KiB: a validation error like any other to lib/kube */
+        return code == 422 && message && strstr(message, "metadata.annotations: Too long: must have at most");
 }
 
 /* enough for every object a hub reconciles at once to have one */
