@@ -329,12 +329,24 @@ int kube_node_taint_index(json_object *node, const char *key)
         return -ENOENT;
 }
 
-json_object *taint_remove_patch(unsigned index)
+json_object *taint_remove_patch(unsigned index, const char *key)
 {
-        _cleanup_free_ char *text =
-                strdup_printf("[{\"op\": \"remove\", \"path\": \"/spec/taints/%u\"}]", index);
+        _cleanup_(json_object_putp) json_object *patch = json_object_new_array(), *test = NULL,
+                                                *remove = NULL;
+        _cleanup_free_ char *key_path = strdup_printf("/spec/taints/%u/key", index),
+                            *path = strdup_printf("/spec/taints/%u", index);
 
-        return text ? json_literal(text) : NULL;
+        /* the node controller adds and removes its own taints between our
+         * read and this patch: the test makes the server refuse the patch
+         * rather than remove whichever taint has moved to that index */
+        test = json_object_new_object();
+        remove = json_object_new_object();
+        if (!patch || !key_path || !path || !test || !remove || json_add_string(test, "op", "test") < 0 ||
+            json_add_string(test, "path", key_path) < 0 || json_add_string(test, "value", key) < 0 ||
+            json_add_string(remove, "op", "remove") < 0 || json_add_string(remove, "path", path) < 0 ||
+            json_object_array_add(patch, TAKE_PTR(test)) < 0 || json_object_array_add(patch, TAKE_PTR(remove)) < 0)
+                return NULL;
+        return TAKE_PTR(patch);
 }
 
 /* ---- the other hosts ------------------------------------------------------- */

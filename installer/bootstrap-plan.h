@@ -149,8 +149,10 @@ bool kube_node_ready(json_object *node);
 char **kube_node_internal_ips(json_object *node);
 /* Index of the taint with key in spec.taints, -ENOENT when absent. */
 int kube_node_taint_index(json_object *node, const char *key);
-/* [{"op": "remove", "path": "/spec/taints/<i>"}] */
-json_object *taint_remove_patch(unsigned index);
+/* [{"op": "test", "path": "/spec/taints/<i>/key", "value": key},
+ *  {"op": "remove", "path": "/spec/taints/<i>"}]: upstream's remove, refused
+ * by the server when another writer moved the taint since it was read. */
+json_object *taint_remove_patch(unsigned index, const char *key);
 
 /* ---- the other hosts (service: GET cluster with hosts) --------------------- */
 

@@ -241,7 +241,7 @@ static void untaint_nodes(Installer *in, json_object *nodes)
                 idx = kube_node_taint_index(node, UNINITIALIZED_TAINT);
                 if (idx < 0)
                         continue;
-                patch = taint_remove_patch((unsigned)idx);
+                patch = taint_remove_patch((unsigned)idx, UNINITIALIZED_TAINT);
                 if (!patch || cluster_view_patch_node(in->view, name, patch, &s2) < 0)
                         log_warning("Failed to untaint node %s: %s", name, strna(s2.message));
                 else

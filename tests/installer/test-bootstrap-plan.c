@@ -401,7 +401,7 @@ TEST(uninitialized_taint)
                   "\"NoSchedule\"},"
                   " {\"key\": \"" UNINITIALIZED_TAINT
                   "\", \"value\": \"true\", \"effect\": \"NoSchedule\"}]}}");
-        _cleanup_(json_object_putp) json_object *patch = taint_remove_patch(1);
+        _cleanup_(json_object_putp) json_object *patch = taint_remove_patch(1, UNINITIALIZED_TAINT);
         _cleanup_free_ char *text = json_to_string(patch, 0);
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
@@ -410,7 +410,8 @@ TEST(uninitialized_taint)
                           cases[i].remove);
         ASSERT_EQ(kube_node_taint_index(node, UNINITIALIZED_TAINT), 1);
         ASSERT_ERROR(kube_node_taint_index(node, "nothing"), ENOENT);
-        ASSERT_STREQ(text, "[{\"op\":\"remove\",\"path\":\"/spec/taints/1\"}]");
+        ASSERT_STREQ(text, "[{\"op\":\"test\",\"path\":\"/spec/taints/1/key\",\"value\":\"" UNINITIALIZED_TAINT
+                          "\"},{\"op\":\"remove\",\"path\":\"/spec/taints/1\"}]");
 }
 
 TEST(vsphere_credentials)
