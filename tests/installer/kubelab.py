@@ -196,13 +196,26 @@ class Cluster:
             self.made.append(path + "/" + name)
         return r.json
 
-    def ensure_namespace(self, name):
-        r = self.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
-                                                        "metadata": {"name": name}})
-        if r.status not in (201, 409):
-            raise AssertionError("namespace %s: %s" % (name, r))
-        if r.status == 201:
-            self.namespaces_made.append(name)
+    def ensure_namespace(self, name, timeout=180):
+        """The namespace, Active. One a previous class deleted is still
+        Terminating on a real cluster until the namespace controller has
+        emptied it, and refuses new objects (403 "being terminated"): wait
+        for it to go, then make it anew."""
+        deadline = time.monotonic() + timeout
+        while True:
+            r = self.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                            "metadata": {"name": name}})
+            if r.status == 201:
+                self.namespaces_made.append(name)
+                return
+            if r.status != 409:
+                raise AssertionError("namespace %s: %s" % (name, r))
+            g = self.request("GET", "/api/v1/namespaces/" + name)
+            if g.status == 200 and not (g.json.get("metadata") or {}).get("deletionTimestamp"):
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError("namespace %s still Terminating after %d s" % (name, timeout))
+            time.sleep(0.5)
 
     def delete(self, path):
         self.request("DELETE", path)
