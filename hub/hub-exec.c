@@ -135,7 +135,8 @@ bool hub_write_refused_for_size(int error, long code, const char *message)
         if (error == -EMSGSIZE)
                 return true;
         /* metadata.annotations over 256 KiB: a validation error like any other to lib/kube */
-        return code == 422 && message && strstr(message, "metadata.annotations: Too long: must have at most");
+        return code == 422 && message &&
+               strstr(message, "metadata.annotations: Too long: must have at most");
 }
 
 /* enough for every object a hub reconciles at once to have one */

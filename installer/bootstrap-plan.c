@@ -344,7 +344,8 @@ json_object *taint_remove_patch(unsigned index, const char *key)
         if (!patch || !key_path || !path || !test || !remove || json_add_string(test, "op", "test") < 0 ||
             json_add_string(test, "path", key_path) < 0 || json_add_string(test, "value", key) < 0 ||
             json_add_string(remove, "op", "remove") < 0 || json_add_string(remove, "path", path) < 0 ||
-            json_object_array_add(patch, TAKE_PTR(test)) < 0 || json_object_array_add(patch, TAKE_PTR(remove)) < 0)
+            json_object_array_add(patch, TAKE_PTR(test)) < 0 ||
+            json_object_array_add(patch, TAKE_PTR(remove)) < 0)
                 return NULL;
         return TAKE_PTR(patch);
 }

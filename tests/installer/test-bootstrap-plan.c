@@ -410,8 +410,9 @@ TEST(uninitialized_taint)
                           cases[i].remove);
         ASSERT_EQ(kube_node_taint_index(node, UNINITIALIZED_TAINT), 1);
         ASSERT_ERROR(kube_node_taint_index(node, "nothing"), ENOENT);
-        ASSERT_STREQ(text, "[{\"op\":\"test\",\"path\":\"/spec/taints/1/key\",\"value\":\"" UNINITIALIZED_TAINT
-                          "\"},{\"op\":\"remove\",\"path\":\"/spec/taints/1\"}]");
+        ASSERT_STREQ(text,
+                     "[{\"op\":\"test\",\"path\":\"/spec/taints/1/key\",\"value\":\"" UNINITIALIZED_TAINT
+                     "\"},{\"op\":\"remove\",\"path\":\"/spec/taints/1\"}]");
 }
 
 TEST(vsphere_credentials)
