@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,14 @@ int cd_release_from_image(const char *image, char **ret_version, char **ret_arch
                 return *ret_why ? -EINVAL : -ENOMEM;
         }
         if (strchr(image, '@')) {
-                *ret_why =
-                        strdup("a digest reference names no OpenShift version: give the release by its tag");
+                *ret_why = strdup("it is pinned by digest");
                 return *ret_why ? -EINVAL : -ENOMEM;
         }
         slash = strrchr(image, '/');
         colon = strrchr(slash ? slash : image, ':');
         tag = colon ? colon + 1 : NULL;
         if (isempty(tag) || !(tag[0] >= '0' && tag[0] <= '9') || !strchr(tag, '.')) {
-                *ret_why = strdup("its tag names no OpenShift version (\"4.14.0-x86_64\")");
+                *ret_why = strdup("its tag names no OpenShift version (as \"4.14.0-x86_64\" does)");
                 return *ret_why ? -EINVAL : -ENOMEM;
         }
         dash = strrchr(tag, '-');
@@ -59,6 +59,143 @@ int cd_release_from_image(const char *image, char **ret_version, char **ret_arch
         *ret_version = TAKE_PTR(version);
         *ret_arch = TAKE_PTR(arch);
         return 0;
+}
+
+/* "4.14.0-multi" and "4.14.0" name the same release */
+static bool same_release(const char *a, const char *b)
+{
+        size_t la = strlen(strempty(a)), lb = strlen(strempty(b));
+
+        if (endswith(strempty(a), "-multi"))
+                la -= strlen("-multi");
+        if (endswith(strempty(b), "-multi"))
+                lb -= strlen("-multi");
+        return a && b && la == lb && strneq(a, b, la);
+}
+
+/* aarch64 and arm64 are one architecture (NormalizeCPUArchitecture) */
+static bool same_arch(const char *a, const char *b)
+{
+        static const char *const arm[] = { "aarch64", "arm64", NULL };
+
+        return streq_ptr(a, b) ||
+               (strv_contains((char **)arm, strempty(a)) && strv_contains((char **)arm, strempty(b)));
+}
+
+int cd_release_asked(json_object *image_set, char **ret_version, char **ret_arch, char **ret_why)
+{
+        const char *image = json_get_string(json_get(image_set, "spec"), "releaseImage"),
+                   *label = hub_object_label(image_set, HUB_LABEL_CIS_OPENSHIFT_VERSION),
+                   *label_arch = hub_object_label(image_set, HUB_LABEL_CIS_ARCHITECTURE);
+        _cleanup_free_ char *version = NULL, *arch = NULL, *why = NULL, *v = NULL, *a = NULL;
+        int r;
+
+        *ret_version = *ret_arch = *ret_why = NULL;
+        r = cd_release_from_image(image, &version, &arch, &why);
+        if (r < 0 && r != -EINVAL)
+                return r;
+        if (isempty(label)) {
+                if (r == -EINVAL) {
+                        *ret_why = strdup_printf(
+                                "%s and the ClusterImageSet has no %s label: cradle-hub does not "
+                                "pull release images to read their version; label it with the "
+                                "release's version (oc adm release info -o "
+                                "jsonpath='{.metadata.version}')",
+                                why, HUB_LABEL_CIS_OPENSHIFT_VERSION);
+                        return *ret_why ? -EINVAL : -ENOMEM;
+                }
+                *ret_version = TAKE_PTR(version);
+                *ret_arch = TAKE_PTR(arch);
+                return 0;
+        }
+        v = strdup(label);
+        a = strdup(!isempty(label_arch) ? label_arch : arch ? arch : "x86_64");
+        if (!v || !a)
+                return -ENOMEM;
+        /* the tag's architecture counts where it names one */
+        if (version && (!same_release(version, v) ||
+                        (!isempty(label_arch) && endswith(strempty(image), arch) && !same_arch(arch, a)))) {
+                *ret_why = strdup_printf("its labels say %s (%s) but its tag says %s (%s)", v, a, version,
+                                         arch);
+                return *ret_why ? -EINVAL : -ENOMEM;
+        }
+        *ret_version = TAKE_PTR(v);
+        *ret_arch = TAKE_PTR(a);
+        return 0;
+}
+
+static bool offers_arch(json_object *entry, const char *arch)
+{
+        json_object *archs = json_get(entry, "cpu_architectures");
+        size_t n = json_object_is_type(archs, json_type_array) ? json_object_array_length(archs) : 0;
+
+        if (streq_ptr(arch, "multi"))
+                return n > 1 || endswith(strempty(json_get_string(entry, "display_name")), "-multi");
+        for (size_t i = 0; i < n; i++)
+                if (same_arch(json_object_get_string(json_object_array_get_idx(archs, i)), arch))
+                        return true;
+        return false;
+}
+
+/* "4.13" of "4.13.5" */
+static bool same_minor(const char *a, const char *b)
+{
+        unsigned ma = 0, na = 0, mb = 0, nb = 0;
+
+        return a && b && sscanf(a, "%u.%u", &ma, &na) == 2 && sscanf(b, "%u.%u", &mb, &nb) == 2 &&
+               ma == mb && na == nb;
+}
+
+int cd_release_offered(json_object *versions, const char *version, const char *arch, char **ret_key,
+                       char **ret_offered)
+{
+        _cleanup_strv_free_ char **minor = NULL, **all = NULL;
+        _cleanup_free_ char *multi_key = NULL;
+        char *text;
+
+        *ret_key = *ret_offered = NULL;
+        if (json_object_is_type(versions, json_type_object)) {
+                json_object_object_foreach (versions, key, entry) {
+                        const char *display = json_get_string(entry, "display_name");
+
+                        if (!offers_arch(entry, arch) || isempty(display))
+                                continue;
+                        if (same_release(display, version)) {
+                                /* a single-architecture release before a multi one */
+                                if (!streq_ptr(arch, "multi") && offers_arch(entry, "multi")) {
+                                        if (!multi_key) {
+                                                multi_key = strdup(key);
+                                                if (!multi_key)
+                                                        return -ENOMEM;
+                                        }
+                                        continue;
+                                }
+                                *ret_key = strdup(key);
+                                return *ret_key ? 1 : -ENOMEM;
+                        }
+                        /* a few names are enough for a message */
+                        if (strv_length(all) < 8 && strv_extend(&all, display) < 0)
+                                return -ENOMEM;
+                        if (same_minor(display, version) && strv_extend(&minor, display) < 0)
+                                return -ENOMEM;
+                }
+        }
+        if (multi_key) {
+                *ret_key = TAKE_PTR(multi_key);
+                return 1;
+        }
+        text = minor ? strv_join(minor, ", ") : all ? strv_join(all, ", ") : strdup("none");
+        if (!text)
+                return -ENOMEM;
+        *ret_offered = text;
+        return 0;
+}
+
+bool cd_release_registered(json_object *cluster, const char *version)
+{
+        const char *have = json_get_string(cluster, "openshift_version");
+
+        return isempty(have) || isempty(version) || same_release(have, version);
 }
 
 /* ---- the spec, as the service names it ---- */
@@ -87,6 +224,58 @@ static bool is_sno(json_object *aci)
 static bool user_managed(json_object *aci)
 {
         return spec_bool(aci, "spec.networking.userManagedNetworking") || is_sno(aci);
+}
+
+/* high_availability_mode for the ACI's control plane: None for a single
+ * node without workers, Full otherwise; NULL when the spec gives no count */
+static const char *availability_mode(json_object *aci)
+{
+        if (spec_int(aci, "spec.provisionRequirements.controlPlaneAgents") <= 0)
+                return NULL;
+        return is_sno(aci) ? "None" : "Full";
+}
+
+static const char *load_balancer(json_object *aci)
+{
+        const char *t = json_get_string(json_get_path(aci, "spec.loadBalancer"), "type");
+
+        return streq_ptr(t, "UserManaged")      ? "user-managed"
+               : streq_ptr(t, "ClusterManaged") ? "cluster-managed"
+                                                : NULL;
+}
+
+int cd_api_error(json_object *aci, json_object *cluster, HubServiceApi api, char **ret)
+{
+        int64_t cp = spec_int(aci, "spec.provisionRequirements.controlPlaneAgents"),
+                workers = spec_int(aci, "spec.provisionRequirements.workerAgents");
+        const char *want = availability_mode(aci),
+                   *have = json_get_string(cluster, "high_availability_mode");
+
+        *ret = NULL;
+        if (api != HUB_SERVICE_API_2023)
+                return 0;
+        if (cp > 0 && cp != 3 && !is_sno(aci))
+                *ret = strdup_printf(
+                        "this assisted-service does not know control_plane_count (its cluster API is "
+                        "the late-2023 one: high_availability_mode Full for three control-plane nodes, "
+                        "None for a single node without workers): "
+                        "spec.provisionRequirements.controlPlaneAgents %" PRIi64 " with %" PRIi64
+                        " workerAgents cannot be installed by it",
+                        cp, workers);
+        else if (streq_ptr(load_balancer(aci), "user-managed"))
+                *ret = strdup(
+                        "this assisted-service does not know load_balancer (its cluster API is the "
+                        "late-2023 one): spec.loadBalancer.type UserManaged cannot be installed by it");
+        else if (cluster && want && !json_get(cluster, "control_plane_count") && !isempty(have) &&
+                 !streq(have, want))
+                *ret = strdup_printf(
+                        "the cluster was registered with high_availability_mode %s and this "
+                        "assisted-service (its cluster API is the late-2023 one) cannot change it to %s: "
+                        "delete and re-create the ClusterDeployment",
+                        have, want);
+        else
+                return 0;
+        return *ret ? 0 : -ENOMEM;
 }
 
 static const char *platform_of(const char *t)
@@ -221,9 +410,9 @@ static int vips(json_object *aci, const char *list, const char *single, char ***
         return 0;
 }
 
-/* api_vip + api_vips (the late-2023 service wants the singular beside the
- * list), ingress likewise */
-static int add_vips(json_object *p, const char *kind, char **list)
+/* api_vips, and api_vip beside it when singular (the late-2023 service
+ * wants it, the current one refuses it), ingress likewise */
+static int add_vips(json_object *p, const char *kind, char **list, bool singular)
 {
         _cleanup_free_ char *single = strdup_printf("%s_vip", kind),
                             *plural = strdup_printf("%s_vips", kind);
@@ -240,7 +429,7 @@ static int add_vips(json_object *p, const char *kind, char **list)
                 if (!e || json_append(a, e) < 0 || json_add_string(e, "ip", *ip) < 0)
                         return -ENOMEM;
         }
-        return json_add_string(p, single, list && list[0] ? list[0] : "");
+        return singular ? json_add_string(p, single, list && list[0] ? list[0] : "") : 0;
 }
 
 static char *ntp_sources(json_object *aci)
@@ -252,15 +441,6 @@ static char *ntp_sources(json_object *aci)
                 if (strv_extend(&v, strempty(json_object_get_string(json_object_array_get_idx(l, i)))) < 0)
                         return NULL;
         return strv_join(v, ",");
-}
-
-static const char *load_balancer(json_object *aci)
-{
-        const char *t = json_get_string(json_get_path(aci, "spec.loadBalancer"), "type");
-
-        return streq_ptr(t, "UserManaged")      ? "user-managed"
-               : streq_ptr(t, "ClusterManaged") ? "cluster-managed"
-                                                : NULL;
 }
 
 static int ignition_endpoint(json_object *aci, const ClusterInputs *in, json_object **ret)
@@ -315,6 +495,7 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
         _cleanup_strv_free_ char **api = NULL, **ingress = NULL;
         _cleanup_free_ char *ntp = ntp_sources(aci);
         int64_t cp = spec_int(aci, "spec.provisionRequirements.controlPlaneAgents");
+        bool legacy = in->api == HUB_SERVICE_API_2023, singular = in->api != HUB_SERVICE_API_CURRENT;
         json_object *nets;
         int r;
 
@@ -322,6 +503,9 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
         *ret_error = NULL;
         if (!p || !ntp)
                 return -ENOMEM;
+        r = cd_api_error(aci, NULL, in->api, ret_error);
+        if (r < 0 || *ret_error)
+                return r;
         r = platform_params(aci, &platform, ret_error);
         if (r < 0 || *ret_error)
                 return r;
@@ -334,7 +518,7 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
                 return r;
         if (json_add_string(p, "name", strempty(json_get_string(cds, "clusterName"))) < 0 ||
             json_add_string(p, "base_dns_domain", strempty(json_get_string(cds, "baseDomain"))) < 0 ||
-            json_add_string(p, "openshift_version", strempty(in->version)) < 0 ||
+            json_add_string(p, "openshift_version", strempty(in->register_version ?: in->version)) < 0 ||
             json_add_string_nonempty(p, "ocp_release_image", in->release_image) < 0 ||
             json_add_string_nonempty(p, "cpu_architecture", in->arch) < 0 ||
             json_add_string(p, "pull_secret", strempty(in->pull_secret)) < 0 ||
@@ -342,14 +526,16 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
             json_add_string_nonempty(p, "ssh_public_key", json_get_string(spec, "sshPublicKey")) < 0 ||
             json_add_bool(p, "user_managed_networking", user_managed(aci)) < 0)
                 return -ENOMEM;
-        if ((api && add_vips(p, "api", api) < 0) || (ingress && add_vips(p, "ingress", ingress) < 0))
+        if ((api && add_vips(p, "api", api, singular) < 0) ||
+            (ingress && add_vips(p, "ingress", ingress, singular) < 0))
                 return -ENOMEM;
         if (platform && json_add(p, "platform", TAKE_PTR(platform)) < 0)
                 return -ENOMEM;
         if (json_get_path(aci, "spec.mastersSchedulable") &&
             json_add_bool(p, "schedulable_masters", spec_bool(aci, "spec.mastersSchedulable")) < 0)
                 return -ENOMEM;
-        if (cp > 0 && json_add_int64(p, "control_plane_count", cp) < 0)
+        /* the late-2023 models have no count: high_availability_mode says it */
+        if (!legacy && cp > 0 && json_add_int64(p, "control_plane_count", cp) < 0)
                 return -ENOMEM;
         nets = networks(aci, "spec.networking.clusterNetwork", false, true);
         if (!nets)
@@ -373,7 +559,8 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
                     p, "network_type",
                     json_object_get_string(json_get_path(aci, "spec.networking.networkType"))) < 0)
                 return -ENOMEM;
-        if (is_sno(aci) && json_add_string(p, "high_availability_mode", "None") < 0)
+        if ((legacy || is_sno(aci)) &&
+            json_add_string_nonempty(p, "high_availability_mode", availability_mode(aci)) < 0)
                 return -ENOMEM;
         if (hyperthreading_in_spec(aci) && json_add_string(p, "hyperthreading", hyperthreading(aci)) < 0)
                 return -ENOMEM;
@@ -392,7 +579,7 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
         if (json_add_string_nonempty(p, "additional_ntp_source", ntp) < 0 ||
             json_add_string_nonempty(p, "tags", hub_object_label(aci, HUB_LABEL_ACI_CONSUMER)) < 0)
                 return -ENOMEM;
-        if (load_balancer(aci)) {
+        if (load_balancer(aci) && !legacy) {
                 json_object *lb = json_new_object();
 
                 if (!lb || json_add(p, "load_balancer", lb) < 0 ||
@@ -570,7 +757,8 @@ static bool vips_differ(char **want, json_object *cluster, const char *kind)
         return one && !streq_ptr(one, n > 0 ? want[0] : "");
 }
 
-static int update_vips(json_object *p, json_object *aci, json_object *cluster, json_object *hosts)
+static int update_vips(json_object *p, json_object *aci, json_object *cluster, json_object *hosts,
+                       bool singular)
 {
         _cleanup_strv_free_ char **api = NULL, **ingress = NULL;
         bool dhcp = false;
@@ -588,13 +776,13 @@ static int update_vips(json_object *p, json_object *aci, json_object *cluster, j
         if (!api && !ingress)
                 return 0;
         if (api && vips_differ(api, cluster, "api") && host_network_contains(hosts, api[0])) {
-                r = add_vips(p, "api", api);
+                r = add_vips(p, "api", api, singular);
                 if (r < 0)
                         return r;
         }
         if (ingress && vips_differ(ingress, cluster, "ingress") &&
             host_network_contains(hosts, ingress[0])) {
-                r = add_vips(p, "ingress", ingress);
+                r = add_vips(p, "ingress", ingress, singular);
                 if (r < 0)
                         return r;
         }
@@ -671,6 +859,23 @@ static int update_proxy(json_object *p, json_object *aci, json_object *cluster)
         return 0;
 }
 
+/* The control-plane count is sent to a service whose cluster has it when
+ * it differs; to one that has not shown its API when the availability mode
+ * differs (a late-2023 one refuses it, and says so); never to a late-2023
+ * one (cd_api_error says what it cannot change). */
+static bool count_differs(json_object *aci, json_object *cluster, HubServiceApi api)
+{
+        int64_t cp = spec_int(aci, "spec.provisionRequirements.controlPlaneAgents"), have = 0;
+        const char *mode;
+
+        if (cp <= 0)
+                return false;
+        if (json_get_int64(cluster, "control_plane_count", &have) >= 0)
+                return have != cp;
+        mode = json_get_string(cluster, "high_availability_mode");
+        return api != HUB_SERVICE_API_2023 && !isempty(mode) && !streq(mode, availability_mode(aci));
+}
+
 int cd_update_params(json_object *cd, json_object *aci, json_object *cluster, json_object *hosts,
                      const ClusterInputs *in, bool secret_changed, json_object **ret)
 {
@@ -682,7 +887,7 @@ int cd_update_params(json_object *cd, json_object *aci, json_object *cluster, js
         bool umn = user_managed(aci), have_umn = false, sm = false;
         json_object *de = json_get(spec, "diskEncryption"),
                     *have_ign = json_get(cluster, "ignition_endpoint");
-        int64_t cp = spec_int(aci, "spec.provisionRequirements.controlPlaneAgents"), have_cp = 0;
+        int64_t cp = spec_int(aci, "spec.provisionRequirements.controlPlaneAgents");
         int r;
 
         *ret = NULL;
@@ -696,7 +901,7 @@ int cd_update_params(json_object *cd, json_object *aci, json_object *cluster, js
                 return -ENOMEM;
         r = update_networks(p, cd, aci, cluster);
         if (r >= 0)
-                r = update_vips(p, aci, cluster, hosts);
+                r = update_vips(p, aci, cluster, hosts, in->api != HUB_SERVICE_API_CURRENT);
         if (r < 0)
                 return r;
         (void)json_get_bool(cluster, "user_managed_networking", &have_umn);
@@ -754,9 +959,7 @@ int cd_update_params(json_object *cd, json_object *aci, json_object *cluster, js
         if (json_get(spec, "mastersSchedulable") && sm != spec_bool(aci, "spec.mastersSchedulable") &&
             json_add_bool(p, "schedulable_masters", spec_bool(aci, "spec.mastersSchedulable")) < 0)
                 return -ENOMEM;
-        /* only a service that knows the count is told it */
-        if (cp > 0 && json_get_int64(cluster, "control_plane_count", &have_cp) >= 0 && have_cp != cp &&
-            json_add_int64(p, "control_plane_count", cp) < 0)
+        if (count_differs(aci, cluster, in->api) && json_add_int64(p, "control_plane_count", cp) < 0)
                 return -ENOMEM;
         if (!isempty(ntp) && str_differs(cluster, "additional_ntp_source", ntp) &&
             json_add_string(p, "additional_ntp_source", ntp) < 0)

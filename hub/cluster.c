@@ -21,10 +21,14 @@
 #include "strutil.h"
 
 /* tags of the calls this controller makes */
+#define TAG_VERSIONS "openshift-versions"
 #define TAG_REGISTER "register-cluster"
+/* the same call again, shaped for the API a refusal of the first showed */
+#define TAG_REGISTER_AGAIN "register-cluster-again"
 #define TAG_IMPORT "import-cluster"
 #define TAG_GET "get-cluster"
 #define TAG_UPDATE "update-cluster"
+#define TAG_UPDATE_AGAIN "update-cluster-again"
 #define TAG_INSTALL_CONFIG "install-config"
 #define TAG_IGNORED "ignored-validations"
 #define TAG_CREATE_MANIFEST "create-manifest:"
@@ -308,6 +312,8 @@ static int cd_observe(HubContext *ctx, HubObserved *base)
                 o->n_config_maps++;
         }
         r = observe_service(ctx, o);
+        /* after the service's answers: what they showed counts */
+        o->api = hub_service_api(ctx->service);
         if (r < 0 || !needs_credentials(o))
                 return r;
         /* the credentials Secrets (not cached: read one by one) only from
@@ -338,7 +344,7 @@ typedef struct Flow {
         bool hold;
         ClusterInputs in;
         char *pull_secret;
-        char *version, *arch, *ca;
+        char *version, *arch, *ca, *register_version;
         char digest[80];
 } Flow;
 
@@ -351,6 +357,7 @@ static void flow_done(Flow *f)
         free(f->version);
         free(f->arch);
         free(f->ca);
+        free(f->register_version);
 }
 
 static const HubCallResult *result(const Flow *f, const char *tag)
@@ -724,18 +731,15 @@ static int inputs(Flow *f)
                                            strna(o->image_set.message));
                 }
                 release = json_get_string(json_get(o->image_set.object, "spec"), "releaseImage");
-                r = cd_release_from_image(release, &f->version, &f->arch, &why);
-                if (r == -EINVAL) {
-                        r = sync_errorf(
-                                f, false,
-                                "failed to get release image '%s'. Please ensure the releaseImage field in "
-                                "ClusterImageSet '%s' is valid, cradle-hub reads the OpenShift version "
-                                "from the image's tag (error: %s).",
+                r = cd_release_asked(o->image_set.object, &f->version, &f->arch, &why);
+                /* an installed cluster is imported with its version if any */
+                if (r == -EINVAL && !installed)
+                        return sync_errorf(
+                                f, true,
+                                "failed to get release image '%s'. Please ensure the releaseImage "
+                                "field in ClusterImageSet '%s' is valid (error: %s).",
                                 strempty(release), imageset, why);
-                        f->requeue = HUB_REQUEUE_LONGER_ON_ERROR;
-                        return r;
-                }
-                if (r < 0)
+                if (r < 0 && r != -EINVAL)
                         return r;
                 f->in.version = f->version;
                 f->in.arch = f->arch;
@@ -770,6 +774,126 @@ static int inputs(Flow *f)
         return 1;
 }
 
+/* ---- decide: which service, which release ---- */
+
+/* The API the service has shown, the answers of this reconcile included
+ * (hub-service.c learns them too, for the next reconciles). */
+static HubServiceApi flow_api(const ClusterObserved *o)
+{
+        HubServiceApi api = o->api;
+
+        if (o->cluster_read)
+                api = hub_service_api_learn(api, &o->cluster);
+        api = hub_service_api_learn(api, hub_call_results_find(&o->base.results, TAG_REGISTER));
+        return hub_service_api_learn(api, hub_call_results_find(&o->base.results, TAG_UPDATE));
+}
+
+/* a call refused for a field its body should not have had: its answer
+ * showed an API other than the one the body was shaped for */
+static bool refused_for_api(const Flow *f, const HubCallResult *r)
+{
+        return r && r->error < 0 && hub_service_api_learn(f->o->api, r) != f->o->api;
+}
+
+static const char *image_set_name(const Flow *f)
+{
+        return strempty(json_get_string(json_get_path(f->aci, "spec.imageSetRef"), "name"));
+}
+
+/* Before a registration: is the ClusterImageSet's release one the service
+ * offers (GET /v2/openshift-versions)? A late-2023 service registers an
+ * unlisted x.y.z as the default z-stream of its x.y, whatever
+ * ocp_release_image says; a current one refuses it. 1 offered
+ * (f->in.register_version names it as the service does), 0 when this round
+ * ends (the list asked for, or the condition says why not). */
+static int release_offered(Flow *f)
+{
+        const HubCallResult *v = result(f, TAG_VERSIONS);
+        _cleanup_free_ char *offered = NULL;
+        int r;
+
+        if (!v) {
+                r = hub_plan_op(f->plan, TAG_VERSIONS, ASSISTED_OP_LIST_SUPPORTED_OPENSHIFT_VERSIONS,
+                                (char *[]){ NULL }, NULL, NULL, true);
+                return r < 0 ? r : 0;
+        }
+        if (v->error < 0) {
+                r = sync_errorf(f, false, "cannot list the releases assisted-service offers: %s",
+                                strna(v->message));
+                return r < 0 ? r : finish(f, NULL);
+        }
+        r = cd_release_offered(v->body, f->in.version, f->in.arch, &f->register_version, &offered);
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                r = sync_errorf(
+                        f, true,
+                        "ClusterImageSet %s asks for release %s (%s), which assisted-service does not "
+                        "offer (it offers %s): cradle-hub does not install another release; add %s to "
+                        "the service's release images, or name an offered release in the ClusterImageSet",
+                        image_set_name(f), f->in.version, f->in.arch, offered, f->in.version);
+                /* the service's releases change without a Kubernetes event */
+                f->requeue = HUB_REQUEUE_LONGER_ON_ERROR;
+                return r < 0 ? r : finish(f, NULL);
+        }
+        f->in.register_version = f->register_version;
+        return 1;
+}
+
+/* A day-1 cluster before its installation carries the release the
+ * ClusterImageSet asks for; else the condition says which it has, and
+ * nothing more happens to it (no update, no installation). 1 to go on. */
+static int release_kept(Flow *f, json_object *cluster)
+{
+        const char *have = json_get_string(cluster, "openshift_version");
+        int r;
+
+        if (!f->in.version || !streq_ptr(json_get_string(cluster, "kind"), "Cluster") ||
+            !STR_IN_SET(strempty(json_get_string(cluster, "status")), "insufficient", "ready",
+                        "pending-for-input") ||
+            cd_release_registered(cluster, f->in.version))
+                return 1;
+        r = sync_errorf(
+                f, true,
+                "assisted-service registered cluster %s with release %s, but ClusterImageSet %s asks "
+                "for %s: cradle-hub does not install another release; name %s in the ClusterImageSet, "
+                "or delete and re-create the ClusterDeployment once the service offers %s",
+                strna(json_get_string(cluster, "id")), have, image_set_name(f), f->in.version, have,
+                f->in.version);
+        return r < 0 ? r : finish(f, cluster);
+}
+
+/* The registration body, or the input error that keeps it from being sent
+ * (1: *ret set; 0: this round ended). */
+static int registration(Flow *f, json_object **ret)
+{
+        _cleanup_free_ char *perr = NULL;
+        int r;
+
+        *ret = NULL;
+        if (is_installed(f->o))
+                r = cd_import_params(f->cd, f->aci, f->in.version, ret);
+        else
+                r = cd_create_params(f->cd, f->aci, &f->in, ret, &perr);
+        if (r < 0)
+                return r;
+        if (perr) {
+                r = sync_errorf(f, true, "%s", perr);
+                return r < 0 ? r : finish(f, NULL);
+        }
+        return 1;
+}
+
+/* The spec makes a registration body the service's API can take, before
+ * the service is asked anything (the body is made again once the release
+ * is known): 1, else the condition says why not and this round ends (0). */
+static int spec_expressible(Flow *f)
+{
+        _cleanup_(json_object_putp) json_object *params = NULL;
+
+        return registration(f, &params);
+}
+
 /* The service's cluster (notes §1.2 step 8): registered (or imported when
  * installed) through the claim protocol. 1 and *ret when there is one to
  * go on with; 0 when this round ends (calls planned, or the reconcile
@@ -777,12 +901,12 @@ static int inputs(Flow *f)
 static int find_cluster(Flow *f, json_object **ret)
 {
         const ClusterObserved *o = f->o;
-        const HubCallResult *reg = result(f, TAG_REGISTER), *imp = result(f, TAG_IMPORT),
-                            *get = result(f, TAG_GET);
-        const HubCallResult *made = reg ? reg : imp;
+        const HubCallResult *reg = result(f, TAG_REGISTER), *again = result(f, TAG_REGISTER_AGAIN),
+                            *imp = result(f, TAG_IMPORT), *get = result(f, TAG_GET);
+        const HubCallResult *made = again ? again : reg ? reg : imp;
         _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
         _cleanup_(json_object_putp) json_object *params = NULL;
-        _cleanup_free_ char *marker = NULL, *perr = NULL;
+        _cleanup_free_ char *marker = NULL;
         const char *name = json_get_string(json_get(f->cd, "spec"), "clusterName");
         int r;
 
@@ -809,6 +933,17 @@ static int find_cluster(Flow *f, json_object **ret)
                 d.action = HUB_CLAIM_MARK;
         }
         if (made) {
+                if (made == reg && refused_for_api(f, reg)) {
+                        /* once more, as the service's API wants it (the
+                         * marker covers both calls) */
+                        r = release_offered(f);
+                        if (r > 0)
+                                r = registration(f, &params);
+                        if (r <= 0)
+                                return r;
+                        return hub_plan_op(f->plan, TAG_REGISTER_AGAIN, ASSISTED_OP_REGISTER_CLUSTER,
+                                           (char *[]){ NULL }, NULL, TAKE_PTR(params), true);
+                }
                 if (made->error < 0) {
                         /* the marker stays: the next reconcile searches first */
                         r = sync_error_call(f, made, NULL);
@@ -818,10 +953,13 @@ static int find_cluster(Flow *f, json_object **ret)
                                               json_get_string(made->body, "id"));
                 if (r >= 0)
                         r = hub_object_set_annotation(f->desired_cd, HUB_ANNOTATION_REGISTERING, NULL);
-                if (r >= 0 && reg && f->in.pull_secret_digest)
+                if (r >= 0 && made != imp && f->in.pull_secret_digest)
                         r = hub_object_set_annotation(f->desired_cd, HUB_ANNOTATION_PULL_SECRET_DIGEST,
                                                       f->in.pull_secret_digest);
                 if (r < 0)
+                        return r;
+                r = made != imp ? release_kept(f, made->body) : 1;
+                if (r <= 0)
                         return r;
                 /* upstream ends the reconcile with the status of the new cluster */
                 return finish(f, made->body);
@@ -891,16 +1029,16 @@ static int find_cluster(Flow *f, json_object **ret)
                 return r < 0 ? r : finish(f, NULL);
         case HUB_CLAIM_MARK:
         case HUB_CLAIM_REGISTER:
-                if (is_installed(o))
-                        r = cd_import_params(f->cd, f->aci, f->in.version, &params);
-                else
-                        r = cd_create_params(f->cd, f->aci, &f->in, &params, &perr);
-                if (r < 0)
-                        return r;
-                if (perr) {
-                        r = sync_errorf(f, true, "%s", perr);
-                        return r < 0 ? r : finish(f, NULL);
+                if (!is_installed(o)) {
+                        r = spec_expressible(f);
+                        if (r > 0)
+                                r = release_offered(f);
+                        if (r <= 0)
+                                return r;
                 }
+                r = registration(f, &params);
+                if (r <= 0)
+                        return r;
                 if (d.action == HUB_CLAIM_MARK) {
                         marker = hub_claim_marker(o->base.now, o->identity);
                         if (!marker ||
@@ -930,15 +1068,33 @@ static int find_cluster(Flow *f, json_object **ret)
 static int sync_spec(Flow *f, json_object **cluster)
 {
         const ClusterObserved *o = f->o;
-        const HubCallResult *upd = result(f, TAG_UPDATE), *icr = result(f, TAG_INSTALL_CONFIG),
+        const HubCallResult *first = result(f, TAG_UPDATE), *again = result(f, TAG_UPDATE_AGAIN),
+                            *upd = again ? again : first, *icr = result(f, TAG_INSTALL_CONFIG),
                             *ign = result(f, TAG_IGNORED);
         _cleanup_(json_object_putp) json_object *params = NULL, *ignored = NULL, *body = NULL;
+        _cleanup_free_ char *api_error = NULL;
         const char *id = json_get_string(*cluster, "id"), *have_digest;
         const char *want_ic =
                 strempty(hub_object_annotation(f->aci, HUB_ANNOTATION_INSTALL_CONFIG_OVERRIDES));
         bool planned = false, secret_changed;
         int r;
 
+        /* what this service's API cannot do to a day-1 cluster before its
+         * installation: said, and nothing sent */
+        if (streq_ptr(json_get_string(*cluster, "kind"), "Cluster") &&
+            STR_IN_SET(strempty(json_get_string(*cluster, "status")), "insufficient", "ready",
+                       "pending-for-input")) {
+                r = cd_api_error(f->aci, *cluster, f->in.api, &api_error);
+                if (r < 0)
+                        return r;
+                if (api_error) {
+                        r = sync_errorf(f, true, "%s", api_error);
+                        return r < 0 ? r : finish(f, *cluster);
+                }
+        }
+        /* refused for a field its API lacks: once more, shaped for it */
+        if (upd == first && refused_for_api(f, first))
+                upd = NULL;
         if (upd) {
                 if (upd->error < 0) {
                         r = sync_error_call(f, upd, NULL);
@@ -960,8 +1116,9 @@ static int sync_spec(Flow *f, json_object **cluster)
                 if (r < 0)
                         return r;
                 if (params) {
-                        r = hub_plan_op(f->plan, TAG_UPDATE, ASSISTED_OP_UPDATE_CLUSTER,
-                                        (char *[]){ (char *)id, NULL }, NULL, TAKE_PTR(params), true);
+                        r = hub_plan_op(f->plan, first ? TAG_UPDATE_AGAIN : TAG_UPDATE,
+                                        ASSISTED_OP_UPDATE_CLUSTER, (char *[]){ (char *)id, NULL }, NULL,
+                                        TAKE_PTR(params), true);
                         if (r < 0)
                                 return r;
                         planned = true;
@@ -1434,6 +1591,9 @@ static int existing_cluster(Flow *f, json_object *cluster)
         const HubCallResult *tr = result(f, TAG_TRANSFORM), *ir = result(f, TAG_INSTALL);
         int r;
 
+        r = release_kept(f, cluster);
+        if (r <= 0)
+                return r;
         r = sync_spec(f, &cluster);
         if (r <= 0)
                 return r;
@@ -1512,7 +1672,9 @@ int cd_decide(const HubObserved *base, HubPlan *plan)
         if (r != 0)
                 return r < 0 ? r : 0;
 
-        f = (Flow){ .o = o, .plan = plan, .cd = cd, .aci = o->aci, .hold = is_held(o) };
+        f = (Flow){
+                .o = o, .plan = plan, .cd = cd, .aci = o->aci, .hold = is_held(o), .in.api = flow_api(o)
+        };
         f.desired_cd = hub_json_copy(cd);
         f.desired_aci = hub_json_copy(o->aci);
         if (!f.desired_cd || !f.desired_aci)

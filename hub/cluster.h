@@ -26,11 +26,14 @@
 
 #include "hub-controller.h"
 #include "hub-inputs.h"
+#include "hub-service.h"
 
 typedef struct ClusterObserved {
         HubObserved base; /* object: the ClusterDeployment */
         const char *identity;
         const char *service_url;
+        /* what the service has shown of its cluster API (hub-service.h) */
+        HubServiceApi api;
 
         /* spec.clusterInstallRef's AgentClusterInstall, or NULL (not found) */
         json_object *aci;
@@ -89,26 +92,58 @@ int aci_decide(const HubObserved *o, HubPlan *plan);
  * -EINVAL, with why, when the tag names no version (a digest reference). */
 int cd_release_from_image(const char *image, char **ret_version, char **ret_arch, char **ret_why);
 
+/* The release a ClusterImageSet asks for: its labels
+ * agent-install.openshift.io/openshift-version (and /architecture), the
+ * version `oc adm release info` reads from the image (upstream's
+ * docs/enhancements/label-clusterimagesets.md), else the version in its
+ * releaseImage's tag. -EINVAL, with why, when neither names one (a digest
+ * or a tag without a version, as disconnected hubs pin releases) or they
+ * disagree: cradle-hub never pulls a release image to read it. */
+int cd_release_asked(json_object *image_set, char **ret_version, char **ret_arch, char **ret_why);
+/* The service's offer of that release in its answer to GET
+ * /v2/openshift-versions (keyed by openshift_version in late 2023, by the
+ * release's version since; display_name is the release's version): 1 and
+ * *ret_key, the openshift_version that registers exactly that release; 0
+ * and *ret_offered, what it offers instead for the architecture (the same
+ * x.y first), for a message. */
+int cd_release_offered(json_object *versions, const char *version, const char *arch, char **ret_key,
+                       char **ret_offered);
+/* The service registered the cluster with that release (its
+ * openshift_version, "-multi" aside); true when it does not say. */
+bool cd_release_registered(json_object *cluster, const char *version);
+/* What of the ACI a service of that API cannot express, for a new cluster
+ * (cluster NULL) or the registered one: *ret the input error's text, or
+ * NULL. The late-2023 API has no control_plane_count (three control-plane
+ * nodes or a single node without workers), no load_balancer, and cannot
+ * change high_availability_mode after registration. */
+int cd_api_error(json_object *aci, json_object *cluster, HubServiceApi api, char **ret);
+
 /* What the hub needs of the inputs to build a call. */
 typedef struct ClusterInputs {
         const char *pull_secret; /* the .dockerconfigjson text */
         const char *pull_secret_digest; /* its digest */
-        const char *version; /* of the release image */
+        const char *version; /* of the release the ClusterImageSet asks for */
+        const char *register_version; /* the service's name of it (cd_release_offered), or NULL */
         const char *arch;
         const char *release_image;
         const char *ignition_ca; /* base64 of the CA's tls.crt, or NULL */
+        HubServiceApi api; /* the bodies' shape */
 } ClusterInputs;
 
-/* The registration body (CreateClusterParams). *ret_error: an input error
- * of the spec (e.g. external platform without spec.external). */
+/* The registration body (CreateClusterParams), shaped for in->api: the
+ * late-2023 API gets high_availability_mode and api_vip beside api_vips,
+ * the current one control_plane_count and api_vips alone, an unknown one
+ * the union. *ret_error: an input error of the spec (e.g. external platform
+ * without spec.external, a topology in->api cannot express). */
 int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in, json_object **ret,
                      char **ret_error);
 /* The V2UpdateCluster body: only what differs from the service's cluster,
  * following the late-2023 service's rules (api_vip with api_vips, ingress
- * likewise; machine_networks only in VIP-DHCP mode or with user-managed
- * networking; VIPs only once a host of the cluster has an address in a
- * network containing them); NULL when nothing differs. secret_changed:
- * the pull secret's digest is not the one last sent. */
+ * likewise, unless in->api is current; machine_networks only in VIP-DHCP
+ * mode or with user-managed networking; VIPs only once a host of the
+ * cluster has an address in a network containing them; the control-plane
+ * count to a service that may know it); NULL when nothing differs.
+ * secret_changed: the pull secret's digest is not the one last sent. */
 int cd_update_params(json_object *cd, json_object *aci, json_object *cluster, json_object *hosts,
                      const ClusterInputs *in, bool secret_changed, json_object **ret);
 /* The v2SetIgnoredValidations body when the annotations ask for something

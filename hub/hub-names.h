@@ -179,6 +179,11 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_LABEL_SECRET_TYPE "hive.openshift.io/secret-type"
 #define HUB_SECRET_TYPE_KUBECONFIG "kubeconfig"
 #define HUB_SECRET_TYPE_KUBEADMINCREDS "kubeadmincreds"
+/* a ClusterImageSet's release as `oc adm release info` reads it (upstream's
+ * docs/enhancements/label-clusterimagesets.md, proposed 2022 and not in the
+ * service's controllers): what a digest-pinned release states about itself */
+#define HUB_LABEL_CIS_OPENSHIFT_VERSION "agent-install.openshift.io/openshift-version"
+#define HUB_LABEL_CIS_ARCHITECTURE "agent-install.openshift.io/architecture"
 /* the hub's own: what the ignored-validations annotations last set, and
  * the custom manifests last synced (a digest of the ConfigMaps' data) */
 #define HUB_ANNOTATION_IGNORED_VALIDATIONS_DIGEST "cradle.agent-install.openshift.io/ignored-validations"

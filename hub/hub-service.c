@@ -14,6 +14,7 @@
 #include "hub-metrics.h"
 #include "hub-service.h"
 #include "jsonutil.h"
+#include "log.h"
 #include "redact.h"
 #include "strutil.h"
 
@@ -87,6 +88,7 @@ struct HubService {
         StateTable infra_envs; /* InfraEnvState */
         StateTable clusters; /* ClusterState */
         bool up;
+        HubServiceApi api;
 
         /* the poller thread */
         pthread_mutex_t wake_lock;
@@ -367,6 +369,108 @@ static void client_give(HubService *s, AssistedClient *c)
         assisted_client_free(c);
 }
 
+/* ---- which service ---- */
+
+static const char *const api_names[_HUB_SERVICE_API_MAX] = {
+        [HUB_SERVICE_API_UNKNOWN] = "unknown",
+        [HUB_SERVICE_API_2023] = "late-2023",
+        [HUB_SERVICE_API_CURRENT] = "current",
+};
+
+const char *hub_service_api_to_string(HubServiceApi api)
+{
+        return api >= 0 && api < _HUB_SERVICE_API_MAX ? api_names[api] : NULL;
+}
+
+/* body fields only one generation's models have (b29f9bcf's swagger.yaml
+ * against the 2026 one): a refusal of one of them names the other */
+static const char *const fields_2023_lacks[] = { "control_plane_count", "load_balancer", "ntp_sources",
+                                                 "operator_bundles", NULL };
+static const char *const fields_current_lacks[] = { "api_vip", "ingress_vip", NULL };
+
+const char *hub_call_unknown_field(const HubCallResult *r, char *ret, size_t n)
+{
+        static const char marker[] = "json: unknown field \"";
+        const char *b, *e;
+
+        if (!r || r->error >= 0 || r->status != 400 || !r->message)
+                return NULL;
+        b = strstr(r->message, marker);
+        if (!b)
+                return NULL;
+        b += strlen(marker);
+        e = strchr(b, '"');
+        if (!e || e == b || (size_t)(e - b) >= n)
+                return NULL;
+        memcpy(ret, b, (size_t)(e - b));
+        ret[e - b] = 0;
+        return ret;
+}
+
+static bool carries_count(json_object *o)
+{
+        const char *kind = json_get_string(o, "kind");
+
+        return json_object_is_type(o, json_type_object) &&
+               (streq_ptr(kind, "Cluster") || streq_ptr(kind, "AddHostsCluster")) &&
+               json_get(o, "control_plane_count");
+}
+
+HubServiceApi hub_service_api_learn(HubServiceApi current, const HubCallResult *r)
+{
+        char field[64];
+
+        if (!r)
+                return current;
+        if (hub_call_unknown_field(r, field, sizeof(field))) {
+                if (strv_contains((char **)fields_2023_lacks, field))
+                        return HUB_SERVICE_API_2023;
+                if (strv_contains((char **)fields_current_lacks, field))
+                        return HUB_SERVICE_API_CURRENT;
+                return current;
+        }
+        if (r->error < 0)
+                return current;
+        if (carries_count(r->body))
+                return HUB_SERVICE_API_CURRENT;
+        if (json_object_is_type(r->body, json_type_array))
+                for (size_t i = 0; i < json_object_array_length(r->body); i++)
+                        if (carries_count(json_object_array_get_idx(r->body, i)))
+                                return HUB_SERVICE_API_CURRENT;
+        return current;
+}
+
+HubServiceApi hub_service_api(HubService *s)
+{
+        HubServiceApi api;
+
+        pthread_mutex_lock(&s->lock);
+        api = s->api;
+        pthread_mutex_unlock(&s->lock);
+        return api;
+}
+
+static void api_learn(HubService *s, const HubCallResult *r)
+{
+        HubServiceApi was, now;
+        char field[64];
+
+        pthread_mutex_lock(&s->lock);
+        was = s->api;
+        now = s->api = hub_service_api_learn(was, r);
+        pthread_mutex_unlock(&s->lock);
+        if (now == was)
+                return;
+        if (hub_call_unknown_field(r, field, sizeof(field)))
+                log_info("assisted-service refused %s (%s): "
+                         "it speaks the %s cluster API; so does cradle-hub from now on",
+                         field, strna(r->tag), hub_service_api_to_string(now));
+        else
+                log_info("assisted-service answered a cluster with control_plane_count (%s): "
+                         "it speaks the %s cluster API; so does cradle-hub from now on",
+                         strna(r->tag), hub_service_api_to_string(now));
+}
+
 void hub_call_result_done(HubCallResult *r)
 {
         free(r->tag);
@@ -434,7 +538,10 @@ int hub_service_call(HubService *s, const char *tag, const char *operation, cons
         q = assisted_call(c, method, path, body, expect, &status, &answer, &err);
         client_give(s, c);
         record(s, operation ? operation : tag, status, q, started);
-        return fill_result(ret, tag, q, status, TAKE_PTR(answer), err);
+        r = fill_result(ret, tag, q, status, TAKE_PTR(answer), err);
+        if (r >= 0)
+                api_learn(s, ret);
+        return r;
 }
 
 int hub_service_op(HubService *s, AssistedOp op, char *const *params, const char *query, json_object *body,

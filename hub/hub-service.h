@@ -18,7 +18,9 @@
  * only new, changed and vanished hosts are reported.
  */
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "assisted/assisted-user.h"
 #include "hub-plan.h"
@@ -52,6 +54,40 @@ typedef struct HubServiceCallbacks {
         void (*cluster_changed)(const char *cluster_id, void *userdata);
         void *userdata;
 } HubServiceCallbacks;
+
+/* The generation of the service's cluster API, as the service itself has
+ * shown it (never guessed from a version number; hub/README.md, "Which
+ * service"). A service may be upgraded or rolled back under the hub: every
+ * answer can move it. */
+typedef enum HubServiceApi {
+        /* nothing shown yet: a body both generations name the same way
+         * where one exists, else the union (control_plane_count, api_vip
+         * beside api_vips), which teaches the hub at the first refusal */
+        HUB_SERVICE_API_UNKNOWN,
+        /* late 2023 (assisted-service b29f9bcf): no control_plane_count or
+         * load_balancer in its models, high_availability_mode Full/None,
+         * api_vip beside api_vips */
+        HUB_SERVICE_API_2023,
+        /* control_plane_count, no singular api_vip/ingress_vip (the 2026
+         * swagger) */
+        HUB_SERVICE_API_CURRENT,
+        _HUB_SERVICE_API_MAX,
+        _HUB_SERVICE_API_INVALID = -EINVAL,
+} HubServiceApi;
+
+const char *hub_service_api_to_string(HubServiceApi api);
+/* What an answer shows of the API, from what it knew before (pure): a 400
+ * refusing a body field one generation lacks ("json: unknown field
+ * \"control_plane_count\"" from a late-2023 service, "api_vip" from a
+ * current one: go-swagger's strict decoding, ENABLE_REJECT_UNKNOWN_FIELDS),
+ * or a cluster (or list of clusters) carrying control_plane_count, which
+ * only the current model has. Anything else: current. */
+HubServiceApi hub_service_api_learn(HubServiceApi current, const HubCallResult *r);
+/* The field a 400 refuses as unknown to the service's model, or NULL
+ * (pure; points into r->message, copied into ret of size n). */
+const char *hub_call_unknown_field(const HubCallResult *r, char *ret, size_t n);
+/* What the service has shown so far. */
+HubServiceApi hub_service_api(HubService *s);
 
 int hub_service_new(const HubServiceOptions *o, HubMetrics *metrics, HubService **ret, char **reterr);
 /* Stops the poller first. Accepts NULL, returns NULL. */

@@ -12,7 +12,9 @@
 #include "cluster.h"
 #include "fuzz.h"
 #include "hub-claim.h"
+#include "hub-names.h"
 #include "hub-nmstate.h"
+#include "hub-service.h"
 #include "infraenv.h"
 #include "jsonutil.h"
 #include "ppi.h"
@@ -21,10 +23,12 @@
  * are outside input: a JSON document {"object", "secret", "cd", "nmstate":
  * [...], "service", "candidates", "hosts", "host", "infraenv", "agent",
  * "ppi", "bmh", "aci", "image_set", "config_maps": [...], "agents": [...],
- * "cluster", "manifests", "kubeconfig", "node", "csrs", "text"} feeds each
- * controller's decide once (every field may be anything), and the parsers
- * of service text (inventory, iPXE script, static network config, times,
- * claim markers). A decision may refuse, never crash. */
+ * "cluster", "manifests", "kubeconfig", "node", "csrs", "versions", "api",
+ * "text"} feeds each controller's decide once (every field may be anything),
+ * and the parsers of service text (inventory, iPXE script, static network
+ * config, times, claim markers, release tags and labels, the service's
+ * offered releases, the refusals that show its API). A decision may
+ * refuse, never crash. */
 
 static json_object *field(json_object *in, const char *k)
 {
@@ -147,6 +151,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 o.candidates = (HubCallResult){ .status = 200, .body = field(in, "candidates") };
                 o.manifests_read = json_get(in, "manifests") != NULL;
                 o.manifests = (HubCallResult){ .status = 200, .body = field(in, "manifests") };
+                {
+                        int64_t api = 0;
+
+                        (void)json_get_int64(in, "api", &api);
+                        o.api = (HubServiceApi)((uint64_t)api % _HUB_SERVICE_API_MAX);
+                }
                 results(&o.base, in);
                 run(&hub_cd_controller, &o.base);
         }
@@ -189,9 +199,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 (void)hub_claim_parse_marker(text, &t, &holder);
                 (void)hub_nmstate_yaml(in, &yaml);
                 {
-                        _cleanup_free_ char *version = NULL, *arch = NULL, *why = NULL;
+                        _cleanup_free_ char *version = NULL, *arch = NULL, *why = NULL, *key = NULL,
+                                            *offered = NULL;
+                        _cleanup_(json_object_putp) json_object *cis = NULL;
+                        /* a refusal's text, as the service words it */
+                        HubCallResult refused = { .error = -EREMOTEIO,
+                                                  .status = 400,
+                                                  .message = (char *)text,
+                                                  .body = json_get(in, "cluster") };
+                        char f[64];
 
                         (void)cd_release_from_image(text, &version, &arch, &why);
+                        (void)cd_release_offered(json_get(in, "versions"), text, text, &key, &offered);
+                        (void)hub_call_unknown_field(&refused, f, sizeof(f));
+                        (void)hub_service_api_learn(HUB_SERVICE_API_UNKNOWN, &refused);
+                        refused = (HubCallResult){ .status = 200, .body = json_get(in, "cluster") };
+                        (void)hub_service_api_learn(HUB_SERVICE_API_2023, &refused);
+                        (void)cd_release_registered(json_get(in, "cluster"), text);
+                        cis = json_object_new_object();
+                        if (cis && hub_object_set_label(cis, HUB_LABEL_CIS_OPENSHIFT_VERSION, text) >= 0) {
+                                free(version);
+                                free(arch);
+                                free(why);
+                                version = arch = why = NULL;
+                                (void)cd_release_asked(cis, &version, &arch, &why);
+                        }
                 }
         }
         {

@@ -24,6 +24,20 @@
 #define PS_B64 "eyJhdXRocyI6eyJxdWF5LmlvIjp7ImF1dGgiOiJkWE5sY2pwd1lYTnoifX19"
 #define PS_TEXT "{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}"
 #define RELEASE "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64"
+/* GET /v2/openshift-versions of the late-2023 service (observed/01: keyed
+ * by openshift_version) and of a current one (keyed by the release) */
+#define VERSIONS_2023 \
+        "{\"4.13\":{\"cpu_architectures\":[\"x86_64\"],\"default\":true,\"display_name\":\"4.13.18\"," \
+        "\"support_level\":\"production\"},\"4.14\":{\"cpu_architectures\":[\"x86_64\"],\"display_name\":" \
+        "\"4.14.0-rc.7\",\"support_level\":\"beta\"}}"
+#define VERSIONS_CURRENT \
+        "{\"4.13.18\":{\"cpu_architectures\":[\"x86_64\"],\"default\":true,\"display_name\":\"4.13.18\"," \
+        "\"support_level\":\"production\"},\"4.14.0-rc.7\":{\"cpu_architectures\":[\"x86_64\"]," \
+        "\"display_name\":\"4.14.0-rc.7\",\"support_level\":\"beta\"}}"
+#define VERSIONS_ANSWER \
+        { \
+                "openshift-versions", 200, VERSIONS_2023, NULL \
+        }
 
 typedef struct Fixture {
         ClusterObserved o;
@@ -232,19 +246,24 @@ TEST(registers_the_cluster)
         fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
         hubtest_reconcile(
                 cd_decide, &f.o.base,
-                (HubTestAnswer[]){ { "register-cluster", 201,
+                (HubTestAnswer[]){ VERSIONS_ANSWER,
+                                   { "register-cluster", 201,
                                      "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":\"insufficient\","
-                                     "\"status_info\":\"Cluster is not ready for install\"}",
+                                     "\"status_info\":\"Cluster is not ready for install\","
+                                     "\"openshift_version\":\"4.13.18\"}",
                                      NULL },
                                    { NULL } },
                 &run);
-        reg = hubtest_write(&run, HUB_WRITE_SERVICE, 0);
+        /* the service's releases first */
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path, "/v2/openshift-versions");
+        reg = hubtest_write(&run, HUB_WRITE_SERVICE, 1);
         ASSERT_STREQ(reg->tag, "register-cluster");
         ASSERT_STREQ(reg->path, "/v2/clusters");
         body = reg->body;
         ASSERT_STREQ(json_get_string(body, "name"), "test-cluster");
         ASSERT_STREQ(json_get_string(body, "base_dns_domain"), "hive.example.com");
-        ASSERT_STREQ(json_get_string(body, "openshift_version"), "4.13.18");
+        /* the release as the service names it (its key: 4.13 in late 2023) */
+        ASSERT_STREQ(json_get_string(body, "openshift_version"), "4.13");
         ASSERT_STREQ(json_get_string(body, "ocp_release_image"), RELEASE);
         ASSERT_STREQ(json_get_string(body, "cpu_architecture"), "x86_64");
         ASSERT_STREQ(json_get_string(body, "pull_secret"), PS_TEXT);
@@ -269,9 +288,9 @@ TEST(registers_the_cluster)
                 ASSERT_FALSE(v);
         }
         /* the marker went first, the id replaced it */
-        ASSERT_EQ(run.writes.writes[0].kind, HUB_WRITE_PATCH);
+        ASSERT_EQ(run.writes.writes[1].kind, HUB_WRITE_PATCH);
         {
-                _cleanup_free_ char *t = json_to_string(run.writes.writes[0].body, 0);
+                _cleanup_free_ char *t = json_to_string(run.writes.writes[1].body, 0);
 
                 ASSERT_CONTAINS(t, HUB_ANNOTATION_REGISTERING);
         }
@@ -310,11 +329,12 @@ TEST(single_node_and_user_managed_networking)
         json_object_object_del(json_get(f.o.aci, "spec"), "apiVIPs");
         json_object_object_del(json_get(f.o.aci, "spec"), "ingressVIP");
         json_object_object_del(json_get(f.o.aci, "spec"), "ingressVIPs");
-        hubtest_reconcile(
-                cd_decide, &f.o.base,
-                (HubTestAnswer[]){ { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL }, { NULL } },
-                &run);
-        body = hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body;
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ VERSIONS_ANSWER,
+                                             { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL },
+                                             { NULL } },
+                          &run);
+        body = hubtest_write(&run, HUB_WRITE_SERVICE, 1)->body;
         ASSERT_STREQ(json_get_string(body, "high_availability_mode"), "None");
         {
                 bool b = false;
@@ -327,6 +347,21 @@ TEST(single_node_and_user_managed_networking)
         fixture_done(&f);
 }
 
+/* an installed ClusterDeployment's reconcile: the import body sent */
+static json_object *imported(Fixture *f, HubTestRun *run)
+{
+        hubtest_reconcile(cd_decide, &f->o.base,
+                          (HubTestAnswer[]){ { "import-cluster", 201,
+                                               "{\"id\":\"" CID "\",\"kind\":\"AddHostsCluster\","
+                                               "\"status\":\"adding-hosts\"}",
+                                               NULL },
+                                             { NULL } },
+                          run);
+        /* no release check before an import: the cluster exists */
+        ASSERT_EQ(hubtest_count(run, HUB_WRITE_SERVICE, NULL), 1);
+        return hubtest_write(run, HUB_WRITE_SERVICE, 0)->body;
+}
+
 /* the installed ClusterDeployment imported: the openshift_cluster_id sent */
 static void import_with(const char *cd_spec, const char *aci_spec, const char *want_id)
 {
@@ -335,14 +370,7 @@ static void import_with(const char *cd_spec, const char *aci_spec, const char *w
         json_object *body;
 
         fixture(&f, cd(NULL, cd_spec), aci(NULL, aci_spec));
-        hubtest_reconcile(cd_decide, &f.o.base,
-                          (HubTestAnswer[]){ { "import-cluster", 201,
-                                               "{\"id\":\"" CID "\",\"kind\":\"AddHostsCluster\","
-                                               "\"status\":\"adding-hosts\"}",
-                                               NULL },
-                                             { NULL } },
-                          &run);
-        body = hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body;
+        body = imported(&f, &run);
         ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path, "/v2/clusters/import");
         ASSERT_STREQ(json_get_string(body, "name"), "test-cluster");
         ASSERT_STREQ(json_get_string(body, "api_vip_dnsname"), "api.test-cluster.hive.example.com");
@@ -445,6 +473,24 @@ static void release_by_digest(Fixture *f)
                 json_object_new_string("quay.io/openshift-release-dev/ocp-release@sha256:abc"));
 }
 
+static void release_by_custom_tag(Fixture *f)
+{
+        json_object_object_add(json_get(f->o.image_set.object, "spec"), "releaseImage",
+                               json_object_new_string("registry.local:5000/ocp/release:disconnected"));
+}
+
+static void release_label_against_tag(Fixture *f)
+{
+        ASSERT_OK(hub_object_set_label(f->o.image_set.object, HUB_LABEL_CIS_OPENSHIFT_VERSION, "4.13.5"));
+}
+
+static void five_masters_late_2023(Fixture *f)
+{
+        json_object_object_add(json_get(f->o.aci, "spec"), "provisionRequirements",
+                               hubtest_json("{\"controlPlaneAgents\":5}"));
+        f->o.api = HUB_SERVICE_API_2023;
+}
+
 static void mirror_registry(Fixture *f)
 {
         json_object_object_add(json_get(f->o.aci, "spec"), "mirrorRegistryRef",
@@ -487,11 +533,33 @@ static const InputCase input_cases[] = {
           "The Spec could not be synced due to backend error: ClusterImageSet openshift-v4.13.0 not found. "
           "Please ensure the ClusterImageSet exists",
           HUB_REQUEUE_ON_ERROR },
-        { "release without version", release_by_digest, "BackendError",
-          "The Spec could not be synced due to backend error: failed to get release image "
+        { "release pinned by digest", release_by_digest, "InputError",
+          "The Spec could not be synced due to an input error: failed to get release image "
           "'quay.io/openshift-release-dev/ocp-release@sha256:abc'. Please ensure the releaseImage field in "
-          "ClusterImageSet 'openshift-v4.13.0' is valid, *",
-          HUB_REQUEUE_ON_ERROR },
+          "ClusterImageSet 'openshift-v4.13.0' is valid (error: it is pinned by digest and the "
+          "ClusterImageSet has no agent-install.openshift.io/openshift-version label: cradle-hub does not "
+          "pull release images to read their version; label it with the release's version (oc adm release "
+          "info -o jsonpath='{.metadata.version}')).",
+          0 },
+        { "release by a tag without version", release_by_custom_tag, "InputError",
+          "The Spec could not be synced due to an input error: failed to get release image "
+          "'registry.local:5000/ocp/release:disconnected'. Please ensure the releaseImage field in "
+          "ClusterImageSet 'openshift-v4.13.0' is valid (error: its tag names no OpenShift version (as "
+          "\"4.14.0-x86_64\" does) and the ClusterImageSet has no "
+          "agent-install.openshift.io/openshift-version label: *",
+          0 },
+        { "release labels against the tag", release_label_against_tag, "InputError",
+          "The Spec could not be synced due to an input error: failed to get release image "
+          "'" RELEASE
+          "'. Please ensure the releaseImage field in ClusterImageSet 'openshift-v4.13.0' is valid "
+          "(error: its labels say 4.13.5 (x86_64) but its tag says 4.13.18 (x86_64)).",
+          0 },
+        { "5 control-plane agents, late-2023 service", five_masters_late_2023, "InputError",
+          "The Spec could not be synced due to an input error: this assisted-service does not know "
+          "control_plane_count (its cluster API is the late-2023 one: high_availability_mode Full for three "
+          "control-plane nodes, None for a single node without workers): "
+          "spec.provisionRequirements.controlPlaneAgents 5 with 0 workerAgents cannot be installed by it",
+          0 },
         { "mirror registry", mirror_registry, "InputError",
           "The Spec could not be synced due to an input error: spec.mirrorRegistryRef is not supported*",
           0 },
@@ -937,6 +1005,8 @@ TEST(vips_with_the_singular_once_a_host_is_in_their_network)
         json_object_object_add(json_get(f.o.aci, "spec"), "apiVIP", json_object_new_string("1.2.3.18"));
         json_object_object_add(json_get(f.o.aci, "spec"), "apiVIPs", hubtest_json("[\"1.2.3.18\"]"));
         linked(&f, service_cluster("insufficient", NULL));
+        /* a late-2023 cluster: no control_plane_count */
+        json_object_object_del(f.o.cluster.body, "control_plane_count");
         /* no host in 1.2.3.0/24 yet: the service would refuse, nothing is sent */
         body = update_of(&f, &run);
         ASSERT_NULL(body);
@@ -950,6 +1020,15 @@ TEST(vips_with_the_singular_once_a_host_is_in_their_network)
         ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get(body, "api_vips"), 0), "ip"),
                      "1.2.3.18");
         ASSERT_NULL(json_get(body, "ingress_vips"));
+        hubtest_run_done(&run);
+        /* a current service's cluster (it has control_plane_count) refuses
+         * the singular */
+        json_object_object_add(f.o.cluster.body, "control_plane_count", json_object_new_int(3));
+        body = update_of(&f, &run);
+        ASSERT_NOT_NULL(body);
+        ASSERT_NULL(json_get(body, "api_vip"));
+        ASSERT_STREQ(hubtest_str(json_object_array_get_idx(json_get(body, "api_vips"), 0), "ip"),
+                     "1.2.3.18");
         hubtest_run_done(&run);
         fixture_done(&f);
 }
@@ -1363,6 +1442,546 @@ TEST(aci_without_cluster_deployment)
         hubtest_run_done(&run);
         json_object_put(o.cd);
         hub_observed_done(&o.base);
+}
+
+/* ---- which service (issue 23, finding 1): the body for its API ---- */
+
+#define REFUSED_COUNT \
+        "parsing newClusterParams body from \"\" failed, because json: unknown field " \
+        "\"control_plane_count\""
+#define REFUSED_API_VIP \
+        "parsing newClusterParams body from \"\" failed, because json: unknown field \"api_vip\""
+
+static void spec_set(Fixture *f, const char *key, const char *json)
+{
+        json_object_object_add(json_get(f->o.aci, "spec"), key, hubtest_json(json));
+}
+
+/* the registration body an ACI gets from a service of an API */
+static const struct {
+        const char *name;
+        HubServiceApi api;
+        const char *requirements; /* spec.provisionRequirements */
+        const char *load_balancer; /* spec.loadBalancer.type, or NULL */
+        long count; /* control_plane_count sent, -1: none */
+        const char *mode; /* high_availability_mode sent, or NULL */
+        bool singular_vips; /* api_vip beside api_vips */
+        bool load_balancer_sent;
+        const char *error; /* the input error instead of a body */
+} api_cases[] = {
+        { "unknown, three", HUB_SERVICE_API_UNKNOWN, "{\"controlPlaneAgents\":3}", NULL, 3, NULL, true,
+          false, NULL },
+        { "unknown, five", HUB_SERVICE_API_UNKNOWN, "{\"controlPlaneAgents\":5,\"workerAgents\":2}", NULL, 5,
+          NULL, true, false, NULL },
+        { "late 2023, three", HUB_SERVICE_API_2023, "{\"controlPlaneAgents\":3,\"workerAgents\":2}", NULL,
+          -1, "Full", true, false, NULL },
+        { "late 2023, single node", HUB_SERVICE_API_2023, "{\"controlPlaneAgents\":1}", NULL, -1, "None",
+          true, false, NULL },
+        { "late 2023, cluster-managed load balancer", HUB_SERVICE_API_2023, "{\"controlPlaneAgents\":3}",
+          "ClusterManaged", -1, "Full", true, false, NULL },
+        { "late 2023, five", HUB_SERVICE_API_2023, "{\"controlPlaneAgents\":5}", NULL, -1, NULL, false,
+          false,
+          "this assisted-service does not know control_plane_count (its cluster API is the late-2023 "
+          "one: high_availability_mode Full for three control-plane nodes, None for a single node "
+          "without workers): spec.provisionRequirements.controlPlaneAgents 5 with 0 workerAgents cannot "
+          "be installed "
+          "by it" },
+        { "late 2023, four", HUB_SERVICE_API_2023, "{\"controlPlaneAgents\":4}", NULL, -1, NULL, false,
+          false, "this assisted-service does not know control_plane_count *" },
+        { "late 2023, one with workers", HUB_SERVICE_API_2023,
+          "{\"controlPlaneAgents\":1,\"workerAgents\":2}", NULL, -1, NULL, false, false,
+          "this assisted-service does not know control_plane_count (its cluster API is the late-2023 "
+          "one: high_availability_mode Full for three control-plane nodes, None for a single node "
+          "without workers): spec.provisionRequirements.controlPlaneAgents 1 with 2 workerAgents cannot "
+          "be installed "
+          "by it" },
+        { "late 2023, user-managed load balancer", HUB_SERVICE_API_2023, "{\"controlPlaneAgents\":3}",
+          "UserManaged", -1, NULL, false, false,
+          "this assisted-service does not know load_balancer (its cluster API is the late-2023 one): "
+          "spec.loadBalancer.type UserManaged cannot be installed by it" },
+        { "current, five", HUB_SERVICE_API_CURRENT, "{\"controlPlaneAgents\":5}", "UserManaged", 5, NULL,
+          false, true, NULL },
+        { "current, single node", HUB_SERVICE_API_CURRENT, "{\"controlPlaneAgents\":1}", NULL, 1, "None",
+          false, false, NULL },
+};
+
+TEST(registration_body_for_the_service_found)
+{
+        for (size_t i = 0; i < ELEMENTSOF(api_cases); i++) {
+                Fixture f;
+                _cleanup_(json_object_putp) json_object *body = NULL;
+                _cleanup_free_ char *err = NULL, *lb = NULL;
+                ClusterInputs in = { .pull_secret = PS_TEXT,
+                                     .version = "4.13.18",
+                                     .arch = "x86_64",
+                                     .api = api_cases[i].api };
+                int64_t count = -1;
+                bool single;
+
+                fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+                spec_set(&f, "provisionRequirements", api_cases[i].requirements);
+                if (api_cases[i].load_balancer) {
+                        lb = strdup_printf("{\"type\":\"%s\"}", api_cases[i].load_balancer);
+                        spec_set(&f, "loadBalancer", lb);
+                }
+                if (streq(api_cases[i].requirements, "{\"controlPlaneAgents\":1}"))
+                        /* a single node: user-managed networking, no VIPs */
+                        for (const char *const *k = (const char *const[]){ "apiVIP", "apiVIPs", "ingressVIP",
+                                                                           "ingressVIPs", NULL };
+                             *k; k++)
+                                json_object_object_del(json_get(f.o.aci, "spec"), *k);
+                ASSERT_OK(cd_create_params(f.o.base.object, f.o.aci, &in, &body, &err));
+                if (api_cases[i].error) {
+                        const char *e = api_cases[i].error;
+                        size_t n = strlen(e);
+
+                        if (!err || (e[n - 1] == '*' ? !strneq(err, e, n - 1) : !streq(err, e)))
+                                test_fail(__FILE__, __LINE__, "%s: error \"%s\"", api_cases[i].name,
+                                          strna(err));
+                        ASSERT_NULL(body);
+                        fixture_done(&f);
+                        continue;
+                }
+                if (err || !body)
+                        test_fail(__FILE__, __LINE__, "%s: %s", api_cases[i].name, strna(err));
+                (void)json_get_int64(body, "control_plane_count", &count);
+                single = json_get(body, "api_vip") != NULL;
+                if (count != api_cases[i].count ||
+                    !streq_ptr(json_get_string(body, "high_availability_mode"), api_cases[i].mode) ||
+                    (json_get(body, "api_vips") && single != api_cases[i].singular_vips) ||
+                    (json_get(body, "load_balancer") != NULL) != api_cases[i].load_balancer_sent) {
+                        _cleanup_free_ char *t = json_to_string(body, 0);
+
+                        test_fail(__FILE__, __LINE__, "%s: %s", api_cases[i].name, t);
+                }
+                fixture_done(&f);
+        }
+}
+
+TEST(import_body_is_the_same_for_every_service)
+{
+        for (HubServiceApi api = 0; api < _HUB_SERVICE_API_MAX; api++) {
+                Fixture f;
+                HubTestRun run;
+                json_object *body;
+
+                fixture(&f, cd(NULL, ",\"installed\":true"), aci(NULL, NULL));
+                f.o.api = api;
+                body = imported(&f, &run);
+                ASSERT_NULL(json_get(body, "control_plane_count"));
+                ASSERT_NULL(json_get(body, "high_availability_mode"));
+                ASSERT_STREQ(json_get_string(body, "openshift_version"), "4.13.18");
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+/* What a service's answers show of its API (hub_service_api_learn). */
+TEST(service_api_learned_from_its_answers)
+{
+        static const struct {
+                HubServiceApi before;
+                int error;
+                long status;
+                const char *body, *message;
+                HubServiceApi after;
+        } rows[] = {
+                /* a refusal names the field the service's models lack */
+                { HUB_SERVICE_API_UNKNOWN, -EREMOTEIO, 400, NULL, REFUSED_COUNT, HUB_SERVICE_API_2023 },
+                { HUB_SERVICE_API_CURRENT, -EREMOTEIO, 400, NULL, REFUSED_COUNT, HUB_SERVICE_API_2023 },
+                { HUB_SERVICE_API_UNKNOWN, -EREMOTEIO, 400, NULL,
+                  "parsing clusterUpdateParams body from \"\" failed, because json: unknown field "
+                  "\"load_balancer\"",
+                  HUB_SERVICE_API_2023 },
+                { HUB_SERVICE_API_2023, -EREMOTEIO, 400, NULL, REFUSED_API_VIP, HUB_SERVICE_API_CURRENT },
+                { HUB_SERVICE_API_UNKNOWN, -EREMOTEIO, 400, NULL,
+                  "parsing newClusterParams body from \"\" failed, because json: unknown field "
+                  "\"ingress_vip\"",
+                  HUB_SERVICE_API_CURRENT },
+                /* a field neither lacks, another error, another status: nothing */
+                { HUB_SERVICE_API_2023, -EREMOTEIO, 400, NULL,
+                  "parsing newClusterParams body from \"\" failed, because json: unknown field \"bogus\"",
+                  HUB_SERVICE_API_2023 },
+                { HUB_SERVICE_API_UNKNOWN, -EREMOTEIO, 400, NULL,
+                  "request must include apiVIP alongside apiVIPs", HUB_SERVICE_API_UNKNOWN },
+                { HUB_SERVICE_API_UNKNOWN, -EREMOTEIO, 500, NULL, REFUSED_COUNT, HUB_SERVICE_API_UNKNOWN },
+                /* a cluster with control_plane_count: only the current model has it */
+                { HUB_SERVICE_API_2023, 0, 200,
+                  "{\"kind\":\"Cluster\",\"id\":\"" CID "\",\"control_plane_count\":3}", NULL,
+                  HUB_SERVICE_API_CURRENT },
+                { HUB_SERVICE_API_UNKNOWN, 0, 200,
+                  "[{\"kind\":\"Cluster\",\"id\":\"a\"},{\"kind\":\"AddHostsCluster\",\"control_plane_"
+                  "count\":3}]",
+                  NULL, HUB_SERVICE_API_CURRENT },
+                /* its absence says nothing (an older service, or a fake) */
+                { HUB_SERVICE_API_CURRENT, 0, 200,
+                  "{\"kind\":\"Cluster\",\"id\":\"" CID "\",\"high_availability_mode\":\"Full\"}", NULL,
+                  HUB_SERVICE_API_CURRENT },
+                { HUB_SERVICE_API_UNKNOWN, 0, 200, "{\"control_plane_count\":3}", NULL,
+                  HUB_SERVICE_API_UNKNOWN },
+        };
+
+        ASSERT_EQ(hub_service_api_learn(HUB_SERVICE_API_2023, NULL), HUB_SERVICE_API_2023);
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                HubCallResult r = { .error = rows[i].error,
+                                    .status = rows[i].status,
+                                    .body = rows[i].body ? hubtest_json(rows[i].body) : NULL,
+                                    .message = (char *)rows[i].message };
+                HubServiceApi got = hub_service_api_learn(rows[i].before, &r);
+
+                if (got != rows[i].after)
+                        test_fail(__FILE__, __LINE__, "row %zu: %s, expected %s", i,
+                                  hub_service_api_to_string(got), hub_service_api_to_string(rows[i].after));
+                json_object_put(r.body);
+        }
+}
+
+/* The first registration of a late-2023 service: refused for
+ * control_plane_count, registered again with high_availability_mode in
+ * the same reconcile; SpecSynced True. */
+TEST(a_refusal_shows_the_api_and_registers_again)
+{
+        Fixture f;
+        HubTestRun run;
+        const HubWrite *again;
+
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ VERSIONS_ANSWER,
+                                             { "register-cluster", 400, NULL, REFUSED_COUNT },
+                                             { "register-cluster-again", 201,
+                                               "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":"
+                                               "\"insufficient\",\"openshift_version\":\"4.13.18\","
+                                               "\"high_availability_mode\":\"Full\"}",
+                                               NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 2);
+        ASSERT_NOT_NULL(json_get(hubtest_write(&run, HUB_WRITE_SERVICE, 1)->body, "control_plane_count"));
+        again = hubtest_write(&run, HUB_WRITE_SERVICE, 2);
+        ASSERT_STREQ(again->tag, "register-cluster-again");
+        ASSERT_NULL(json_get(again->body, "control_plane_count"));
+        ASSERT_STREQ(json_get_string(again->body, "high_availability_mode"), "Full");
+        ASSERT_STREQ(json_get_string(again->body, "api_vip"), "1.2.3.8");
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(f.o.aci, "SpecSynced", "True", "SyncOK", "SyncOK");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* a current service refuses the singular VIP: again without it */
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "openshift-versions", 200, VERSIONS_CURRENT, NULL },
+                                             { "register-cluster", 400, NULL, REFUSED_API_VIP },
+                                             { "register-cluster-again", 201,
+                                               "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":"
+                                               "\"insufficient\",\"openshift_version\":\"4.13.18\","
+                                               "\"control_plane_count\":3}",
+                                               NULL },
+                                             { NULL } },
+                          &run);
+        again = hubtest_write(&run, HUB_WRITE_SERVICE, 2);
+        ASSERT_STREQ(again->tag, "register-cluster-again");
+        ASSERT_NULL(json_get(again->body, "api_vip"));
+        ASSERT_NOT_NULL(json_get(again->body, "api_vips"));
+        ASSERT_NOT_NULL(json_get(again->body, "control_plane_count"));
+        ASSERT_STREQ(json_get_string(again->body, "openshift_version"), "4.13.18");
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(f.o.aci, "SpecSynced", "True", "SyncOK", "SyncOK");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* five control-plane agents on a late-2023 service: its refusal, and
+         * the input error that says what it cannot do; one call only */
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        spec_set(&f, "provisionRequirements", "{\"controlPlaneAgents\":5}");
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ VERSIONS_ANSWER,
+                                             { "register-cluster", 400, NULL, REFUSED_COUNT },
+                                             { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 1);
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(
+                f.o.aci, "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: this assisted-service does not "
+                "know control_plane_count *");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* An update: the count to a service that may know it, nothing a late-2023
+ * one cannot change; a refusal is learnt in the same reconcile. */
+TEST(update_for_the_service_found)
+{
+        Fixture f;
+        HubTestRun run;
+
+        /* a late-2023 cluster registered Full, the ACI now a single node */
+        fixture(&f, cd(NULL, NULL), aci(NULL, ",\"provisionRequirements\":{\"controlPlaneAgents\":1}"));
+        linked(&f, service_cluster("insufficient", ",\"high_availability_mode\":\"Full\""));
+        json_object_object_del(f.o.cluster.body, "control_plane_count");
+        json_object_object_add(f.o.cluster.body, "user_managed_networking", json_object_new_boolean(true));
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "update-cluster", 400, NULL,
+                                               "parsing clusterUpdateParams body from \"\" failed, because "
+                                               "json: unknown field \"control_plane_count\"" },
+                                             { NULL } },
+                          &run);
+        /* not known yet: the count tried, refused, and then said */
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 1);
+        ASSERT_NOT_NULL(json_get(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body, "control_plane_count"));
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(
+                f.o.aci, "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: the cluster was registered with "
+                "high_availability_mode Full and this assisted-service (its cluster API is the "
+                "late-2023 one) cannot change it to None: delete and re-create the ClusterDeployment");
+        hubtest_run_done(&run);
+        /* known: said at once, nothing sent */
+        f.o.api = HUB_SERVICE_API_2023;
+        hubtest_reconcile(cd_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* a current service's cluster: the count when it differs */
+        fixture(&f, cd(NULL, NULL), aci(NULL, ",\"provisionRequirements\":{\"controlPlaneAgents\":5}"));
+        linked(&f, service_cluster("insufficient", NULL));
+        {
+                json_object *body = update_of(&f, &run);
+                int64_t n = 0;
+
+                ASSERT_NOT_NULL(body);
+                ASSERT_OK(json_get_int64(body, "control_plane_count", &n));
+                ASSERT_EQ(n, 5);
+        }
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* ---- which release (issue 23, finding 7) ---- */
+
+TEST(release_the_image_set_asks_for)
+{
+        static const struct {
+                const char *image, *version_label, *arch_label;
+                const char *version, *arch; /* NULL: -EINVAL */
+        } rows[] = {
+                { RELEASE, NULL, NULL, "4.13.18", "x86_64" },
+                /* pinned by digest or a custom tag: the labels say */
+                { "mirror.example.com/ocp/release@sha256:0123", "4.13.5", NULL, "4.13.5", "x86_64" },
+                { "mirror.example.com/ocp/release:disconnected", "4.14.1", "arm64", "4.14.1", "arm64" },
+                { "mirror.example.com/ocp/release@sha256:0123", NULL, NULL, NULL, NULL },
+                /* the labels and the tag agree, or it is an error */
+                { RELEASE, "4.13.18", "x86_64", "4.13.18", "x86_64" },
+                { RELEASE, "4.13.5", NULL, NULL, NULL },
+                { RELEASE, "4.13.18", "aarch64", NULL, NULL },
+                { "quay.io/openshift-release-dev/ocp-release:4.14.0-multi", "4.14.0-multi", NULL,
+                  "4.14.0-multi", "multi" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                _cleanup_(json_object_putp) json_object *cis = hubtest_jsonf(
+                        "{\"metadata\":{\"name\":\"s\"},\"spec\":{\"releaseImage\":\"%s\"}}", rows[i].image);
+                _cleanup_free_ char *v = NULL, *a = NULL, *why = NULL;
+                int r;
+
+                if (rows[i].version_label)
+                        ASSERT_OK(hub_object_set_label(cis, HUB_LABEL_CIS_OPENSHIFT_VERSION,
+                                                       rows[i].version_label));
+                if (rows[i].arch_label)
+                        ASSERT_OK(hub_object_set_label(cis, HUB_LABEL_CIS_ARCHITECTURE, rows[i].arch_label));
+                r = cd_release_asked(cis, &v, &a, &why);
+                if (!rows[i].version) {
+                        if (r != -EINVAL || !why)
+                                test_fail(__FILE__, __LINE__, "row %zu: %d %s", i, r, strna(v));
+                        continue;
+                }
+                if (r < 0 || !streq_ptr(v, rows[i].version) || !streq_ptr(a, rows[i].arch))
+                        test_fail(__FILE__, __LINE__, "row %zu: %d %s %s %s", i, r, strna(v), strna(a),
+                                  strna(why));
+        }
+}
+
+TEST(release_the_service_offers)
+{
+        static const char multi[] =
+                "{\"4.14.0-multi\":{\"cpu_architectures\":[\"x86_64\",\"arm64\"],\"display_name\":"
+                "\"4.14.0-multi\",\"support_level\":\"production\"},\"4.14.0\":{\"cpu_architectures\":"
+                "[\"x86_64\"],\"display_name\":\"4.14.0\",\"support_level\":\"production\"}}";
+        static const struct {
+                const char *versions, *version, *arch;
+                const char *key; /* NULL: not offered */
+                const char *offered;
+        } rows[] = {
+                /* late 2023: keyed by openshift_version */
+                { VERSIONS_2023, "4.13.18", "x86_64", "4.13", NULL },
+                { VERSIONS_2023, "4.14.0-rc.7", "x86_64", "4.14", NULL },
+                /* an unlisted z-stream: the service would take another */
+                { VERSIONS_2023, "4.13.5", "x86_64", NULL, "4.13.18" },
+                { VERSIONS_2023, "4.12.3", "x86_64", NULL, "4.13.18, 4.14.0-rc.7" },
+                { VERSIONS_2023, "4.13.18", "arm64", NULL, "none" },
+                /* current: keyed by the release */
+                { VERSIONS_CURRENT, "4.13.18", "x86_64", "4.13.18", NULL },
+                { VERSIONS_CURRENT, "4.13.5", "x86_64", NULL, "4.13.18" },
+                /* multi-architecture releases */
+                { multi, "4.14.0", "multi", "4.14.0-multi", NULL },
+                /* one architecture asked: its own release before the multi one */
+                { multi, "4.14.0", "x86_64", "4.14.0", NULL },
+                { multi, "4.14.0", "aarch64", "4.14.0-multi", NULL },
+                { "{}", "4.13.18", "x86_64", NULL, "none" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                _cleanup_(json_object_putp) json_object *versions = hubtest_json(rows[i].versions);
+                _cleanup_free_ char *key = NULL, *offered = NULL;
+                int r = cd_release_offered(versions, rows[i].version, rows[i].arch, &key, &offered);
+
+                if (r < 0 || (r == 1) != !!rows[i].key || !streq_ptr(key, rows[i].key) ||
+                    !streq_ptr(offered, rows[i].offered))
+                        test_fail(__FILE__, __LINE__, "row %zu: %d %s %s", i, r, strna(key), strna(offered));
+        }
+}
+
+static void image_set_release(Fixture *f, const char *image)
+{
+        json_object_object_add(json_get(f->o.image_set.object, "spec"), "releaseImage",
+                               json_object_new_string(image));
+}
+
+/* A ClusterImageSet pinning a z-stream the service does not list: not
+ * registered (a late-2023 service would have installed its 4.13.18), the
+ * condition names both releases, and it looks again later. */
+TEST(an_unoffered_release_is_never_registered)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        image_set_release(&f, "quay.io/openshift-release-dev/ocp-release:4.13.5-x86_64");
+        hubtest_reconcile(cd_decide, &f.o.base, (HubTestAnswer[]){ VERSIONS_ANSWER, { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 1);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 0);
+        /* no marker either: nothing is on its way */
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(
+                f.o.aci, "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: ClusterImageSet openshift-v4.13.0 "
+                "asks for release 4.13.5 (x86_64), which assisted-service does not offer (it offers "
+                "4.13.18): cradle-hub does not install another release; add 4.13.5 to the service's "
+                "release images, or name an offered release in the ClusterImageSet");
+        ASSERT_TRUE(run.requeue_after >= HUB_REQUEUE_LONGER_ON_ERROR);
+        hubtest_run_done(&run);
+        /* the service cannot be asked: a backend error, soon again */
+        hubtest_reconcile(
+                cd_decide, &f.o.base,
+                (HubTestAnswer[]){ { "openshift-versions", 503, NULL, "service unavailable" }, { NULL } },
+                &run);
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(f.o.aci, "SpecSynced", "False", "BackendError",
+                         "The Spec could not be synced due to backend error: cannot list the releases "
+                         "assisted-service offers: service unavailable");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* A release pinned by digest, its version in the ClusterImageSet's labels:
+ * registered as the service names that release. */
+TEST(a_digest_release_registers_by_its_labels)
+{
+        Fixture f;
+        HubTestRun run;
+
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        image_set_release(&f, "mirror.example.com/ocp/release@sha256:"
+                              "5e0e8f23e4b1f2e1c2d0b9a8f7e6d5c4b3a29180716253443526170819fedcba");
+        ASSERT_OK(hub_object_set_label(f.o.image_set.object, HUB_LABEL_CIS_OPENSHIFT_VERSION, "4.13.18"));
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "openshift-versions", 200, VERSIONS_CURRENT, NULL },
+                                             { "register-cluster", 201,
+                                               "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":"
+                                               "\"insufficient\",\"openshift_version\":\"4.13.18\"}",
+                                               NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_STREQ(json_get_string(hubtest_write(&run, HUB_WRITE_SERVICE, 1)->body, "openshift_version"),
+                     "4.13.18");
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(f.o.aci, "SpecSynced", "True", "SyncOK", "SyncOK");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* installed elsewhere: imported with no version rather than refused */
+        fixture(&f, cd(NULL, ",\"installed\":true"), aci(NULL, NULL));
+        image_set_release(&f, "mirror.example.com/ocp/release@sha256:0123");
+        ASSERT_NULL(json_get(imported(&f, &run), "openshift_version"));
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* What the service registered is checked against the ClusterImageSet: a
+ * cluster with another release is never installed. */
+TEST(another_release_is_never_installed)
+{
+        Fixture f;
+        HubTestRun run;
+#define PREFIX "The Spec could not be synced due to an input error: assisted-service registered cluster "
+        static const char *const msg =
+                PREFIX CID " with release 4.13.18, but ClusterImageSet openshift-v4.13.0 asks for 4.13.5: "
+                           "cradle-hub does not install another release; name 4.13.18 in the "
+                           "ClusterImageSet, or delete and re-create the ClusterDeployment once the "
+                           "service offers 4.13.5";
+#undef PREFIX
+
+        /* the list offered 4.13.5, the registration took another */
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        image_set_release(&f, "quay.io/openshift-release-dev/ocp-release:4.13.5-x86_64");
+        hubtest_reconcile(
+                cd_decide, &f.o.base,
+                (HubTestAnswer[]){
+                        { "openshift-versions", 200,
+                          "{\"4.13.5\":{\"cpu_architectures\":[\"x86_64\"],\"display_name\":\"4.13.5\"}}",
+                          NULL },
+                        { "register-cluster", 201,
+                          "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":\"insufficient\","
+                          "\"openshift_version\":\"4.13.18\"}",
+                          NULL },
+                        { NULL } },
+                &run);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(f.o.aci, "SpecSynced", "False", "InputError", msg);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* registered earlier with 4.13.18, ready, every Agent approved: the
+         * ClusterImageSet now asks for 4.13.5, nothing is installed */
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        image_set_release(&f, "quay.io/openshift-release-dev/ocp-release:4.13.5-x86_64");
+        linked(&f, service_cluster("ready", NULL));
+        with_hosts(&f, hosts(3, 0, "known"));
+        add_agents(&f, 3, 3, 0);
+        hubtest_reconcile(cd_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        apply_aci(&f, &run);
+        ASSERT_CONDITION(f.o.aci, "SpecSynced", "False", "InputError", msg);
+        hubtest_run_done(&run);
+        /* back to the release it has: installed */
+        image_set_release(&f, RELEASE);
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "install-cluster", 202,
+                                               "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":"
+                                               "\"preparing-for-installation\"}",
+                                               NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "install-cluster"), 1);
+        hubtest_run_done(&run);
+        fixture_done(&f);
 }
 
 TEST(release_versions)

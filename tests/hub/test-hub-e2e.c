@@ -100,12 +100,12 @@ static void need_refservice(const char *why)
                 test_skip("needs the reference service (%s); CRADLE_TEST_SERVICE_URL is set", why);
 }
 
-static AssistedClient *service_client(void)
+static AssistedClient *service_client_at(const char *url)
 {
         _cleanup_free_ char *err = NULL;
         AssistedClient *c = NULL;
 
-        ASSERT_OK(assisted_client_new(&(AssistedClientOptions){ .url = service_url(),
+        ASSERT_OK(assisted_client_new(&(AssistedClientOptions){ .url = url,
                                                                 .token = svc.token,
                                                                 .bearer_token_file = svc.token_file,
                                                                 .agent_version = AGENT_IMAGE },
@@ -113,11 +113,18 @@ static AssistedClient *service_client(void)
         return c;
 }
 
-/* A user-API call; returns the status, *ret the answer (of a GET: 200; of a
- * POST: 201, as the service's registrations answer). */
-static long service_call(const char *method, const char *path, const char *body, json_object **ret)
+static AssistedClient *service_client(void)
 {
-        _cleanup_(assisted_client_freep) AssistedClient *c = service_client();
+        return service_client_at(service_url());
+}
+
+/* A user-API call to the service at url; returns the status, *ret the
+ * answer (of a GET: 200; of a POST: 201, as the service's registrations
+ * answer). */
+static long service_call_at(const char *url, const char *method, const char *path, const char *body,
+                            json_object **ret)
+{
+        _cleanup_(assisted_client_freep) AssistedClient *c = service_client_at(url);
         _cleanup_(json_object_putp) json_object *b = body ? kube_test_json(body) : NULL;
         _cleanup_free_ char *err = NULL;
         long status = 0;
@@ -126,15 +133,20 @@ static long service_call(const char *method, const char *path, const char *body,
         return status;
 }
 
-/* refservice's control API */
-static long control(const char *method, const char *path, const char *body, json_object **ret)
+static long service_call(const char *method, const char *path, const char *body, json_object **ret)
+{
+        return service_call_at(service_url(), method, path, body, ret);
+}
+
+/* the control API of the refservice at url */
+static long control_at(const char *url, const char *method, const char *path, const char *body,
+                       json_object **ret)
 {
         _cleanup_(http_client_freep) HttpClient *h = NULL;
         _cleanup_http_response_ HttpResponse r = {};
         _cleanup_free_ char *err = NULL, *p = strdup_printf("/__control%s", path);
 
-        need_refservice("its control API");
-        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = svc.url }, &h, &err));
+        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = url }, &h, &err));
         ASSERT_OK(http_request(
                 h,
                 &(HttpRequest){
@@ -145,7 +157,17 @@ static long control(const char *method, const char *path, const char *body, json
         return r.status;
 }
 
+/* refservice's control API */
+static long control(const char *method, const char *path, const char *body, json_object **ret)
+{
+        need_refservice("its control API");
+        return control_at(svc.url, method, path, body, ret);
+}
+
 /* ---- cradle-hub ---- */
+
+/* while set, hub_start points cradle-hub at this service instead */
+static const char *hub_service_override;
 
 typedef struct Hub {
         pid_t pid;
@@ -230,7 +252,7 @@ static void hub_start(Hub *h, const char *ns, char *const *extra)
         mp = strdup_printf("127.0.0.1:%u", h->metrics);
         ASSERT_OK(strv_extend(&argv, exe));
         ASSERT_OK(strv_extend_pair(&argv, "--kubeconfig", kube_test_kubeconfig()));
-        ASSERT_OK(strv_extend_pair(&argv, "--service-url", service_url()));
+        ASSERT_OK(strv_extend_pair(&argv, "--service-url", hub_service_override ?: service_url()));
         if (svc.token_file)
                 ASSERT_OK(strv_extend_pair(&argv, "--service-token-file", svc.token_file));
         ASSERT_OK(strv_extend_pair(&argv, "--namespace", ns));
@@ -1337,6 +1359,272 @@ TEST(cluster_service_faults_end_in_backend_errors_and_recover)
         ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
         hub_stop_ok(&h);
         delete_image_set(c, imageset);
+}
+
+/* ---- which service, which release (issue 23) ---- */
+
+/* A reference service of the case's own playing an API generation
+ * (refservice.py --api-generation); its URL. */
+static char *start_generation(const char *generation, int *ret_pid)
+{
+        _cleanup_free_ char *script = test_src_path("tests/service/refservice.py"), *port_file = NULL;
+        char id[UUID_STRING_MAX];
+        unsigned port = 0;
+
+        need_refservice("a second reference service playing one API generation");
+        uuid_random(id);
+        port_file = strdup_printf("%s/refservice-%s-%.8s-port", test_tmpdir(), generation, id);
+        ASSERT_OK(test_server_start((char *[]){ (char *)"/usr/bin/python3", script, (char *)"--port",
+                                                (char *)"0", (char *)"--port-file", port_file,
+                                                (char *)"--api-generation", (char *)generation,
+                                                (char *)"--quiet", NULL },
+                                    port_file, ret_pid, &port));
+        return strdup_printf("http://127.0.0.1:%u", port);
+}
+
+/* the v2RegisterCluster answers the service at url gave with status */
+static unsigned registrations(const char *url, long status, const char *message)
+{
+        _cleanup_(json_object_putp) json_object *recs = NULL;
+        unsigned n = 0;
+
+        ASSERT_EQ(control_at(url, "GET", "/requests?operation=v2RegisterCluster", NULL, &recs), 200);
+        for (size_t i = 0; i < hub_json_array_length(recs); i++) {
+                json_object *rec = json_object_array_get_idx(recs, i);
+                int64_t st = 0;
+
+                (void)json_get_int64(rec, "status", &st);
+                if (st == status && (!message || streq_ptr(str_at(rec, "response.message"), message)))
+                        n++;
+        }
+        return n;
+}
+
+/* the registrations it refused for a field its model lacks, with
+ * go-swagger's text */
+static unsigned refusals(const char *url, const char *field)
+{
+        _cleanup_free_ char *m = strdup_printf(
+                "parsing newClusterParams body from \"\" failed, because json: unknown field \"%s\"", field);
+
+        return registrations(url, 400, m);
+}
+
+static void aci_spec(KubeClient *c, const char *ns, const char *cd, const char *spec)
+{
+        _cleanup_free_ char *an = aci_name(cd), *patch = strdup_printf("{\"spec\":%s}", spec);
+
+        kpatch(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, false, patch);
+}
+
+#define VIPS "\"apiVIPs\":[\"198.51.100.100\"],\"ingressVIPs\":[\"198.51.100.101\"]"
+
+/* A case against a service of one API generation: its refservice, a
+ * namespace, the pull secret, a ClusterImageSet, the ClusterDeployment c3
+ * (three control-plane agents, VIPs), more ClusterDeployments by the case,
+ * then cradle-hub pointed at that service. */
+typedef struct GenerationLab {
+        char *url, *imageset;
+        const char *ns;
+        int pid;
+        Hub hub;
+} GenerationLab;
+
+static void generation_lab(KubeClient *c, const char *generation, GenerationLab *ret)
+{
+        _cleanup_free_ char *prefix = strdup_printf("hub-gen%s", generation);
+
+        *ret = (GenerationLab){};
+        ret->url = start_generation(generation, &ret->pid);
+        ret->ns = kube_test_namespace(prefix);
+        create_pull_secret(c, ret->ns, true);
+        ret->imageset = create_image_set(c, ret->ns);
+        create_cluster(c, ret->ns, "c3", "pull-secret", ret->imageset);
+        aci_spec(c, ret->ns, "c3", "{" VIPS "}");
+}
+
+static void generation_lab_start(GenerationLab *lab)
+{
+        hub_service_override = lab->url;
+        hub_start(&lab->hub, lab->ns, NULL);
+        hub_service_override = NULL;
+}
+
+/* the service's cluster of a ClusterDeployment synced there */
+static json_object *generation_lab_cluster(KubeClient *c, GenerationLab *lab, const char *name)
+{
+        _cleanup_(json_object_putp) json_object *cd = NULL;
+        _cleanup_free_ char *an = aci_name(name), *path = NULL;
+        json_object *cluster = NULL;
+
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, lab->ns, an, has_condition, &synced, 120,
+                                 &lab->hub));
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, lab->ns, name);
+        path = strdup_printf("/v2/clusters/%s",
+                             strempty(hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID)));
+        ASSERT_EQ(service_call_at(lab->url, "GET", path, NULL, &cluster), 200);
+        return cluster;
+}
+
+static void generation_lab_done(KubeClient *c, GenerationLab *lab)
+{
+        hub_stop_ok(&lab->hub);
+        delete_image_set(c, lab->imageset);
+        test_server_stop(lab->pid);
+        free(lab->url);
+        free(lab->imageset);
+}
+
+/* The late-2023 service refuses control_plane_count (go-swagger's strict
+ * decoding): cradle-hub learns it from that refusal, registers with
+ * high_availability_mode, and says what that API cannot install. */
+TEST(cluster_on_a_late_2023_service)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *cluster = NULL;
+        _cleanup_free_ char *a5 = aci_name("c5");
+        static const Cond cannot = {
+                "SpecSynced", "False", "InputError",
+                "The Spec could not be synced due to an input error: this assisted-service does not know "
+                "control_plane_count (its cluster API is the late-2023 one: high_availability_mode Full "
+                "for three control-plane nodes, None for a single node without workers): "
+                "spec.provisionRequirements.controlPlaneAgents 5 with 0 workerAgents cannot be installed "
+                "by it"
+        };
+        GenerationLab lab;
+
+        generation_lab(c, "2023", &lab);
+        create_cluster(c, lab.ns, "c5", "pull-secret", lab.imageset);
+        aci_spec(c, lab.ns, "c5", "{\"provisionRequirements\":{\"controlPlaneAgents\":5}," VIPS "}");
+        generation_lab_start(&lab);
+        /* the service's cluster: the late-2023 shape */
+        cluster = generation_lab_cluster(c, &lab, "c3");
+        ASSERT_STREQ(json_get_string(cluster, "high_availability_mode"), "Full");
+        ASSERT_NULL(json_get(cluster, "control_plane_count"));
+        ASSERT_STREQ(json_get_string(cluster, "api_vip"), "198.51.100.100");
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, lab.ns, a5, has_condition, &cannot, 120,
+                                 &lab.hub));
+        /* one refusal taught it, with the issue's text; one registration */
+        ASSERT_EQ(refusals(lab.url, "control_plane_count"), 1);
+        ASSERT_EQ(registrations(lab.url, 400, NULL), 1);
+        ASSERT_EQ(registrations(lab.url, 201, NULL), 1);
+        generation_lab_done(c, &lab);
+}
+
+/* A current service refuses the singular api_vip the late-2023 one wants:
+ * learnt the same way, and its cluster keeps the count. */
+TEST(cluster_on_a_current_service)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *cluster = NULL;
+        int64_t count = 0;
+        GenerationLab lab;
+
+        generation_lab(c, "head", &lab);
+        generation_lab_start(&lab);
+        cluster = generation_lab_cluster(c, &lab, "c3");
+        ASSERT_OK(json_get_int64(cluster, "control_plane_count", &count));
+        ASSERT_EQ(count, 3);
+        ASSERT_NULL(json_get(cluster, "api_vip"));
+        ASSERT_EQ(refusals(lab.url, "api_vip"), 1);
+        ASSERT_EQ(registrations(lab.url, 201, NULL), 1);
+        generation_lab_done(c, &lab);
+}
+
+static bool cluster_named(json_object *clusters, const char *name)
+{
+        for (size_t i = 0; i < hub_json_array_length(clusters); i++)
+                if (streq_ptr(json_get_string(json_object_array_get_idx(clusters, i), "name"), name))
+                        return true;
+        return false;
+}
+
+/* A ClusterImageSet pinning a z-stream the service does not list is never
+ * registered (the late-2023 service would install its default z-stream
+ * instead); one pinned by digest registers by the version its label
+ * states. Against whichever service is found (CRADLE_TEST_SERVICE_URL
+ * too): the release is made up from what it lists. */
+TEST(cluster_release_as_the_image_set_asks)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(json_object_putp) json_object *versions = NULL, *clusters = NULL, *cd = NULL,
+                                                *cluster = NULL, *aci = NULL;
+        _cleanup_free_ char *offered = NULL, *unlisted = NULL, *pinned_set = NULL, *digest_set = NULL,
+                            *pinned = NULL, *by_digest = NULL, *an = NULL, *msg = NULL, *path = NULL;
+        const char *ns = kube_test_namespace("hub-release"), *cond_msg;
+        char id[UUID_STRING_MAX];
+        unsigned major = 0, minor = 0;
+        Cond refused = { "SpecSynced", "False", "InputError", NULL };
+        Hub h;
+
+        /* a release the service offers for x86_64, and one of its x.y it does not */
+        ASSERT_EQ(service_call("GET", "/v2/openshift-versions", NULL, &versions), 200);
+        json_object_object_foreach (versions, key, entry) {
+                json_object *archs = json_get(entry, "cpu_architectures");
+
+                (void)key;
+                for (size_t i = 0; !offered && i < hub_json_array_length(archs); i++)
+                        if (streq_ptr(json_object_get_string(json_object_array_get_idx(archs, i)),
+                                      "x86_64") &&
+                            hub_json_array_length(archs) == 1)
+                                offered = strdup(strempty(json_get_string(entry, "display_name")));
+        }
+        if (!offered || sscanf(offered, "%u.%u", &major, &minor) != 2)
+                test_skip("the service offers no x86_64 release");
+        unlisted = strdup_printf("%u.%u.987", major, minor);
+        uuid_random(id);
+        pinned = strdup_printf("pinned-%.8s", id);
+        by_digest = strdup_printf("digest-%.8s", id);
+        pinned_set = strdup_printf("%s-pinned", ns);
+        digest_set = strdup_printf("%s-digest", ns);
+        kcreate(c, HUB_KIND_CLUSTERIMAGESET, NULL,
+                "{\"apiVersion\":\"hive.openshift.io/"
+                "v1\",\"kind\":\"ClusterImageSet\",\"metadata\":{\"name\":"
+                "\"%s\"},\"spec\":{\"releaseImage\":\"quay.io/openshift-release-dev/"
+                "ocp-release:%s-x86_64\"}}",
+                pinned_set, unlisted);
+        kcreate(c, HUB_KIND_CLUSTERIMAGESET, NULL,
+                "{\"apiVersion\":\"hive.openshift.io/"
+                "v1\",\"kind\":\"ClusterImageSet\",\"metadata\":{\"name\":"
+                "\"%s\",\"labels\":{\"" HUB_LABEL_CIS_OPENSHIFT_VERSION
+                "\":\"%s\"}},\"spec\":{\"releaseImage\":"
+                "\"mirror.example.com/ocp/release@sha256:"
+                "5e0e8f23e4b1f2e1c2d0b9a8f7e6d5c4b3a29180716253443526170819fedcba\"}}",
+                digest_set, offered);
+        create_pull_secret(c, ns, true);
+        create_cluster(c, ns, pinned, "pull-secret", pinned_set);
+        create_cluster(c, ns, by_digest, "pull-secret", digest_set);
+        hub_start(&h, ns, NULL);
+        /* the unlisted z-stream: an input error naming both releases */
+        msg = strdup_printf(
+                "The Spec could not be synced due to an input error: ClusterImageSet %s asks for "
+                "release %s (x86_64), which assisted-service does not offer (it offers *",
+                pinned_set, unlisted);
+        refused.message = msg;
+        an = aci_name(pinned);
+        aci = wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &refused, 120, &h);
+        cond_msg = json_get_string(hub_conditions_find(aci, "SpecSynced"), "message");
+        ASSERT_CONTAINS(strempty(cond_msg), offered);
+        /* the digest, by its label: registered with that release */
+        free(an);
+        an = aci_name(by_digest);
+        json_object_put(wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h));
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, by_digest);
+        path = strdup_printf("/v2/clusters/%s",
+                             strempty(hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID)));
+        ASSERT_EQ(service_call("GET", path, NULL, &cluster), 200);
+        ASSERT_STREQ(json_get_string(cluster, "openshift_version"), offered);
+        /* nothing was registered for the unlisted one */
+        ASSERT_EQ(service_call("GET", "/v2/clusters", NULL, &clusters), 200);
+        ASSERT_FALSE(cluster_named(clusters, pinned));
+        ASSERT_TRUE(cluster_named(clusters, by_digest));
+        /* the service's clusters go with their ClusterDeployments */
+        ASSERT_OK(kube_delete(c, &hub_kind_info(HUB_KIND_CLUSTERDEPLOYMENT)->resource, ns, by_digest, NULL,
+                              NULL, NULL));
+        json_object_put(wait_for(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, by_digest, absent, NULL, 120, &h));
+        hub_stop_ok(&h);
+        delete_image_set(c, pinned_set);
+        delete_image_set(c, digest_set);
 }
 
 /* ---- RBAC: packaging/hub/rbac.yaml grants every request cradle-hub made ---- */

@@ -20,6 +20,7 @@ import secrets
 import threading
 import uuid
 
+import generations
 import refvalid
 from refvalid import yaml
 from refvalid import ValidationFailed
@@ -36,9 +37,17 @@ DEFAULT_SETTINGS = {
     # steps: intervals from instruction_manager.go (60 s; 120 s backed off)
     "next_instruction_seconds": 60,
     "backoff_instruction_seconds": 120,
+    # the API generation played (generations.py): None (observed answers,
+    # request bodies decoded leniently against the 2026 swagger), "2023"
+    # (the b29f9bcf service as it runs: its models, unknown body fields
+    # refused), "head" (the 2026 service)
+    "api_generation": None,
     # "2023": install step as observed (high_availability_mode);
-    # "head": as the 2026 swagger (control_plane_count)
+    # "head": as the 2026 swagger (control_plane_count); a generation
+    # implies its own
     "install_cmd_style": "2023",
+    # RELEASE_IMAGES (what the service installs; observed/01, 02)
+    "release_images": None,
     # ENABLE_UPGRADE_AGENT: a host whose discovery_agent_version differs from
     # agent_image gets a single upgrade-agent step (observed 06)
     "enable_upgrade_agent": False,
@@ -87,6 +96,14 @@ OPENSHIFT_VERSIONS = {
     "4.13": {"cpu_architectures": ["x86_64"], "default": True, "display_name": "4.13.18",
              "support_level": "production"},
     "4.14": {"cpu_architectures": ["x86_64"], "display_name": "4.14.0-rc.7", "support_level": "beta"}}
+# RELEASE_IMAGES behind observed/01 and 02 (models.ReleaseImage); the list
+# the setting release_images replaces
+DEFAULT_RELEASE_IMAGES = [
+    {"openshift_version": "4.13", "cpu_architecture": "x86_64", "cpu_architectures": ["x86_64"],
+     "url": "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64", "version": "4.13.18", "default": True},
+    {"openshift_version": "4.14", "cpu_architecture": "x86_64", "cpu_architectures": ["x86_64"],
+     "url": "quay.io/openshift-release-dev/ocp-release:4.14.0-rc.7-x86_64", "version": "4.14.0-rc.7"},
+]
 OBSERVED_PULL_SECRET = ('{"auths":{"quay.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
                         '"registry.redhat.io":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"},'
                         '"cloud.openshift.com":{"auth":"ZmFrZTpmYWtl","email":"dev@example.com"}}}')
@@ -492,7 +509,7 @@ class Cluster(object):
         if old != status and self.on_status is not None:
             self.on_status(self, old)
 
-    def to_api(self, hosts, style, include_hosts=True):
+    def to_api(self, hosts, style, include_hosts=True, generation=None):
         d = self.spec
         cid = self.id
         known = [h for h in hosts if h.status == "known"]
@@ -566,6 +583,11 @@ class Cluster(object):
             out["https_proxy"] = d["https_proxy"]
         if d.get("no_proxy"):
             out["no_proxy"] = d["no_proxy"]
+        if generation == "head":
+            # the 2026 model: no singular VIPs, no platform.is_external
+            out.pop("api_vip", None)
+            out.pop("ingress_vip", None)
+            out["platform"] = {k: v for k, v in out["platform"].items() if k != "is_external"}
         return dict(sorted(out.items()))
 
 
@@ -1147,7 +1169,7 @@ class Model(object):
         disk_path = h.installation_disk_id or h.installation_disk_path
         args = self._installer_args(h, cluster)
         fmt = self._disks_to_format(h)
-        if s.get("install_cmd_style") == "head":
+        if self._style() == "head":
             req = {
                 "boot_device": disk_path,
                 "check_cvo": bool(s["check_cvo"]),
@@ -1789,8 +1811,13 @@ class Model(object):
     CLUSTER_UPDATABLE = ["insufficient", "ready", "pending-for-input", "adding-hosts"]
     CLUSTER_PRE_INSTALL = ["insufficient", "ready", "pending-for-input", "adding-hosts"]
 
+    def generation(self):
+        return self.settings.get("api_generation")
+
     def _style(self):
-        return self.settings.get("install_cmd_style", "2023")
+        """The install step's and the cluster's shape: the generation's,
+        else install_cmd_style's."""
+        return generations.install_cmd_style(self.generation(), self.settings.get("install_cmd_style", "2023"))
 
     @staticmethod
     def _ips(items):
@@ -1864,16 +1891,109 @@ class Model(object):
                     raise ApiError(400, "%s <%s> is the network address of machine-network-cidr <%s>" % (
                         kind, ip, str(n)))
 
-    def _release(self, version):
-        """(openshift_version, release image) the service's versions handler
-        gives for a requested version (observed/01, 02)."""
-        minor = os_image_version(version)
-        if minor is None:
+    # -- releases (internal/versions: v2ListSupportedOpenshiftVersions and
+    #    GetReleaseImage; b29f9bcf's versions.go and api.go, the 2026
+    #    rest_api_versions.go). The REST registration never reads
+    #    ocp_release_image: the release is the one the version resolves to.
+    def release_images(self):
+        return self.settings.get("release_images") or DEFAULT_RELEASE_IMAGES
+
+    @staticmethod
+    def _release_archs(r):
+        return list(r.get("cpu_architectures") or [r.get("cpu_architecture") or "x86_64"])
+
+    @staticmethod
+    def _support_level(r):
+        """getSupportLevel"""
+        if r.get("support_level"):
+            return r["support_level"]
+        if any(pre in r.get("version", "") for pre in ("-fc", "-rc", "nightly")):
+            return "beta"
+        return "production"
+
+    def openshift_versions(self):
+        """v2ListSupportedOpenshiftVersions: a release image per architecture
+        with an OS image, keyed by its openshift_version (b29f9bcf: the first
+        image of a key wins, its architectures merged) or by its display name,
+        the release's version (head)."""
+        out = {}
+        for r in self.release_images():
+            archs = self._release_archs(r)
+            display = r.get("version", "")
+            if len(archs) > 1 and not display.endswith("-multi"):
+                display += "-multi"
+            key = display if self.generation() == "head" else r.get("openshift_version", "")
+            for arch in archs:
+                osv = os_image_version(key)
+                if osv is None or arch not in OPENSHIFT_VERSIONS[osv]["cpu_architectures"]:
+                    continue   # GetOsImage(key, arch): no OS image, not offered
+                have = out.get(key)
+                if have is None:
+                    have = out[key] = {"cpu_architectures": [], "display_name": display,
+                                       "support_level": self._support_level(r)}
+                if arch not in have["cpu_architectures"]:
+                    have["cpu_architectures"].append(arch)
+                if r.get("default"):
+                    have["default"] = True
+        return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
+
+    @staticmethod
+    def _version_key(v):
+        """(x, y, z, release after prerelease) of "4.14.0-rc.7"; None when not x.y[.z]"""
+        base, _sep, pre = v.partition("-")
+        parts = base.split(".")
+        if not 2 <= len(parts) <= 3 or not all(x.isdigit() for x in parts):
             return None
-        display = OPENSHIFT_VERSIONS[minor]["display_name"]
-        if version not in (minor, display):
-            return None
-        return display, "quay.io/openshift-release-dev/ocp-release:%s-x86_64" % display
+        nums = [int(x) for x in parts] + [0] * (3 - len(parts))
+        return tuple(nums) + (0 if pre else 1, pre)
+
+    def release_for(self, version, arch):
+        """The release image a new cluster of version and arch gets (raises
+        the 400 the service answers)."""
+        arch = arch or "x86_64"
+        images = self.release_images()
+
+        def fail(cause):
+            raise ApiError(400, "Openshift version %s for CPU architecture %s is not supported: %s" % (
+                version, arch, cause))
+        if self.generation() == "head":
+            # rest_api_versions.go GetReleaseImage (aarch64 normalised to arm64)
+            arch = "arm64" if arch == "aarch64" else arch
+            if self._version_key(version) is None:
+                fail("invalid openshiftVersion '%s'. Expected format: 'major.minor' or 'major.minor.patch', "
+                     "optionally followed by a prerelease identifier" % version)
+            cands = [r for r in images if arch in self._release_archs(r) or r.get("cpu_architecture") == arch]
+            if len(version.split("-")[0].split(".")) == 3:
+                found = [r for r in cands if r.get("version") == version]
+            else:
+                found = sorted((r for r in cands if r.get("openshift_version") == version),
+                               key=lambda r: (self._support_level(r) != "beta",
+                                              self._version_key(r.get("version", "").replace("-multi", ""))
+                                              or ()))[-1:]
+            if not found:
+                fail("no release image found for openshiftVersion: '%s' and CPU architecture '%s'" % (version, arch))
+            rel = found[0]
+        else:
+            # b29f9bcf getReleaseImageFromCache: the exact openshift_version,
+            # else the first of its x.y
+            cands = [r for r in images if arch in self._release_archs(r) or r.get("cpu_architecture") == arch]
+            if not cands:
+                fail("The requested CPU architecture (%s) isn't specified in release images list" % arch)
+            found = [r for r in cands if r.get("openshift_version") == version]
+            if not found:
+                key = self._version_key(version)
+                if key is None:
+                    fail("Malformed version: %s" % version)
+                minor = "%d.%d" % key[:2]
+                found = [r for r in cands if r.get("openshift_version", "").replace("-multi", "") == minor]
+            if not found:
+                fail("The requested release image for version (%s) and CPU architecture (%s) isn't specified in "
+                     "release images list" % (version, arch))
+            rel = found[0]
+        if self._support_level(rel) == "maintenance":
+            raise ApiError(400, "Openshift version %s support level is: maintenance, and can't be used for creating "
+                                "a new cluster" % version)
+        return rel
 
     def _host_networks_for(self, cluster, ip):
         """CalculateMachineNetworkCIDR: the network of a cluster host's
@@ -1917,18 +2037,15 @@ class Model(object):
         if cp is None:
             cp = 1 if ha == "None" else 3
         sno = cp == 1
-        version = p.get("openshift_version") or ""
-        rel = self._release(version)
-        if rel is None:
-            raise ApiError(400, "Openshift version %s for CPU architecture %s is not supported" % (
-                version, p.get("cpu_architecture") or "x86_64"))
+        rel = self.release_for(p.get("openshift_version") or "", p.get("cpu_architecture"))
+        arch = "multi" if len(self._release_archs(rel)) > 1 else (p.get("cpu_architecture") or "x86_64")
         umn = p.get("user_managed_networking")
         if umn is None:
             umn = sno
         dhcp = bool(p.get("vip_dhcp_allocation"))
         net_type = p.get("network_type")
         if net_type is None:
-            net_type = "OVNKubernetes" if sno or [int(x) for x in rel[0].split("-")[0].split(".")[:2]] >= [4, 12] \
+            net_type = "OVNKubernetes" if sno or _version_at_least(rel["version"], 4, 12) \
                 else "OpenShiftSDN"
         if sno and net_type == "OpenShiftSDN":
             raise ApiError(400, "OpenShiftSDN network type is not allowed in single node mode")
@@ -1937,7 +2054,7 @@ class Model(object):
         machine = [m.get("cidr", "") for m in p.get("machine_networks") or []]
         self._check_vips(api, ingress, umn, dhcp, sno, machine)
         platform = (p.get("platform") or {}).get("type") or ("none" if umn else "baremetal")
-        self._validate_cluster_common(p, p.get("name"), platform, rel[0])
+        self._validate_cluster_common(p, p.get("name"), platform, rel["version"])
         try:
             refvalid.validate_pull_secret(p.get("pull_secret") or "",
                                           self.settings.get("registries_requiring_auth") or [])
@@ -1951,8 +2068,8 @@ class Model(object):
             [p.get("service_network_cidr") or "172.30.0.0/16"]
         spec = {
             "name": p.get("name") or "", "base_dns_domain": p.get("base_dns_domain") or "",
-            "openshift_version": rel[0], "ocp_release_image": p.get("ocp_release_image") or rel[1],
-            "cpu_architecture": p.get("cpu_architecture") or "x86_64", "control_plane_count": cp,
+            "openshift_version": rel["version"], "ocp_release_image": rel["url"],
+            "cpu_architecture": arch, "control_plane_count": cp,
             "api_vips": api, "ingress_vips": ingress, "machine_networks": machine,
             "cluster_networks": cluster_networks, "service_networks": service_networks,
             "vip_dhcp_allocation": dhcp, "user_managed_networking": bool(umn), "network_type": net_type,
@@ -3255,11 +3372,14 @@ class Model(object):
             c.spec[k] = v
         c.touch()
 
+    def cluster_api(self, c, include_hosts=True):
+        """A cluster as the service answers it."""
+        return c.to_api(self.cluster_hosts(c.id), self._style(), include_hosts, self.generation())
+
     def snapshot(self):
-        style = self.settings.get("install_cmd_style")
         return {
             "settings": self.settings,
-            "clusters": [c.to_api(self.cluster_hosts(c.id), style) for c in self.clusters.values()],
+            "clusters": [self.cluster_api(c) for c in self.clusters.values()],
             "infra_envs": [ie.to_api() for ie in self.infra_envs.values()],
             "hosts": [self.host_debug(h) for h in sorted(self.hosts.values(), key=lambda x: x.seq)],
         }
@@ -3305,9 +3425,21 @@ def check_scenario(sc):
         keys(h, HOST_KEYS, "hosts[%d]" % i)
         if "id" not in h or "infra_env_id" not in h:
             raise ValueError("hosts[%d]: id and infra_env_id are required" % i)
-    style = (sc.get("settings") or {}).get("install_cmd_style", "2023")
+    settings = sc.get("settings") or {}
+    style = settings.get("install_cmd_style", "2023")
     if style not in ("2023", "head"):
         raise ValueError("settings.install_cmd_style must be \"2023\" or \"head\"")
+    gen = settings.get("api_generation")
+    generations.check(gen)
+    if gen is not None and "install_cmd_style" in settings and style != gen:
+        raise ValueError("settings.install_cmd_style %s contradicts api_generation %s" % (style, gen))
+    images = settings.get("release_images")
+    if images is not None:
+        if not isinstance(images, list) or not all(
+                isinstance(r, dict) and r.get("openshift_version") and r.get("url") and r.get("version")
+                for r in images):
+            raise ValueError("settings.release_images: a list of release images, each with openshift_version, "
+                             "url and version (RELEASE_IMAGES)")
 
 
 def _gib(n):

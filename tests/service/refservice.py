@@ -5,7 +5,8 @@ cradle-hub calls; for testing the cradle agent, installer and hub.
 
 Usage: refservice.py [--bind 127.0.0.1] [--port 0 --port-file F] [--scenario S.json]
                      [--record requests.jsonl] [--logs-dir DIR] [--token T]
-                     [--tls-cert C --tls-key K] [--swagger swagger.yaml] [--quiet]
+                     [--tls-cert C --tls-key K] [--swagger swagger.yaml] [--api-generation 2023|head]
+                     [--quiet]
 
 See README.md beside this file for the scenario format and the control API.
 """
@@ -33,6 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import generations  # noqa: E402
 import swaggerval  # noqa: E402
 from swaggerval import GoJSONError, Swagger, ValidationError, go_decode, go_dumps  # noqa: E402
 import refmodel  # noqa: E402
@@ -47,7 +49,6 @@ COMPONENT_VERSIONS = {"versions": {
     "assisted-installer-controller": "quay.io/edge-infrastructure/assisted-installer-controller:latest",
     "assisted-installer-service": "Unknown",
     "discovery-agent": "quay.io/edge-infrastructure/assisted-installer-agent:latest"}}
-OPENSHIFT_VERSIONS = refmodel.OPENSHIFT_VERSIONS
 
 SECRET_HEADERS = ("x-secret-key", "authorization", "watcher-authorization", "image-token")
 SECRET_QUERY = ("api_key", "image_token")
@@ -289,18 +290,36 @@ def _accept_matches(accept, offers, default):
     return default
 
 
+def go_param_name(name):
+    """The name go-swagger's generated binder gives a body parameter in its
+    errors ("new-cluster-params" -> "newClusterParams")."""
+    words = [w for w in re.split(r"[-_]", name) if w]
+    if not words:
+        return name
+    return words[0][:1].lower() + words[0][1:] + "".join(w[:1].upper() + w[1:] for w in words[1:])
+
+
 _BOOL_TRUE = ("true", "1", "yes", "ok", "y", "on", "selected", "checked", "t", "enabled")
 _BOOL_FALSE = ("false", "0", "no", "n", "off", "f", "disabled", "")
 
 
 class Api(object):
     def __init__(self, swagger, model, token=None, logs_dir=None):
-        self.sw = swagger
+        # the swagger of each API generation (generations.py)
+        self.views = {}
+        for g in generations.GENERATIONS:
+            doc = generations.swagger_doc(swagger.doc, g)
+            self.views[g] = swagger if doc is swagger.doc else Swagger(doc=doc)
         self.model = model
         self.token = token
         self.logs_dir = logs_dir
         self.logs = []
         self.logs_lock = threading.Lock()
+
+    @property
+    def sw(self):
+        """The swagger of the generation played now."""
+        return self.views[self.model.generation()]
 
     # -- pipeline ----------------------------------------------------------
     def handle(self, method, path, rawquery, headers, body, rec):
@@ -447,6 +466,7 @@ class Api(object):
                 errors.extend(self._simple(p, raw, args))
             elif where == "body":
                 schema = p.get("schema", {})
+                name = go_param_name(name)
                 if not body:
                     if p.get("required"):
                         errors.append(ValidationError(swaggerval.REQUIRED, "%s in body is required" % name))
@@ -466,6 +486,14 @@ class Api(object):
                     continue
                 if value is None and self.sw.schema_type(schema) == "object":
                     value = {}   # JSON null leaves Go's struct at its zero value
+                if generations.strict(self.model.generation()):
+                    # the UnknownFieldsRejectingConsumer: the first key its
+                    # struct lacks (after a type error met first, approximately)
+                    unknown = self.sw.strict_unknown(schema, value)
+                    if unknown:
+                        errors.append(ValidationError(400, 'parsing %s body from "" failed, because json: '
+                                                           'unknown field "%s"' % (name, unknown[0])))
+                        continue
                 errors.extend(self.sw.validate(schema, value, "", "body"))
                 unknown = self.sw.unknown_keys(schema, value)
                 warnings.extend("unknown body key %s (ignored by the service)" % k for k in unknown)
@@ -528,9 +556,6 @@ class Api(object):
         return errs
 
     # -- handlers (operationId) --------------------------------------------
-    def _style(self):
-        return self.model.settings.get("install_cmd_style", "2023")
-
     def op_v2RegisterHost(self, a, headers, rec):
         body, _h = self.model.register(a["infra_env_id"], a["body"], a.get("discovery_agent_version"))
         return json_response(201, body)
@@ -574,7 +599,7 @@ class Api(object):
     def op_v2GetCluster(self, a, headers, rec):
         c = self.model.cluster(a["cluster_id"])
         hosts = self.model.cluster_hosts(c.id)
-        return json_response(200, c.to_api(hosts, self._style(), include_hosts=not a.get("exclude-hosts", False)))
+        return json_response(200, self.model.cluster_api(c, include_hosts=not a.get("exclude-hosts", False)))
 
     def op_ListClusterHosts(self, a, headers, rec):
         c = self.model.cluster(a["cluster_id"])
@@ -660,7 +685,7 @@ class Api(object):
         return json_response(200, events, hdrs)
 
     def _cluster(self, status, c):
-        return json_response(status, c.to_api(self.model.cluster_hosts(c.id), self._style()))
+        return json_response(status, self.model.cluster_api(c))
 
     def op_v2InstallCluster(self, a, headers, rec):
         return self._cluster(202, self.model.rest_install_cluster(a["cluster_id"]))
@@ -681,7 +706,7 @@ class Api(object):
         for c in m.clusters.values():
             if a.get("openshift_cluster_id") and c.spec.get("openshift_cluster_id") != a["openshift_cluster_id"]:
                 continue
-            out.append(c.to_api(m.cluster_hosts(c.id), self._style(), include_hosts=bool(a.get("with_hosts"))))
+            out.append(m.cluster_api(c, include_hosts=bool(a.get("with_hosts"))))
         return json_response(200, out)
 
     def op_v2DeregisterCluster(self, a, headers, rec):
@@ -752,7 +777,7 @@ class Api(object):
         return json_response(200, COMPONENT_VERSIONS)
 
     def op_v2ListSupportedOpenshiftVersions(self, a, headers, rec):
-        return json_response(200, OPENSHIFT_VERSIONS)
+        return json_response(200, self.model.openshift_versions())
 
     def op_v2DownloadHostIgnition(self, a, headers, rec):
         name, data = self.model.host_ignition(a["infra_env_id"], a["host_id"])
@@ -908,7 +933,10 @@ class Control(object):
                 return ctl(200, {"ok": True})
             if parts == ["settings"] and method == "POST":
                 with model.lock:
-                    refmodel.check_scenario({"settings": data or {}})
+                    merged = dict(model.settings, **(data or {}))
+                    if "api_generation" in (data or {}) and "install_cmd_style" not in (data or {}):
+                        merged.pop("install_cmd_style", None)   # the generation brings its own
+                    refmodel.check_scenario({"settings": merged})
                     model.settings.update(data or {})
                     return ctl(200, model.settings)
             if parts == ["requests"]:
@@ -954,20 +982,20 @@ class Control(object):
                 with model.lock:
                     if len(parts) == 1 and method == "POST":
                         c = model.add_cluster(data or {})
-                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                        return ctl(200, model.cluster_api(c))
                     c = model.clusters.get(parts[1]) if len(parts) > 1 else None
                     if c is None:
                         return ctl(404, {"error": "no cluster %s" % (parts[1] if len(parts) > 1 else "")})
                     if len(parts) == 2 and method == "GET":
-                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                        return ctl(200, model.cluster_api(c))
                     if len(parts) == 2 and method == "POST":
                         model.control_update_cluster(c, data or {})
-                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                        return ctl(200, model.cluster_api(c))
                     if len(parts) == 3 and parts[2] == "install" and method == "POST":
                         d = data or {}
                         model.install_cluster(c.id, prepare=bool(d.get("prepare")), force=bool(d.get("force")),
                                               bootstrap_host=d.get("bootstrap_host_id"))
-                        return ctl(200, c.to_api(model.cluster_hosts(c.id), model.settings["install_cmd_style"]))
+                        return ctl(200, model.cluster_api(c))
                     if len(parts) == 4 and parts[2] == "files" and method in ("PUT", "POST"):
                         c.set_file(parts[3], body)
                         return ctl(200, {"name": parts[3], "size": len(body)})
@@ -1211,6 +1239,12 @@ class Service(object):
         if opts.next_instruction_seconds is not None:
             self.initial_scenario.setdefault("settings", {})["next_instruction_seconds"] = \
                 opts.next_instruction_seconds
+        if opts.api_generation:
+            self.initial_scenario.setdefault("settings", {})["api_generation"] = opts.api_generation
+            try:
+                refmodel.check_scenario(self.initial_scenario)
+            except ValueError as e:
+                raise SystemExit("refservice: --api-generation %s: %s" % (opts.api_generation, e))
         self.model = Model(self.sw, self.initial_scenario, opts.token)
         logs_dir = opts.logs_dir
         if not logs_dir and opts.record:
@@ -1306,6 +1340,8 @@ def parse_args(argv):
     ap.add_argument("--tls-key", help="private key for --tls-cert")
     ap.add_argument("--swagger", help="path of assisted-service swagger.yaml")
     ap.add_argument("--next-instruction-seconds", type=int, help="override next_instruction_seconds")
+    ap.add_argument("--api-generation", choices=("2023", "head"),
+                    help="play this generation of the API (settings.api_generation; see generations.py)")
     ap.add_argument("--quiet", action="store_true", help="no per-request log lines on stderr")
     opts = ap.parse_args(argv)
     if bool(opts.tls_cert) != bool(opts.tls_key):

@@ -270,11 +270,14 @@ def _camel(name):
 class Swagger(object):
     """swagger.yaml loaded, with $ref resolution and a router."""
 
-    def __init__(self, path):
-        if yaml is None:
-            raise RuntimeError("python3-yaml is not installed")
-        with open(path, "r", encoding="utf-8") as f:
-            self.doc = yaml.safe_load(f)
+    def __init__(self, path=None, doc=None):
+        """From swagger.yaml at path, or from an already loaded doc."""
+        if doc is None:
+            if yaml is None:
+                raise RuntimeError("python3-yaml is not installed")
+            with open(path, "r", encoding="utf-8") as f:
+                doc = yaml.safe_load(f)
+        self.doc = doc
         self.base_path = self.doc.get("basePath", "")
         self.definitions = self.doc.get("definitions", {})
         self.global_security = self.doc.get("security", [])
@@ -587,8 +590,11 @@ class Swagger(object):
         if t == "boolean":
             return
 
-    # -- unknown keys (not an error for the service; recorded as warnings)
-    def unknown_keys(self, schema, v, name=""):
+    # -- unknown keys (warnings, or json.Decoder's DisallowUnknownFields)
+    def _unknown(self, schema, v, name, strict):
+        """(path, key) of the keys of v that schema does not declare, in
+        the order a decoder meets them. strict: as Go's struct decoding does,
+        so a free object (no properties) takes any key."""
         out = []
         s = self.resolve(schema)
         t = self.schema_type(s)
@@ -598,15 +604,27 @@ class Swagger(object):
             for k, item in v.items():
                 full = "%s.%s" % (name, k) if name else k
                 if k in props:
-                    out.extend(self.unknown_keys(props[k], item, full))
+                    out.extend(self._unknown(props[k], item, full, strict))
                 elif isinstance(extra, dict):
-                    out.extend(self.unknown_keys(extra, item, full))
-                elif extra is None or extra is False:
-                    out.append(full)
+                    out.extend(self._unknown(extra, item, full, strict))
+                elif extra in (None, False) and (props or not strict):
+                    out.append((full, k))
         elif t == "array" and isinstance(v, list):
             for i, item in enumerate(v):
-                out.extend(self.unknown_keys(s.get("items", {}), item, "%s.%d" % (name, i) if name else str(i)))
+                out.extend(self._unknown(s.get("items", {}), item, "%s.%d" % (name, i) if name else str(i), strict))
         return out
+
+    def unknown_keys(self, schema, v, name=""):
+        """Dotted paths of the keys schema does not declare (the service
+        ignores them unless it decodes strictly)."""
+        return [full for full, _k in self._unknown(schema, v, name, False)]
+
+    def strict_unknown(self, schema, v):
+        """The keys json.Decoder with DisallowUnknownFields refuses in v,
+        in the order it meets them: keys a struct (an object schema with
+        properties) does not declare. Maps (additionalProperties) and free
+        objects take any key."""
+        return [k for _full, k in self._unknown(schema, v, "", True)]
 
     # -- re-marshal through the Go struct (json.Unmarshal + json.Marshal)
     def go_filter(self, schema, v, required=False):

@@ -1691,6 +1691,19 @@ class TestClusters(HubBase):
             with self.subTest(params=params):
                 self.assert_error(self.hub.register_cluster(**params), 400, reason)
 
+    def test_registration_takes_no_release_image_and_reports_its_own(self):
+        """REST registration never reads ocp_release_image (b29f9bcf and 2026
+        inventory.go: the release is the one openshift_version resolves
+        to), and the answer names the release registered."""
+        st, versions = self.hub.call("GET", "/v2/openshift-versions")
+        self.assertEqual(st, 200, versions)
+        key, offer = next((k, v) for k, v in sorted(versions.items()) if "x86_64" in v["cpu_architectures"])
+        asked = "quay.io/openshift-release-dev/ocp-release:%s.987-x86_64" % ".".join(key.split(".")[:2])
+        c = self.new_cluster(openshift_version=key, ocp_release_image=asked, cpu_architecture="x86_64")
+        self.assertEqual(c["openshift_version"], offer["display_name"])
+        self.assertNotEqual(c["ocp_release_image"], asked)
+        self.assertTrue(c["ocp_release_image"])
+
     def test_sno_defaults(self):
         c = self.new_cluster(high_availability_mode="None")
         self.assertEqual((c["high_availability_mode"], c["user_managed_networking"], c["network_type"],
@@ -1970,6 +1983,125 @@ HUB_OPERATIONS = [
     ("GET", "/v2/clusters/{c}/downloads/credentials?file_name=kubeconfig", "V2DownloadClusterCredentials"),
     ("GET", "/v2/clusters/{c}/credentials", "V2GetCredentials"),
 ]
+
+
+PS = HubClient.OBSERVED_PULL_SECRET
+
+
+@local_only("plays the API generations of --api-generation")
+class TestApiGenerations(unittest.TestCase):
+    """api_generation "2023": the b29f9bcf service as it runs (its models,
+    unknown body fields refused with go-swagger's text, releases by its
+    versions handler); "head": the 2026 swagger's service."""
+
+    def start(self, generation, **settings):
+        svc = RefService(extra_args=["--api-generation", generation],
+                         scenario={"settings": settings} if settings else None).start()
+        self.addCleanup(svc.__exit__, None, None, None)
+        return svc, HubClient(svc)
+
+    def refused(self, result, param, field):
+        st, body = result
+        self.assertEqual((st, body), (400, {"code": 400, "message": 'parsing %s body from "" failed, because json: '
+                                                                    'unknown field "%s"' % (param, field)}))
+
+    def test_2023_refuses_what_its_models_lack(self):
+        svc, hub = self.start("2023")
+        vips = {"api_vips": [{"ip": "192.168.122.100"}], "api_vip": "192.168.122.100",
+                "ingress_vips": [{"ip": "192.168.122.101"}], "ingress_vip": "192.168.122.101"}
+        # the issue's text, byte for byte
+        self.refused(hub.register_cluster(control_plane_count=3, **vips), "newClusterParams", "control_plane_count")
+        self.refused(hub.register_cluster(load_balancer={"type": "cluster-managed"}), "newClusterParams",
+                     "load_balancer")
+        self.refused(hub.register_cluster(platform={"type": "external", "external": {"platform_name": "oci"}}),
+                     "newClusterParams", "external")
+        self.refused(hub.register_cluster(made_up=1), "newClusterParams", "made_up")
+        # the first unknown field in the body's order
+        self.refused(hub.call("POST", "/v2/clusters", {"name": "x", "bogus": 1, "control_plane_count": 1}),
+                     "newClusterParams", "bogus")
+        self.refused(hub.register_infra_env(ntp_sources="pool.ntp.org"), "infraenvCreateParams", "ntp_sources")
+        # what it knows: high_availability_mode, the singular VIPs
+        st, c = hub.register_cluster(high_availability_mode="Full", **vips)
+        self.assertEqual(st, 201, c)
+        self.assertEqual((c["high_availability_mode"], c["api_vip"]), ("Full", "192.168.122.100"))
+        self.assertNotIn("control_plane_count", c)
+        st, got = hub.cluster(c["id"])
+        self.assertNotIn("control_plane_count", got)
+        self.refused(hub.update_cluster(c["id"], control_plane_count=1), "clusterUpdateParams",
+                     "control_plane_count")
+        st, upd = hub.update_cluster(c["id"], name="renamed")
+        self.assertEqual((st, upd["name"]), (201, "renamed"))
+        # operations added since: as its router answers
+        self.assertEqual(hub.call("PUT", "/v2/clusters/%s/progress" % c["id"], {})[0], 404)
+        st, body = hub.call("POST", "/v2/clusters/disconnected", {})
+        self.assertEqual((st, body["code"]), (405, 405))
+        # a generation brings its own install step
+        with self.assertRaisesRegex(RuntimeError, "install_cmd_style head contradicts api_generation 2023"):
+            svc.control("POST", "/settings", {"install_cmd_style": "head"})
+
+    def test_2023_install_step_names_the_availability_mode(self):
+        svc, hub = self.start("2023")
+        st, _ = svc.register(IE, H1)
+        self.assertEqual(st, 201)
+        svc.set_host(H1, status="installing", role="master", inventory=json.dumps(INVENTORY))
+        svc.control("POST", "/clusters/%s" % CL, {"status": "installing"})
+        st, steps = svc.instructions(IE, H1)
+        install = [x for x in steps["instructions"] or [] if x["step_type"] == "install"]
+        self.assertEqual(len(install), 1, steps)
+        args = json.loads(install[0]["args"][0])
+        self.assertEqual(args["high_availability_mode"], "Full")
+        self.assertNotIn("control_plane_count", args)
+
+    def test_2023_releases(self):
+        svc, hub = self.start("2023")
+        # observed/01, keyed by openshift_version
+        st, versions = hub.call("GET", "/v2/openshift-versions")
+        self.assertEqual((st, versions), (200, observed("01-versions.json")["GET /api/assisted-install/v2/openshift-versions"]))
+        # an unlisted z-stream: the default of its x.y, silently, whatever
+        # release image is named (getReleaseImageFromCache's x.y fallback)
+        st, c = hub.register_cluster(openshift_version="4.13.5",
+                                     ocp_release_image="quay.io/openshift-release-dev/ocp-release:4.13.5-x86_64")
+        self.assertEqual(st, 201, c)
+        self.assertEqual((c["openshift_version"], c["ocp_release_image"]),
+                         ("4.13.18", "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64"))
+        st, body = hub.register_cluster(openshift_version="4.12.3")
+        self.assertEqual((st, body["reason"]), (400, "Openshift version 4.12.3 for CPU architecture x86_64 is not "
+                                                     "supported: The requested release image for version (4.12.3) and "
+                                                     "CPU architecture (x86_64) isn't specified in release images list"))
+        # a pinned z-stream listed under its own openshift_version is taken
+        images = [{"openshift_version": "4.13.5", "cpu_architecture": "x86_64", "cpu_architectures": ["x86_64"],
+                   "url": "mirror.example.com/ocp/release@sha256:" + "5" * 64, "version": "4.13.5"},
+                  {"openshift_version": "4.13", "cpu_architecture": "x86_64", "cpu_architectures": ["x86_64"],
+                   "url": "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64", "version": "4.13.18",
+                   "default": True}]
+        svc.control("POST", "/settings", {"release_images": images})
+        st, versions = hub.call("GET", "/v2/openshift-versions")
+        self.assertEqual({k: v["display_name"] for k, v in versions.items()}, {"4.13.5": "4.13.5", "4.13": "4.13.18"})
+        st, c = hub.register_cluster(openshift_version="4.13.5")
+        self.assertEqual((c["openshift_version"], c["ocp_release_image"]), ("4.13.5", images[0]["url"]))
+
+    def test_head_refuses_the_singular_vips_and_keeps_the_count(self):
+        svc, hub = self.start("head")
+        self.refused(hub.register_cluster(api_vips=[{"ip": "192.168.122.100"}], api_vip="192.168.122.100"),
+                     "newClusterParams", "api_vip")
+        st, c = hub.register_cluster(control_plane_count=5, api_vips=[{"ip": "192.168.122.100"}],
+                                     ingress_vips=[{"ip": "192.168.122.101"}])
+        self.assertEqual(st, 201, c)
+        self.assertEqual((c["control_plane_count"], c["high_availability_mode"]), (5, "Full"))
+        self.assertNotIn("api_vip", c)
+        self.assertNotIn("is_external", c["platform"])
+        self.assertEqual([e.message for e in SWAGGER.validate({"$ref": "#/definitions/cluster"}, c)], [])
+        # releases keyed by their version; a z-stream must be listed
+        st, versions = hub.call("GET", "/v2/openshift-versions")
+        self.assertEqual(sorted(versions), ["4.13.18", "4.14.0-rc.7"])
+        st, c = hub.register_cluster(openshift_version="4.13.18")
+        self.assertEqual((st, c.get("openshift_version")), (201, "4.13.18"))
+        st, c = hub.register_cluster(openshift_version="4.13")
+        self.assertEqual((st, c.get("openshift_version")), (201, "4.13.18"))
+        st, body = hub.register_cluster(openshift_version="4.13.5")
+        self.assertEqual((st, body["reason"]), (400, "Openshift version 4.13.5 for CPU architecture x86_64 is not "
+                                                     "supported: no release image found for openshiftVersion: "
+                                                     "'4.13.5' and CPU architecture 'x86_64'"))
 
 
 @local_only("a refservice started with --token")
