@@ -702,6 +702,13 @@ def make_hosts(lab, sw, count, first=1):
         # a default route, as a host on a real network has (the service
         # validates it): to the switch, which forwards nothing
         lab.ip(ns, "route", "add", "default", "via", "198.51.100.1")
+        # no ::1: a dry-run inventory reports lo (the first interface with
+        # an IPv4 address) with the host's forced MAC and IPv4 but keeps its
+        # IPv6 addresses, as the Go agent's does; every host would then own
+        # ::1 under its own MAC, which a real service's connectivity
+        # reports turn into an IP collision on every host
+        subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.lo.disable_ipv6=1"],
+                       check=True)
         hosts.append({"name": "h%d" % i, "ns": ns, "ip": ip, "mac": lab.mac(ns, "eth0"),
                       "id": str(uuid.uuid4()), "disk": lab.loop_disk("h%d-disk" % i),
                       "marker": lab.path("h%d-rebooted" % i)})
@@ -890,6 +897,9 @@ class Install(object):
     finalizers go as they should (and, on a real service, what it
     registered there with them)."""
 
+    # seconds an input error of the InfraEnv's image stays before the lab stops
+    REFUSAL_SETTLES = 30
+
     def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=(),
                  static_network=True):
         self.lab, self.ns, self.release = lab, ns, release
@@ -908,6 +918,7 @@ class Install(object):
         self.owns_namespace = False
         self.left = None
         self.fitted = None
+        self.refused = None
 
     # bring-up
     def up(self, timeout=120):
@@ -1006,6 +1017,16 @@ class Install(object):
         c = condition(ie, "ImageCreated")
         if c and c["status"] == "True":
             return ie["metadata"]["annotations"][ANNOTATION_INFRA_ENV_ID]
+        refused = c and c["status"] == "False" and c.get("reason") == "ImageCreationError" and \
+            "internal error" not in c.get("message", "")
+        if not refused:
+            self.refused = None
+        elif not self.refused or self.refused[0] != c["message"]:
+            self.refused = (c["message"], time.monotonic())
+        elif time.monotonic() - self.refused[1] > self.REFUSAL_SETTLES:
+            # the service's answer to the user's input (not retried by
+            # cradle-hub): it stays until the input changes
+            raise LabError("the InfraEnv's image was refused for %d s: %s" % (self.REFUSAL_SETTLES, c["message"]))
         sync = condition(self.aci(), "SpecSynced")
         if sync and sync["status"] == "False" and sync["reason"] == "InputError":
             raise LabError("the AgentClusterInstall was refused: " + sync["message"])
@@ -1023,6 +1044,8 @@ class Install(object):
         try:
             ie_id = wait("the InfraEnv's image", lambda: self.report() is not None and self.infra_env_id(), timeout)
         except LabError as e:
+            if not str(e).startswith("timed out"):
+                raise
             c = condition(self.kube.get("InfraEnv", self.ns, IE_NAME), "ImageCreated")
             raise LabError("%s; the InfraEnv's ImageCreated: %s" % (
                 e, "%s %s: %s" % (c["status"], c.get("reason"), c.get("message")) if c else "none"))

@@ -348,6 +348,22 @@ class Rehearsal(Base):
         self.assertNotIn(self.ns, ps)
 
 
+class Refused(Base):
+    def test_a_refused_image_stops_the_lab(self):
+        """an input error of the InfraEnv's image (the service refuses its
+        static network config) ends the wait as soon as it has stayed, with
+        the service's words"""
+        f = self.install(hosts=1)
+        f.REFUSAL_SETTLES = 2
+        resources = f.resources()
+        for o in resources:
+            if o["kind"] == "NMStateConfig":
+                o["spec"]["config"]["interfaces"][0]["type"] = "token-ring"
+        f.apply(resources)
+        with self.assertRaisesRegex(H.LabError, r"(?s)the InfraEnv's image was refused for 2 s: .*token-ring"):
+            f.boot(timeout=300)
+
+
 class MidInstall(Base):
     def start_installation(self):
         # no NMStateConfigs: what these tests try is not static networking
