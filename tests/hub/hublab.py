@@ -1,12 +1,16 @@
 """The hub lab: a whole installation driven by Kubernetes resources, on one
 machine. tools/rehearse and tests/hub/test_hub_install.py build on it.
 
-  * Lab: network namespaces (a switch "sw" with a bridge, hosts h1..hN with
-    a veth into it; 198.51.100.0/24 only), loop-device disks (sparse
-    files), background processes in their own process groups; everything
-    removed at close(), also on SIGINT/SIGTERM;
+  * Lab: network namespaces (a switch "sw" with a bridge and an NTP
+    server, hosts h1..hN with a veth into it, a default route to it and a
+    chronyd; 198.51.100.0/24 only), loop-device disks (sparse files),
+    background processes in their own process groups; everything removed
+    at close(), also on SIGINT/SIGTERM. This process never enters them;
+  * Relay: the hosts' only way out of the lab, to the service's address
+    alone (the reference service's on 127.0.0.1, or the real one of
+    CRADLE_TEST_SERVICE_URL);
   * Kube: a small Kubernetes client over a kubeconfig (the test
-    kube-apiserver's, or CRADLE_TEST_KUBECONFIG's);
+    kube-apiserver's, or CRADLE_TEST_KUBECONFIG's, given the CRDs it lacks);
   * Hub: the cradle-hub program;
   * start_agent(): a cradle agent in dry run inside a host's namespace,
     with its own disk (--lab-disks) and the installer's stand-ins first on
@@ -918,7 +922,7 @@ class Install(object):
         self.owns_namespace = False
         self.left = None
         self.fitted = None
-        self.refused = None
+        self.refused = {}
 
     # bring-up
     def up(self, timeout=120):
@@ -1017,20 +1021,27 @@ class Install(object):
         c = condition(ie, "ImageCreated")
         if c and c["status"] == "True":
             return ie["metadata"]["annotations"][ANNOTATION_INFRA_ENV_ID]
-        refused = c and c["status"] == "False" and c.get("reason") == "ImageCreationError" and \
+        image = c and c["status"] == "False" and c.get("reason") == "ImageCreationError" and \
             "internal error" not in c.get("message", "")
-        if not refused:
-            self.refused = None
-        elif not self.refused or self.refused[0] != c["message"]:
-            self.refused = (c["message"], time.monotonic())
-        elif time.monotonic() - self.refused[1] > self.REFUSAL_SETTLES:
-            # the service's answer to the user's input (not retried by
-            # cradle-hub): it stays until the input changes
-            raise LabError("the InfraEnv's image was refused for %d s: %s" % (self.REFUSAL_SETTLES, c["message"]))
         sync = condition(self.aci(), "SpecSynced")
-        if sync and sync["status"] == "False" and sync["reason"] == "InputError":
-            raise LabError("the AgentClusterInstall was refused: " + sync["message"])
+        spec = sync and sync["status"] == "False" and sync["reason"] == "InputError"
+        self.settled("the InfraEnv's image was refused", c["message"] if image else None)
+        self.settled("the AgentClusterInstall was refused", sync["message"] if spec else None)
         return None
+
+    def settled(self, what, message):
+        """A LabError when the same input error (message; None: none) has
+        stayed REFUSAL_SETTLES seconds: one that comes and goes (an object
+        the other's controller has not seen yet) is no refusal; the
+        service's answer to the user's input (not retried by cradle-hub)
+        stays until the input changes."""
+        seen = self.refused.get(what)
+        if message is None:
+            self.refused.pop(what, None)
+        elif not seen or seen[0] != message:
+            self.refused[what] = (message, time.monotonic())
+        elif time.monotonic() - seen[1] > self.REFUSAL_SETTLES:
+            raise LabError("%s for %d s: %s" % (what, self.REFUSAL_SETTLES, message))
 
     def hosts_file(self):
         p = self.lab.path("cluster-hosts.json")

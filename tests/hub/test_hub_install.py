@@ -364,6 +364,24 @@ class Refused(Base):
             f.boot(timeout=300)
 
 
+    def test_an_input_error_that_passes_is_no_refusal(self):
+        """the AgentClusterInstall before its ClusterDeployment: the input
+        error (no such ClusterDeployment) goes once it exists, and the lab
+        goes on (a run whose informer saw the ACI first stopped there)"""
+        f = self.install(hosts=1)
+        resources = f.resources()
+        cd = next(o for o in resources if o["kind"] == "ClusterDeployment")
+        f.apply([o for o in resources if o is not cd])
+        self.wait("the ACI's input error", lambda: (H.condition(f.aci(), "SpecSynced") or {}).get("reason") ==
+                  "InputError")
+        later = threading.Timer(1, f.apply, ([cd],))
+        later.start()
+        try:
+            self.assertTrue(f.boot(timeout=120))
+        finally:
+            later.join()
+
+
 class MidInstall(Base):
     def start_installation(self):
         # no NMStateConfigs: what these tests try is not static networking
