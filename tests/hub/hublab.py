@@ -1,12 +1,16 @@
 """The hub lab: a whole installation driven by Kubernetes resources, on one
 machine. tools/rehearse and tests/hub/test_hub_install.py build on it.
 
-  * Lab: network namespaces (a switch "sw" with a bridge, hosts h1..hN with
-    a veth into it; 198.51.100.0/24 only), loop-device disks (sparse
-    files), background processes in their own process groups; everything
-    removed at close(), also on SIGINT/SIGTERM;
+  * Lab: network namespaces (a switch "sw" with a bridge and an NTP
+    server, hosts h1..hN with a veth into it, a default route to it and a
+    chronyd; 198.51.100.0/24 only), loop-device disks (sparse files),
+    background processes in their own process groups; everything removed
+    at close(), also on SIGINT/SIGTERM. This process never enters them;
+  * Relay: the hosts' only way out of the lab, to the service's address
+    alone (the reference service's on 127.0.0.1, or the real one of
+    CRADLE_TEST_SERVICE_URL);
   * Kube: a small Kubernetes client over a kubeconfig (the test
-    kube-apiserver's, or CRADLE_TEST_KUBECONFIG's);
+    kube-apiserver's, or CRADLE_TEST_KUBECONFIG's, given the CRDs it lacks);
   * Hub: the cradle-hub program;
   * start_agent(): a cradle agent in dry run inside a host's namespace,
     with its own disk (--lab-disks) and the installer's stand-ins first on
@@ -31,6 +35,7 @@ import ctypes
 import http.client
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -77,8 +82,8 @@ class Lab(object):
         self.namespaces = []
         self.loops = []
         self.closed = False
+        self.hurrying = False
         self.on_close = []
-        self.home_netns = None
         atexit.register(self.close)
         for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(s, self._on_signal)
@@ -108,18 +113,12 @@ class Lab(object):
         out = subprocess.run(["ip", "-j", "-n", ns, "link", "show", dev], check=True, stdout=subprocess.PIPE).stdout
         return json.loads(out)[0]["address"]
 
-    def enter(self, ns):
-        """This process's network namespace becomes ns: every socket it opens
-        from now on, and every process it starts, is inside the lab."""
-        libc = ctypes.CDLL(None, use_errno=True)
-        if self.home_netns is None:
-            self.home_netns = os.open("/proc/self/ns/net", os.O_RDONLY)
-        fd = os.open("/run/netns/" + ns, os.O_RDONLY)
-        try:
-            if libc.setns(fd, CLONE_NEWNET) != 0:
-                raise LabError("cannot enter the network namespace %s: %s" % (ns, os.strerror(ctypes.get_errno())))
-        finally:
-            os.close(fd)
+    def sockets_in(self, ns):
+        """A context in which the calling thread opens its sockets inside
+        the lab namespace ns (setns is per thread); back to where the
+        thread was afterwards. Other threads and started processes stay
+        where they are."""
+        return netns_context("/run/netns/" + ns)
 
     # disks
     def loop_disk(self, name, size_gib=120):
@@ -163,6 +162,7 @@ class Lab(object):
         if self.closed:
             return
         self.closed = True
+        self.hurrying = hurry
         for fn in reversed(self.on_close):
             try:
                 fn()
@@ -170,12 +170,6 @@ class Lab(object):
                 pass
         for p in list(reversed(self.procs)):
             self.stop(p, 0.5 if hurry else 10)
-        if self.home_netns is not None:
-            # back home first: "ip netns pids" of the namespace this process
-            # entered would name this process
-            ctypes.CDLL(None, use_errno=True).setns(self.home_netns, CLONE_NEWNET)
-            os.close(self.home_netns)
-            self.home_netns = None
         for ns in self.namespaces:
             out = subprocess.run(["ip", "netns", "pids", ns], stdout=subprocess.PIPE,
                                  stderr=subprocess.DEVNULL).stdout
@@ -193,6 +187,176 @@ class Lab(object):
         self.loops = []
         if not self.keep:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class netns_context(object):
+    """with netns_context(path): the calling thread in the network
+    namespace at path (a /run/netns/ file or an open descriptor's
+    /proc/self/fd/N), back in its own afterwards."""
+
+    def __init__(self, path):
+        self.path = path
+        self.back = None
+
+    def __enter__(self):
+        self.back = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            setns(self.path)
+        except BaseException:
+            os.close(self.back)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            setns("/proc/self/fd/%d" % self.back)
+        finally:
+            os.close(self.back)
+
+
+def setns(path):
+    """The calling thread into the network namespace at path."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        if libc.setns(fd, CLONE_NEWNET) != 0:
+            raise LabError("cannot enter the network namespace %s: %s" % (path, os.strerror(ctypes.get_errno())))
+    finally:
+        os.close(fd)
+
+
+# ---- the relay: the hosts' way to the service ---------------------------------------------------
+
+class Relay(object):
+    """A TCP relay from the lab's switch to one service: it listens inside
+    a lab namespace (the switch's 198.51.100.1) and connects each
+    connection it accepts out of the namespace this process runs in (where
+    cradle-hub and the test reach the service too) to the address of one
+    URL, and to nothing else. The hosts' agents are given its URL; bytes
+    pass unchanged (TLS included). The reference service and a real one
+    (CRADLE_TEST_SERVICE_URL) are reached the same way.
+
+    Bounded: at most MAX_CONNECTIONS at once (more are closed at once), a
+    connect timeout, a send timeout; stop() (at the lab's close) closes the
+    listener and every connection."""
+
+    MAX_CONNECTIONS = 64
+    CONNECT_TIMEOUT = 10
+    SEND_TIMEOUT = 60
+    CHUNK = 1 << 16
+
+    def __init__(self, lab, ns, address, url):
+        u = urllib.parse.urlsplit(url)
+        if u.scheme not in ("http", "https") or not u.hostname:
+            raise LabError("cannot relay %r: not an http(s) URL" % url)
+        default = 443 if u.scheme == "https" else 80
+        self.target = (u.hostname, u.port or default)
+        self.lab, self.ns, self.address = lab, ns, address
+        # the same port as the service's: URLs the service hands out
+        # (SERVICE_BASE_URL) work from the hosts when its host is the
+        # switch's address, as the real service's in tests/service/README.md is
+        self.port = u.port or default
+        host = "[%s]" % address if ":" in address else address
+        self.url = urllib.parse.urlunsplit((u.scheme, "%s:%d" % (host, self.port), u.path.rstrip("/"), "", ""))
+        self.home = None
+        self.listener = None
+        self.stopped = threading.Event()
+        self.lock = threading.Lock()
+        self.active = set()
+        self.live = 0
+        self.threads = []
+        self.accepted = self.refused = 0
+        self.errors = []
+
+    def start(self):
+        self.home = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        family = socket.AF_INET6 if ":" in self.address else socket.AF_INET
+        with self.lab.sockets_in(self.ns):
+            self.listener = socket.socket(family, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((self.address, self.port))
+        self.listener.listen(self.MAX_CONNECTIONS)
+        self.listener.settimeout(0.5)
+        t = threading.Thread(target=self._accept, daemon=True, name="relay-accept")
+        t.start()
+        self.threads.append(t)
+        self.lab.on_close.append(self.stop)
+        return self
+
+    def _accept(self):
+        # the outgoing side in this process's own namespace, whichever
+        # thread started the relay
+        setns("/proc/self/fd/%d" % self.home)
+        while not self.stopped.is_set():
+            try:
+                down, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            with self.lock:
+                full = self.live >= self.MAX_CONNECTIONS
+                if not full:
+                    self.live += 1
+                    self.active.add(down)
+            if full:
+                self.refused += 1
+                down.close()
+                continue
+            self.accepted += 1
+            t = threading.Thread(target=self._serve, args=(down,), daemon=True, name="relay-conn")
+            t.start()
+            self.threads = [x for x in self.threads if x.is_alive()] + [t]
+
+    def _serve(self, down):
+        up = None
+        try:
+            try:
+                up = socket.create_connection(self.target, timeout=self.CONNECT_TIMEOUT)
+            except OSError as e:
+                self.errors.append("cannot connect to %s:%d: %s" % (self.target + (e,)))
+                return
+            with self.lock:
+                self.active.add(up)
+            for s in (down, up):
+                s.settimeout(self.SEND_TIMEOUT)
+            other = {down: up, up: down}
+            reading = [down, up]
+            while reading and not self.stopped.is_set():
+                ready, _, _ = select.select(reading, [], [], 1.0)
+                for s in ready:
+                    data = s.recv(self.CHUNK)
+                    if data:
+                        other[s].sendall(data)
+                    else:
+                        # a half-close passes on: the other side sees the end too
+                        reading.remove(s)
+                        other[s].shutdown(socket.SHUT_WR)
+        except OSError:
+            pass    # a reset or a timeout ends this connection only
+        finally:
+            with self.lock:
+                self.live -= 1
+                for s in (down, up):
+                    if s is not None:
+                        self.active.discard(s)
+                        s.close()
+
+    def stop(self):
+        self.stopped.set()
+        if self.listener is not None:
+            self.listener.close()
+        with self.lock:
+            for s in list(self.active):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        for t in list(self.threads):
+            t.join(5)
+        if self.home is not None:
+            os.close(self.home)
+            self.home = None
 
 
 # ---- Kubernetes -----------------------------------------------------------------------------------
@@ -413,20 +577,64 @@ class Hub(object):
 
 # ---- servers -----------------------------------------------------------------------------------------
 
+CRD_DIRS = ("config/crd/bases", "hack/crds/hive", "hack/crds/metal3")
+
+
 def start_kubeapi(lab):
     """The test kube-apiserver with the assisted-service, hive and metal3
-    CRDs, or the cluster of CRADLE_TEST_KUBECONFIG. Returns (kubeconfig,
-    server or None)."""
+    CRDs, or the cluster of CRADLE_TEST_KUBECONFIG (the CRDs it lacks
+    applied to it). Returns (kubeconfig, server or None)."""
     real = os.environ.get("CRADLE_TEST_KUBECONFIG")
     if real:
+        kube = Kube(real)
+        try:
+            ensure_crds(kube)
+        finally:
+            kube.close()
         return real, None
     import kubeapi_harness
     args = []
-    for d in ("config/crd/bases", "hack/crds/hive", "hack/crds/metal3"):
+    for d in CRD_DIRS:
         args += ["--apply", os.path.join(CRDS, d)]
     srv = kubeapi_harness.Server(args, state_dir=lab.path("kubeapi")).start(timeout=180)
     lab.on_close.append(srv.stop)
     return os.path.join(srv.state, "kubeconfig"), srv
+
+
+def crd_documents():
+    import yaml
+    for d in CRD_DIRS:
+        for f in sorted(os.listdir(os.path.join(CRDS, d))):
+            if f.endswith((".yaml", ".yml")):
+                with open(os.path.join(CRDS, d, f)) as fh:
+                    for doc in yaml.safe_load_all(fh):
+                        if doc and doc.get("kind") == "CustomResourceDefinition":
+                            yield doc
+
+
+def ensure_crds(kube, timeout=60):
+    """Creates each CRD the lab needs that the cluster lacks and waits until
+    all are Established. A CRD already there is left as it is, and none is
+    removed at the end: a CRD is cluster-wide, and deleting it deletes
+    every object of its kind in every namespace, others' too."""
+    base = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    names = []
+    for doc in crd_documents():
+        names.append(doc["metadata"]["name"])
+        try:
+            kube.request("POST", base, doc)
+        except KubeError as e:
+            if e.status != 409:
+                raise LabError("the cluster refused the CRD %s: %s" % (doc["metadata"]["name"], e))
+
+    def established():
+        for n in names:
+            # conditions are null until the apiserver's naming controller runs
+            conds = (kube.request("GET", base + "/" + n).get("status") or {}).get("conditions") or []
+            if not any(c.get("type") == "Established" and c.get("status") == "True" for c in conds):
+                return False
+        return True
+    wait("the CRDs to be established", established, timeout)
 
 
 def start_refservice(lab, bind, settings):
@@ -457,7 +665,7 @@ def stand_ins(lab):
 
 def start_agent(lab, host, service_url, infra_env_id, cluster_hosts_file):
     """A cradle agent in dry run in the host's namespace (host: dict with
-    ns, id, hostname, mac, ip, disk, marker)."""
+    ns, id, hostname, mac, ip, disk, marker), after the host's chronyd."""
     cradle = os.environ.get("CRADLE_BINARY") or os.path.join(BUILD, "cradle")
     d = lab.path(host["name"])
     for sub in ("opt-install-dir", "var-log", "journal", "mnt"):
@@ -471,9 +679,12 @@ def start_agent(lab, host, service_url, infra_env_id, cluster_hosts_file):
                CRADLE_MOUNT_DIR=os.path.join(d, "mnt"), CRADLE_REGISTRY_DIR=os.path.join(d, "no-registry"),
                CRADLE_EFI_DIR=os.path.join(d, "no-efi"), CRADLE_RETRY_DELAY="0.1", CRADLE_RETRY_MAX_DELAY="0.5",
                CRADLE_POLL_INTERVAL="0.5", DRY_CLUSTER_HOSTS_PATH=cluster_hosts_file)
+    if not host.get("chronyd"):
+        host["chronyd"] = start_chronyd(lab, host["name"], host["ns"], [
+            "server 198.51.100.1 iburst minpoll -2 maxpoll -2", "port 0", "bindcmdaddress 127.0.0.1"])
     return lab.spawn(host["name"], [
         cradle, "agent", "--url", service_url, "--infra-env-id", infra_env_id, "--agent-version", AGENT_IMAGE,
-        "--host-exec=direct", "--lab-nics=eth0", "--lab-disks", host["disk"], "--interval=1",
+        "--host-exec=direct", "--install-mode=inprocess", "--lab-nics=eth0", "--lab-disks", host["disk"], "--interval=1",
         "--transport-retry-delay=0.1", "--dry-run", "--force-id", host["id"], "--force-hostname", host["hostname"],
         "--force-mac", host["mac"], "--forced-ipv4", host["ip"] + "/24", "--fake-reboot-marker-path",
         host["marker"]], ns=host["ns"], env=env)
@@ -492,6 +703,16 @@ def make_hosts(lab, sw, count, first=1):
         lab.ip(ns, "link", "set", "eth0", "up")
         ip = "198.51.100.%d" % (10 + i)
         lab.ip(ns, "addr", "add", ip + "/24", "dev", "eth0")
+        # a default route, as a host on a real network has (the service
+        # validates it): to the switch, which forwards nothing
+        lab.ip(ns, "route", "add", "default", "via", "198.51.100.1")
+        # no ::1: a dry-run inventory reports lo (the first interface with
+        # an IPv4 address) with the host's forced MAC and IPv4 but keeps its
+        # IPv6 addresses, as the Go agent's does; every host would then own
+        # ::1 under its own MAC, which a real service's connectivity
+        # reports turn into an IP collision on every host
+        subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.lo.disable_ipv6=1"],
+                       check=True)
         hosts.append({"name": "h%d" % i, "ns": ns, "ip": ip, "mac": lab.mac(ns, "eth0"),
                       "id": str(uuid.uuid4()), "disk": lab.loop_disk("h%d-disk" % i),
                       "marker": lab.path("h%d-rebooted" % i)})
@@ -499,11 +720,32 @@ def make_hosts(lab, sw, count, first=1):
 
 
 def make_switch(lab):
+    """The switch: a bridge with 198.51.100.1, and the lab's NTP server
+    there (start_chronyd)."""
     sw = lab.netns("sw")
     lab.ip(sw, "link", "add", "br0", "type", "bridge")
     lab.ip(sw, "link", "set", "br0", "up")
     lab.ip(sw, "addr", "add", "198.51.100.1/24", "dev", "br0")
+    start_chronyd(lab, "sw", sw, ["local stratum 8", "allow 198.51.100.0/24", "bindaddress 198.51.100.1",
+                                  "cmdport 0"])
     return sw
+
+
+def start_chronyd(lab, name, ns, lines):
+    """chronyd in a lab namespace, if this machine has chrony: the switch
+    serves its clock (never touching this machine's: -x) and each host
+    follows it, so that the agents' ntp-synchronizer step (chronyc -n
+    sources: the host's own chronyd on its 127.0.0.1) finds a synced
+    source, as the real service's ntp-synced validation wants. No Unix
+    command socket (its path would be shared by every host)."""
+    exe = which("chronyd")
+    if not exe:
+        return None
+    conf = lab.path(name + "-chrony.conf")
+    with open(conf, "w") as f:
+        f.write("\n".join(lines + ["pidfile " + lab.path(name + "-chrony.pid"), "bindcmdaddress /",
+                                   "user root"]) + "\n")
+    return lab.spawn(name + "-chrony", [exe, "-d", "-x", "-f", conf], ns=ns)
 
 
 # ---- the controller stand-in -------------------------------------------------------------------------
@@ -601,21 +843,28 @@ def nmstate_config(ns, host):
                 "interfaces": [{"name": "eth0", "macAddress": host["mac"]}]}}
 
 
-def docs_resources(ns, hosts, release=RELEASE, image_set=None):
+def image_set_name(ns):
+    """The lab's ClusterImageSet: the documentation's name made the
+    namespace's own (the kind is cluster-wide; a shared cluster may hold
+    another run's)."""
+    return "%s-%s" % (docs("agentClusterInstall.yaml")["spec"]["imageSetRef"]["name"], ns)
+
+
+def docs_resources(ns, hosts, release=RELEASE, image_set=None, static_network=True):
     """The documentation's example resources, made to fit the lab: their
     names pointing at each other (the examples' do not: the ACI names
     ClusterDeployment test-cluster, the ClusterDeployment is single-node),
     a release the reference service serves, the lab's VIPs, no proxy (the
     example's would route the hosts through 11.11.11.33), one
-    NMStateConfig per host. image_set: the ClusterImageSet's name (default
-    the ACI's imageSetRef; a test sharing a cluster-scoped name)."""
+    NMStateConfig per host unless static_network is False (the hosts'
+    addresses are the lab's either way). image_set: the ClusterImageSet's
+    name (default image_set_name(ns))."""
     out = [docs("pullsecret.yaml")]
     cis = docs("clusterImageSet.yaml")
     cd = docs("clusterDeployment.yaml")
     aci = docs("agentClusterInstall.yaml")
     ie = docs("infraEnv.yaml")
-    if image_set:
-        aci["spec"]["imageSetRef"]["name"] = image_set
+    aci["spec"]["imageSetRef"]["name"] = image_set or image_set_name(ns)
     cis["metadata"]["name"] = aci["spec"]["imageSetRef"]["name"]
     cis["spec"]["releaseImage"] = release
     aci["spec"]["clusterDeploymentRef"]["name"] = cd["metadata"]["name"]
@@ -624,11 +873,13 @@ def docs_resources(ns, hosts, release=RELEASE, image_set=None):
                         "ingressVIPs": ["198.51.100.101"]})
     ie["spec"].pop("proxy", None)
     ie["spec"]["clusterRef"] = {"name": cd["metadata"]["name"], "namespace": ns}
+    if not static_network:
+        ie["spec"].pop("nmStateConfigLabelSelector", None)
     out += [cis, cd, aci, ie]
     for o in out:
         if o["kind"] != "ClusterImageSet":
             o["metadata"]["namespace"] = ns
-    return out + [nmstate_config(ns, h) for h in hosts]
+    return out + ([nmstate_config(ns, h) for h in hosts] if static_network else [])
 
 
 class Install(object):
@@ -638,10 +889,26 @@ class Install(object):
     InfraEnv's image exists; step() approves new Agents, starts the
     controller stand-in once the cluster installs and reports what
     changed; run() steps until the AgentClusterInstall is Completed with
-    both Secrets, or says why not (LabError)."""
+    both Secrets, or says why not (LabError).
 
-    def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=()):
-        self.lab, self.ns, self.release, self.image_set = lab, ns, release, image_set
+    The servers are the lab's own (the test kube-apiserver, the reference
+    service), or the real ones of CRADLE_TEST_KUBECONFIG and
+    CRADLE_TEST_SERVICE_URL: this process, its cradle-hub and the servers
+    it starts stay in the namespace it was started in and reach them
+    directly; the hosts reach the service through a Relay on the switch.
+    On the cluster, the lab removes what it made (its namespace, its
+    ClusterImageSet) when it closes, cradle-hub still running so that its
+    finalizers go as they should (and, on a real service, what it
+    registered there with them)."""
+
+    # seconds an input error of the InfraEnv's image stays before the lab stops
+    REFUSAL_SETTLES = 30
+
+    def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=(),
+                 static_network=True):
+        self.lab, self.ns, self.release = lab, ns, release
+        self.image_set = image_set or image_set_name(ns)
+        self.static_network = static_network
         self.say = say or (lambda s: None)
         self.n_hosts = hosts
         self.hub_args = list(hub_args)
@@ -650,8 +917,12 @@ class Install(object):
         self.standin = None
         self.cluster_id = None
         self.rows = {}
-        self.hub = self.kube = self.svc = self.kubeconfig = self.sw = None
+        self.hub = self.kube = self.svc = self.kubeconfig = self.sw = self.relay = None
         self.agents = {}
+        self.owns_namespace = False
+        self.left = None
+        self.fitted = None
+        self.refused = {}
 
     # bring-up
     def up(self, timeout=120):
@@ -662,27 +933,81 @@ class Install(object):
         self.say("lab: switch 198.51.100.1/24, hosts %s, disks %s (120 GiB, sparse)" % (
             ", ".join("%s %s" % (h["hostname"], h["ip"]) for h in self.hosts),
             ", ".join(h["disk"] for h in self.hosts)))
-        self.lab.enter(self.sw)
-        self.kubeconfig, _ = start_kubeapi(self.lab)
+        self.kubeconfig, srv = start_kubeapi(self.lab)
         self.kube = Kube(self.kubeconfig)
         self.lab.on_close.append(self.kube.close)
-        self.say("test kube-apiserver ready (assisted-service, hive and metal3 CRDs)")
-        self.svc = start_refservice(self.lab, "198.51.100.1", {
+        self.say("%s ready (assisted-service, hive and metal3 CRDs)" % (
+            "test kube-apiserver" if srv else "the cluster of CRADLE_TEST_KUBECONFIG (%s:%d)" % (
+                self.kube.host, self.kube.port)))
+        self.svc = start_refservice(self.lab, "127.0.0.1", {
             # the agents' own image is the installer image: cradle's installer runs in-process
             "installer_image": AGENT_IMAGE,
             # the lab's NICs are veth pairs, which the service drops unless told
             "enable_virtual_interfaces": True,
             "next_instruction_seconds": 2, "backoff_instruction_seconds": 2})
-        self.say("reference assisted-service (REST mode) at %s" % self.svc.url)
+        self.relay = Relay(self.lab, self.sw, "198.51.100.1", self.svc.url).start()
+        self.say("%s at %s, reached by the hosts through a relay at %s" % (
+            "the assisted-service of CRADLE_TEST_SERVICE_URL" if self.svc.real else
+            "reference assisted-service (REST mode)", self.svc.url, self.relay.url))
         self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, extra=self.hub_args).start(timeout=timeout)
         self.say("cradle-hub ready (namespace %s)" % self.ns)
         return self
 
-    def apply(self):
-        self.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
-        for o in docs_resources(self.ns, self.hosts, self.release, self.image_set):
+    def namespace(self):
+        """The lab's namespace, made (once) with its removal at the lab's close."""
+        if not self.owns_namespace:
+            self.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.ns}})
+            self.owns_namespace = True
+            self.lab.on_close.append(self.remove)
+        return self.ns
+
+    def resources(self):
+        return docs_resources(self.ns, self.hosts, self.release, self.image_set, self.static_network)
+
+    def apply(self, objects=None):
+        self.namespace()
+        for o in objects or self.resources():
             self.kube.apply(o)
             self.say("applied %s/%s" % (o["kind"], o["metadata"]["name"]))
+
+    def remove(self, timeout=None):
+        """Deletes the lab's namespace and ClusterImageSet and waits until the
+        namespace is gone (cradle-hub, still running, removes its
+        finalizers); what still holds a finalizer after the wait loses it,
+        and says so. Sets self.left: what was left after the wait."""
+        if timeout is None:
+            timeout = 15 if self.lab.hurrying else 180
+        # the hosts first: an agent still polling would register its host
+        # again as cradle-hub deregisters it
+        for p in self.agents.values():
+            self.lab.stop(p, 0.5 if self.lab.hurrying else 10)
+        if not self.lab.hurrying and (self.hub is None or self.hub.proc is None or self.hub.proc.poll() is not None):
+            # a test stopped its cradle-hub: one more removes the finalizers
+            self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, extra=self.hub_args,
+                           name="cradle-hub-removal").start()
+        self.kube.delete("ClusterImageSet", None, self.image_set)
+        self.kube.delete("Namespace", None, self.ns)
+        try:
+            wait("the namespace %s to go" % self.ns, lambda: self.kube.get("Namespace", None, self.ns) is None,
+                 timeout)
+            self.left = []
+            return
+        except LabError:
+            pass
+        self.left = []
+        for kind in ("Agent", "AgentClusterInstall", "ClusterDeployment", "InfraEnv", "NMStateConfig", "Secret",
+                     "ConfigMap"):
+            for o in self.kube.list(kind, self.ns):
+                if o["metadata"].get("finalizers"):
+                    self.left.append("%s/%s %s" % (kind, o["metadata"]["name"], o["metadata"]["finalizers"]))
+                    self.kube.patch(kind, self.ns, o["metadata"]["name"], {"metadata": {"finalizers": None}})
+        self.say("the namespace %s was still there after %d s: finalizers removed from %s" % (
+            self.ns, timeout, ", ".join(self.left) or "nothing"))
+        try:
+            wait("the namespace %s to go" % self.ns, lambda: self.kube.get("Namespace", None, self.ns) is None,
+                 10 if self.lab.hurrying else 60)
+        except LabError as e:
+            self.say(str(e))
 
     @property
     def aci_name(self):
@@ -696,10 +1021,27 @@ class Install(object):
         c = condition(ie, "ImageCreated")
         if c and c["status"] == "True":
             return ie["metadata"]["annotations"][ANNOTATION_INFRA_ENV_ID]
+        image = c and c["status"] == "False" and c.get("reason") == "ImageCreationError" and \
+            "internal error" not in c.get("message", "")
         sync = condition(self.aci(), "SpecSynced")
-        if sync and sync["status"] == "False" and sync["reason"] == "InputError":
-            raise LabError("the AgentClusterInstall was refused: " + sync["message"])
+        spec = sync and sync["status"] == "False" and sync["reason"] == "InputError"
+        self.settled("the InfraEnv's image was refused", c["message"] if image else None)
+        self.settled("the AgentClusterInstall was refused", sync["message"] if spec else None)
         return None
+
+    def settled(self, what, message):
+        """A LabError when the same input error (message; None: none) has
+        stayed REFUSAL_SETTLES seconds: one that comes and goes (an object
+        the other's controller has not seen yet) is no refusal; the
+        service's answer to the user's input (not retried by cradle-hub)
+        stays until the input changes."""
+        seen = self.refused.get(what)
+        if message is None:
+            self.refused.pop(what, None)
+        elif not seen or seen[0] != message:
+            self.refused[what] = (message, time.monotonic())
+        elif time.monotonic() - seen[1] > self.REFUSAL_SETTLES:
+            raise LabError("%s for %d s: %s" % (what, self.REFUSAL_SETTLES, message))
 
     def hosts_file(self):
         p = self.lab.path("cluster-hosts.json")
@@ -710,10 +1052,17 @@ class Install(object):
 
     def boot(self, hosts=None, timeout=120):
         """The hosts' agents, in dry run, as if booted from the InfraEnv's image."""
-        ie_id = wait("the InfraEnv's image", lambda: self.report() is not None and self.infra_env_id(), timeout)
+        try:
+            ie_id = wait("the InfraEnv's image", lambda: self.report() is not None and self.infra_env_id(), timeout)
+        except LabError as e:
+            if not str(e).startswith("timed out"):
+                raise
+            c = condition(self.kube.get("InfraEnv", self.ns, IE_NAME), "ImageCreated")
+            raise LabError("%s; the InfraEnv's ImageCreated: %s" % (
+                e, "%s %s: %s" % (c["status"], c.get("reason"), c.get("message")) if c else "none"))
         hf = self.hosts_file()
         for h in hosts or self.hosts:
-            self.agents[h["id"]] = start_agent(self.lab, h, self.svc.url, ie_id, hf)
+            self.agents[h["id"]] = start_agent(self.lab, h, self.relay.url, ie_id, hf)
         return ie_id
 
     def add_hosts(self, count, prefix="spoke-worker-"):
@@ -778,6 +1127,9 @@ class Install(object):
         cd = self.kube.get("ClusterDeployment", self.ns, CD_NAME)
         self.cluster_id = self.cluster_id or (((cd or {}).get("metadata") or {}).get("annotations") or {}).get(
             ANNOTATION_CLUSTER_ID)
+        if self.cluster_id and self.fitted is None:
+            self.fitted = self.fit_requirements()
+        self.check_nics()
         aci = self.aci()
         state = ((aci or {}).get("status") or {}).get("debugInfo", {}).get("state")
         if controller and self.cluster_id and self.standin is None and state in ("installing", "finalizing"):
@@ -795,6 +1147,46 @@ class Install(object):
         if self.standin and self.standin.error:
             return "failed: the controller stand-in stopped: %s" % self.standin.error
         return "changed" if changed else None
+
+    def fit_requirements(self):
+        """The lab's hosts are this machine: its CPUs and memory. Where the
+        service wants more of a host of some role (its preflight
+        requirements, a public call; the reference service has none and
+        wants what a lab has), the AgentClusterInstall ignores that
+        validation, as a user may (agent-install.openshift.io/ignored-host-
+        validations), and says so. Returns the validations ignored."""
+        import refclient
+        st, req = refclient.HubClient(self.svc).call("GET", "/v2/clusters/%s/preflight-requirements" %
+                                                      self.cluster_id)
+        if st != 200 or not isinstance(req, dict):
+            return []
+        with open("/proc/meminfo") as f:
+            ram_mib = next(int(line.split()[1]) for line in f if line.startswith("MemTotal:")) // 1024
+        have = {"cpu_cores": os.cpu_count(), "ram_mib": ram_mib}
+        ignore, why = [], []
+        for key, validation in (("cpu_cores", "has-cpu-cores-for-role"), ("ram_mib", "has-memory-for-role")):
+            for role in ("master", "worker"):
+                want = ((((req.get("ocp") or {}).get(role) or {}).get("quantitative") or {}).get(key) or 0)
+                if want > have[key]:
+                    if validation not in ignore:
+                        ignore.append(validation)
+                    why.append("%s %s %d (this machine %d)" % (role, key, want, have[key]))
+        if ignore:
+            self.kube.patch("AgentClusterInstall", self.ns, ACI_NAME, {"metadata": {"annotations": {
+                "agent-install.openshift.io/ignored-host-validations": ",".join(ignore)}}})
+            self.say("the service wants more than this machine has (%s): the AgentClusterInstall ignores %s" % (
+                ", ".join(why), ", ".join(ignore)))
+        return ignore
+
+    def check_nics(self):
+        """A LabError when the service dropped the hosts' NICs: a lab's are
+        veth pairs, which assisted-service keeps only with
+        ENABLE_VIRTUAL_INTERFACES=true (without them no host is ever known)."""
+        for a in self.kube.list("Agent", self.ns):
+            inv = (a.get("status") or {}).get("inventory") or {}
+            if inv.get("hostname") and not inv.get("interfaces") and a["metadata"]["name"] in self.names():
+                raise LabError("the service dropped the NICs of %s (virtual interfaces, as the lab's are): run "
+                               "it with ENABLE_VIRTUAL_INTERFACES=true" % self.names()[a["metadata"]["name"]])
 
     def secrets(self):
         return (CD_NAME + "-admin-kubeconfig", CD_NAME + "-admin-password")
