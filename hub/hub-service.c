@@ -385,8 +385,13 @@ const char *hub_service_api_to_string(HubServiceApi api)
 
 /* body fields only one generation's models have (b29f9bcf's swagger.yaml
  * against the 2026 one): a refusal of one of them names the other */
-static const char *const fields_2023_lacks[] = { "control_plane_count", "load_balancer", "ntp_sources",
-                                                 "operator_bundles", NULL };
+static const char *const fields_2023_lacks[] = { "control_plane_count",
+                                                 "load_balancer",
+                                                 "ntp_sources",
+                                                 "operator_bundles",
+                                                 "network_discovery_delay_seconds",
+                                                 "rendezvous_ip",
+                                                 NULL };
 static const char *const fields_current_lacks[] = { "api_vip", "ingress_vip", NULL };
 
 const char *hub_call_unknown_field(const HubCallResult *r, char *ret, size_t n)

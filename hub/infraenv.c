@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@
 /* tags of the calls this controller makes */
 #define TAG_REGISTER "register-infraenv"
 #define TAG_UPDATE "update-infraenv"
+/* the same, shaped again for the API the first one's refusal showed */
+#define TAG_REGISTER_AGAIN "register-infraenv-again"
+#define TAG_UPDATE_AGAIN "update-infraenv-again"
 #define TAG_GET "get-infraenv"
 #define TAG_IPXE "ipxe-script"
 #define TAG_URL_IPXE "presigned-ipxe-script"
@@ -278,6 +282,8 @@ static int infraenv_observe(HubContext *ctx, HubObserved *base)
                         o->hosts_read = true;
                 }
         }
+        /* after the service's answers: what they showed counts */
+        o->api = hub_service_api(ctx->service);
         return 0;
 }
 
@@ -316,9 +322,33 @@ static int set_failure(const InfraEnvObserved *o, json_object *desired, HubPlan 
         return 0;
 }
 
+/* a call refused for a field its body should not have had: its answer
+ * showed an API other than the one the body was shaped for */
+static bool refused_for_api(const InfraEnvObserved *o, const HubCallResult *r)
+{
+        return r && r->error < 0 && hub_service_api_learn(o->api, r) != o->api;
+}
+
 static int finish(const InfraEnvObserved *o, json_object *desired, HubPlan *plan)
 {
         return hub_plan_patch_object(plan, HUB_KIND_INFRAENV, o->base.object, desired, true, true);
+}
+
+/* 1 when the InfraEnv asks what a service of this API cannot do: said as
+ * the user's input error, the status written; 0 when it can */
+static int refuse_for_api(const InfraEnvObserved *o, json_object *desired, HubPlan *plan,
+                          json_object *service, HubServiceApi api)
+{
+        _cleanup_free_ char *message = NULL;
+        int r;
+
+        r = infraenv_api_error(o->base.object, service, api, &message);
+        if (r < 0 || !message)
+                return r;
+        r = set_failure(o, desired, plan, true, message);
+        if (r >= 0)
+                r = finish(o, desired, plan);
+        return r < 0 ? r : 1;
 }
 
 /* spec.pullSecretRef → the .dockerconfigjson text, or an input/backend
@@ -377,9 +407,44 @@ static const char *image_type(const InfraEnvObserved *o)
         return !isempty(t) ? t : o->image_type;
 }
 
-/* The registration body (RegisterInfraEnvInternal's parameters). */
-static int create_params(const InfraEnvObserved *o, const char *secret, json_object *static_config,
-                         json_object **ret)
+static bool discovery_delay(json_object *spec, int64_t *ret)
+{
+        return json_get_int64(spec, "networkDiscoveryDelaySeconds", ret) >= 0;
+}
+
+int infraenv_api_error(json_object *ie, json_object *service, HubServiceApi api, char **ret)
+{
+        json_object *spec = json_get(ie, "spec"), *ntp = json_get(spec, "ntpSources");
+        const char *osv = json_get_string(spec, "osImageVersion"),
+                   *have = json_get_string(service, "openshift_version");
+        int64_t delay = 0;
+
+        *ret = NULL;
+        if (api != HUB_SERVICE_API_2023)
+                return 0;
+        if (json_object_is_type(ntp, json_type_array) && json_object_array_length(ntp) > 0)
+                *ret = strdup("this assisted-service does not know ntp_sources (its API is the late-2023 "
+                              "one): spec.ntpSources cannot replace the hosts' NTP sources there; "
+                              "spec.additionalNTPSources adds to them");
+        else if (discovery_delay(spec, &delay) && delay > 0)
+                *ret = strdup_printf("this assisted-service does not know network_discovery_delay_seconds "
+                                     "(its API is the late-2023 one): spec.networkDiscoveryDelaySeconds "
+                                     "%" PRIi64 " cannot be honoured by it",
+                                     delay);
+        else if (service && !isempty(osv) && !streq(osv, strempty(have)))
+                *ret = strdup_printf("the infra-env was registered for OpenShift %s and this "
+                                     "assisted-service (its API is the late-2023 one) cannot change it to "
+                                     "%s: delete and re-create the InfraEnv",
+                                     isempty(have) ? "(the service's default)" : have, osv);
+        else
+                return 0;
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* The registration body (RegisterInfraEnvInternal's parameters), shaped for
+ * api (infraenv_api_error() said it can express this InfraEnv). */
+static int create_params(const InfraEnvObserved *o, HubServiceApi api, const char *secret,
+                         json_object *static_config, json_object **ret)
 {
         json_object *ie = o->base.object, *spec = json_get(ie, "spec"), *proxy = json_get(spec, "proxy");
         _cleanup_(json_object_putp) json_object *p = json_new_object(), *ka = kernel_args(ie);
@@ -399,7 +464,7 @@ static int create_params(const InfraEnvObserved *o, const char *secret, json_obj
                                      json_get_string(spec, "ignitionConfigOverride")) < 0 ||
             json_add_string_nonempty(p, "cpu_architecture", json_get_string(spec, "cpuArchitecture")) < 0 ||
             json_add_string_nonempty(p, "additional_ntp_sources", ntp) < 0 ||
-            json_add_string_nonempty(p, "ntp_sources", ntp2) < 0 ||
+            (api != HUB_SERVICE_API_2023 && json_add_string_nonempty(p, "ntp_sources", ntp2) < 0) ||
             json_add_string_nonempty(p, "additional_trust_bundle",
                                      json_get_string(spec, "additionalTrustBundle")) < 0)
                 return -ENOMEM;
@@ -422,7 +487,7 @@ static int create_params(const InfraEnvObserved *o, const char *secret, json_obj
         }
         if (json_add_string_nonempty(p, "openshift_version", osv) < 0)
                 return -ENOMEM;
-        if (json_get_int64(spec, "networkDiscoveryDelaySeconds", &delay) >= 0 &&
+        if (api != HUB_SERVICE_API_2023 && discovery_delay(spec, &delay) &&
             json_add_int64(p, "network_discovery_delay_seconds", delay) < 0)
                 return -ENOMEM;
         if (json_object_array_length(ka) > 0 && json_add(p, "kernel_arguments", TAKE_PTR(ka)) < 0)
@@ -434,6 +499,20 @@ static int create_params(const InfraEnvObserved *o, const char *secret, json_obj
         return 0;
 }
 
+/* The registration body for api, or 1 when this InfraEnv asks what api
+ * cannot do (the input error written) */
+static int shaped_create_params(const InfraEnvObserved *o, json_object *desired, HubPlan *plan,
+                                HubServiceApi api, const char *secret, json_object *static_config,
+                                json_object **ret)
+{
+        int r;
+
+        r = refuse_for_api(o, desired, plan, NULL, api);
+        if (r != 0)
+                return r;
+        return create_params(o, api, secret, static_config, ret);
+}
+
 static bool str_differs(json_object *service, const char *key, const char *want)
 {
         return !streq(strempty(json_get_string(service, key)), strempty(want));
@@ -443,8 +522,9 @@ static bool str_differs(json_object *service, const char *key, const char *want)
  * real controller sends everything on every reconcile). NULL when
  * nothing differs. secret_changed: the pull secret is not what was sent
  * last (its digest). */
-static int update_params(const InfraEnvObserved *o, json_object *service, const char *secret,
-                         bool secret_changed, json_object *static_config, json_object **ret)
+static int update_params(const InfraEnvObserved *o, HubServiceApi api, json_object *service,
+                         const char *secret, bool secret_changed, json_object *static_config,
+                         json_object **ret)
 {
         json_object *ie = o->base.object, *spec = json_get(ie, "spec"), *proxy = json_get(spec, "proxy");
         _cleanup_(json_object_putp) json_object *p = json_new_object(), *ka = kernel_args(ie),
@@ -486,7 +566,7 @@ static int update_params(const InfraEnvObserved *o, json_object *service, const 
         if (!isempty(ntp) && str_differs(service, "additional_ntp_sources", ntp) &&
             json_add_string(p, "additional_ntp_sources", ntp) < 0)
                 return -ENOMEM;
-        if (!isempty(ntp2) && str_differs(service, "ntp_sources", ntp2) &&
+        if (api != HUB_SERVICE_API_2023 && !isempty(ntp2) && str_differs(service, "ntp_sources", ntp2) &&
             json_add_string(p, "ntp_sources", ntp2) < 0)
                 return -ENOMEM;
         if (str_differs(service, "type", image_type(o)) &&
@@ -508,7 +588,7 @@ static int update_params(const InfraEnvObserved *o, json_object *service, const 
             json_add_string(p, "additional_trust_bundle",
                             strempty(json_get_string(spec, "additionalTrustBundle"))) < 0)
                 return -ENOMEM;
-        if (!isempty(osv) && str_differs(service, "openshift_version", osv) &&
+        if (api != HUB_SERVICE_API_2023 && !isempty(osv) && str_differs(service, "openshift_version", osv) &&
             json_add_string(p, "openshift_version", osv) < 0)
                 return -ENOMEM;
         if (secret_changed && json_add_string(p, "pull_secret", secret) < 0)
@@ -526,8 +606,8 @@ static int update_params(const InfraEnvObserved *o, json_object *service, const 
         if (!hub_json_equal(have_ka, ka) && json_add(p, "kernel_arguments", TAKE_PTR(ka)) < 0)
                 return -ENOMEM;
         (void)json_get_int64(service, "network_discovery_delay_seconds", &have_delay);
-        if (json_get_int64(spec, "networkDiscoveryDelaySeconds", &want_delay) >= 0 &&
-            want_delay != have_delay && json_add_int64(p, "network_discovery_delay_seconds", want_delay) < 0)
+        if (api != HUB_SERVICE_API_2023 && discovery_delay(spec, &want_delay) && want_delay != have_delay &&
+            json_add_int64(p, "network_discovery_delay_seconds", want_delay) < 0)
                 return -ENOMEM;
         if (json_object_object_length(p) > 0)
                 *ret = TAKE_PTR(p);
@@ -783,7 +863,8 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
         _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
         _cleanup_erase_ char *secret = NULL;
         _cleanup_free_ char *secret_error = NULL, *nm_error = NULL, *marker = NULL, *id = NULL;
-        const HubCallResult *reg, *upd, *get;
+        const HubCallResult *reg, *upd, *get, *reg_again, *upd_again;
+        HubServiceApi api;
         bool user = true, written = false, secret_changed;
         char dg[80] = "";
         int r;
@@ -850,7 +931,12 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
         /* which infra-env */
         reg = hub_call_results_find(&base->results, TAG_REGISTER);
         upd = hub_call_results_find(&base->results, TAG_UPDATE);
+        reg_again = hub_call_results_find(&base->results, TAG_REGISTER_AGAIN);
+        upd_again = hub_call_results_find(&base->results, TAG_UPDATE_AGAIN);
         get = hub_call_results_find(&base->results, TAG_GET);
+        /* the answers of this reconcile count too (hub-service.c learns
+         * them for the next ones) */
+        api = hub_service_api_learn(hub_service_api_learn(o->api, reg), upd);
         r = claim(o, ie, &d);
         if (r < 0)
                 return r;
@@ -863,6 +949,19 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                 hub_claim_decision_done(&d);
                 d.action = HUB_CLAIM_MARK;
         }
+        if (reg && !reg_again && refused_for_api(o, reg)) {
+                /* refused for a field of the other generation: once more,
+                 * shaped for the one it showed */
+                r = shaped_create_params(o, desired, plan, api, secret, static_config, &params);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                return hub_plan_op(plan, TAG_REGISTER_AGAIN, ASSISTED_OP_REGISTER_INFRA_ENV,
+                                   (char *[]){ NULL }, NULL, TAKE_PTR(params), true);
+        }
+        if (reg_again)
+                reg = reg_again;
+        if (upd_again)
+                upd = upd_again;
         if (reg) {
                 if (reg->error < 0) {
                         /* the marker stays: the next reconcile searches first */
@@ -947,9 +1046,9 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                                                                          marker) < 0)
                                         return -ENOMEM;
                         }
-                        r = create_params(o, secret, static_config, &params);
-                        if (r < 0)
-                                return r;
+                        r = shaped_create_params(o, desired, plan, api, secret, static_config, &params);
+                        if (r != 0)
+                                return r < 0 ? r : 0;
                         /* the marker (and the finalizer) first, then the call */
                         r = hub_plan_patch_object(plan, HUB_KIND_INFRAENV, ie, desired, true, false);
                         if (r < 0)
@@ -972,6 +1071,19 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                         r = hub_object_set_annotation(desired, HUB_ANNOTATION_PULL_SECRET_DIGEST, dg);
                 if (r < 0)
                         return r;
+        } else if (upd && !upd_again && refused_for_api(o, upd)) {
+                r = refuse_for_api(o, desired, plan, service, api);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                secret_changed =
+                        !streq(strempty(hub_object_annotation(ie, HUB_ANNOTATION_PULL_SECRET_DIGEST)), dg);
+                r = update_params(o, api, service, secret, secret_changed, static_config, &params);
+                if (r < 0)
+                        return r;
+                if (params)
+                        return hub_plan_op(plan, TAG_UPDATE_AGAIN, ASSISTED_OP_UPDATE_INFRA_ENV,
+                                           (char *[]){ id, NULL }, NULL, TAKE_PTR(params), true);
+                /* nothing left this service can take */
         } else if (upd) {
                 if (upd->error < 0) {
                         if (upd->status == 409) {
@@ -999,7 +1111,10 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
         } else {
                 secret_changed =
                         !streq(strempty(hub_object_annotation(ie, HUB_ANNOTATION_PULL_SECRET_DIGEST)), dg);
-                r = update_params(o, service, secret, secret_changed, static_config, &params);
+                r = refuse_for_api(o, desired, plan, service, api);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                r = update_params(o, api, service, secret, secret_changed, static_config, &params);
                 if (r < 0)
                         return r;
                 if (params) {

@@ -9,6 +9,7 @@
  */
 
 #include "hub-controller.h"
+#include "hub-service.h"
 
 typedef struct InfraEnvObserved {
         HubObserved base;
@@ -44,11 +45,18 @@ typedef struct InfraEnvObserved {
         /* deletion: the infra-env's hosts */
         HubCallResult hosts;
         bool hosts_read;
+        /* the service's API as shown before this reconcile */
+        HubServiceApi api;
 } InfraEnvObserved;
 
 extern const HubControllerType hub_infraenv_controller;
 
 int infraenv_decide(const HubObserved *o, HubPlan *plan);
+/* What this InfraEnv asks that a service of this API cannot do (pure):
+ * NULL in *ret when nothing; service: the registered infra-env, or NULL
+ * before the registration. The late-2023 models have no ntp_sources, no
+ * network_discovery_delay_seconds and no openshift_version in an update. */
+int infraenv_api_error(json_object *ie, json_object *service, HubServiceApi api, char **ret);
 void infraenv_observed_done(HubObserved *o);
 
 /* What the ImageCreated condition says for a failed call, as upstream's

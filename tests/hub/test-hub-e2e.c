@@ -1523,6 +1523,52 @@ TEST(cluster_on_a_late_2023_service)
         generation_lab_done(c, &lab);
 }
 
+/* The late-2023 infra-env models lack network_discovery_delay_seconds and
+ * ntp_sources: a delay of 0 registers without it, exclusive NTP sources are
+ * the user's input error, said once. */
+TEST(infraenv_on_a_late_2023_service)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        static const Cond cannot = {
+                "ImageCreated", "False", "ImageCreationError",
+                "Failed to create image: this assisted-service does not know ntp_sources (its API is the "
+                "late-2023 one): spec.ntpSources cannot replace the hosts' NTP sources there; "
+                "spec.additionalNTPSources adds to them"
+        };
+        GenerationLab lab;
+
+        generation_lab(c, "2023", &lab);
+        create_infraenv(c, lab.ns, "delay", ",\"networkDiscoveryDelaySeconds\":0");
+        create_infraenv(c, lab.ns, "ntp", ",\"ntpSources\":[\"198.51.100.1\"]");
+        generation_lab_start(&lab);
+        free(ready_infraenv(c, lab.ns, "delay", &lab.hub));
+        json_object_put(
+                wait_for(c, HUB_KIND_INFRAENV, lab.ns, "ntp", has_condition, &cannot, 120, &lab.hub));
+        generation_lab_done(c, &lab);
+}
+
+/* On whichever service is found (CRADLE_TEST_SERVICE_URL too): an InfraEnv
+ * every generation can express registers, whatever the hub knew first. */
+TEST(infraenv_with_fields_of_either_generation)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-iegen");
+        _cleanup_(json_object_putp) json_object *service = NULL;
+        _cleanup_free_ char *id = NULL, *path = NULL;
+        Hub h;
+
+        create_pull_secret(c, ns, true);
+        create_infraenv(c, ns, "either",
+                        ",\"networkDiscoveryDelaySeconds\":0,"
+                        "\"additionalNTPSources\":[\"198.51.100.1\"]");
+        hub_start(&h, ns, NULL);
+        id = ready_infraenv(c, ns, "either", &h);
+        path = strdup_printf("/v2/infra-envs/%s", id);
+        ASSERT_EQ(service_call("GET", path, NULL, &service), 200);
+        ASSERT_STREQ(json_get_string(service, "additional_ntp_sources"), "198.51.100.1");
+        hub_stop_ok(&h);
+}
+
 /* A current service refuses the singular api_vip the late-2023 one wants:
  * learnt the same way, and its cluster keeps the count. */
 TEST(cluster_on_a_current_service)

@@ -307,6 +307,195 @@ TEST(register_4xx_is_an_input_error)
         fixture_done(&f);
 }
 
+/* ---- the service's API generation ---- */
+
+#define REFUSED_2023(model, field) \
+        "parsing " model " body from \"\" failed, because json: unknown field \"" field "\""
+
+/* a service not yet seen refuses network_discovery_delay_seconds: the hub
+ * learns the late-2023 API from it and registers once more without it */
+TEST(register_refused_for_a_2023_field_registers_again_shaped_for_it)
+{
+        Fixture f;
+        HubTestRun run;
+        HubTestAnswer answers[9] = {
+                { "register-infraenv", 400, NULL,
+                  REFUSED_2023("newInfraEnvParams", "network_discovery_delay_seconds") },
+                { "register-infraenv-again", 201, SERVICE_IE, NULL },
+        };
+        json_object *first, *again;
+
+        memcpy(answers + 2, files, sizeof(files));
+        fixture(&f,
+                infraenv(NULL, ",\"networkDiscoveryDelaySeconds\":0,\"additionalNTPSources\":[\"ntp1\"]"));
+        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-infraenv"), 2);
+        first = hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body;
+        again = hubtest_write(&run, HUB_WRITE_SERVICE, 1)->body;
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 1)->tag, "register-infraenv-again");
+        ASSERT_NOT_NULL(json_get(first, "network_discovery_delay_seconds"));
+        ASSERT_NULL(json_get(again, "network_discovery_delay_seconds"));
+        ASSERT_STREQ(json_get_string(again, "additional_ntp_sources"), "ntp1");
+        ASSERT_STREQ(json_get_string(again, "pull_secret"), PS_TEXT);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), ID);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* what the late-2023 models cannot say is the user's input error, never
+ * sent; the refusal that showed the API does not go to the condition */
+TEST(register_on_a_2023_service_what_it_cannot_do)
+{
+        static const struct {
+                const char *spec, *refused, *message;
+        } cases[] = {
+                { ",\"ntpSources\":[\"ntp1\"]", "ntp_sources",
+                  "Failed to create image: this assisted-service does not know ntp_sources (its API is the "
+                  "late-2023 one): spec.ntpSources cannot replace the hosts' NTP sources there; "
+                  "spec.additionalNTPSources adds to them" },
+                { ",\"networkDiscoveryDelaySeconds\":30", "network_discovery_delay_seconds",
+                  "Failed to create image: this assisted-service does not know "
+                  "network_discovery_delay_seconds (its API is the late-2023 one): "
+                  "spec.networkDiscoveryDelaySeconds 30 cannot be honoured by it" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *refusal =
+                        strdup_printf("parsing newInfraEnvParams body from \"\" failed, because json: "
+                                      "unknown field \"%s\"",
+                                      cases[i].refused);
+                Fixture f;
+                HubTestRun run;
+
+                /* not yet seen: sent once, refused, then the input error */
+                fixture(&f, infraenv(NULL, cases[i].spec));
+                hubtest_reconcile(infraenv_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "register-infraenv", 400, NULL, refusal }, { NULL } },
+                                  &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 1);
+                ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                                 cases[i].message);
+                ASSERT_FALSE(run.requeue);
+                ASSERT_EQ(run.requeue_after, 0);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+
+                /* known: nothing sent */
+                fixture(&f, infraenv(NULL, cases[i].spec));
+                f.o.api = HUB_SERVICE_API_2023;
+                hubtest_reconcile(infraenv_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+                ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                                 cases[i].message);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+
+                /* a current service takes it */
+                fixture(&f, infraenv(NULL, cases[i].spec));
+                f.o.api = HUB_SERVICE_API_CURRENT;
+                {
+                        HubTestAnswer answers[8] = { { "register-infraenv", 201, SERVICE_IE, NULL } };
+
+                        memcpy(answers + 1, files, sizeof(files));
+                        hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+                }
+                ASSERT_NOT_NULL(json_get(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body, cases[i].refused));
+                ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
+/* an update to a late-2023 service: what it takes is sent, a changed
+ * osImageVersion (no openshift_version in its update) is the input error */
+TEST(update_on_a_2023_service)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE), *body;
+        const char *with_version = "{\"id\":\"" ID "\",\"name\":\"myinfraenv\",\"type\":\"minimal-iso\","
+                                   "\"openshift_version\":\"4.13\",\"ssh_authorized_key\":\"\","
+                                   "\"download_url\":\"http://127.0.0.1:8888/byid/" ID
+                                   "/4.13/x86_64/minimal.iso\",\"updated_at\":\"2026-09-21T14:12:00Z\"}";
+
+        json_object_object_add(json_get(ie, "spec"), "additionalNTPSources",
+                               hubtest_json("[\"ntp1\",\"ntp2\"]"));
+        json_object_object_add(json_get(ie, "spec"), "networkDiscoveryDelaySeconds",
+                               json_object_new_int64(0));
+        fixture(&f, ie);
+        f.o.api = HUB_SERVICE_API_2023;
+        linked(&f, with_version);
+        {
+                HubTestAnswer answers[8] = { { "update-infraenv", 201, with_version, NULL } };
+
+                memcpy(answers + 1, files, sizeof(files));
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        }
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "update-infraenv"), 1);
+        body = hubtest_write(&run, HUB_WRITE_SERVICE, 0)->body;
+        ASSERT_EQ(json_object_object_length(body), 1);
+        ASSERT_STREQ(json_get_string(body, "additional_ntp_sources"), "ntp1,ntp2");
+        hubtest_run_done(&run);
+        ie = hub_json_copy(f.o.base.object);
+        fixture_done(&f);
+
+        json_object_object_add(json_get(ie, "spec"), "osImageVersion", json_object_new_string("4.14"));
+        fixture(&f, ie);
+        f.o.api = HUB_SERVICE_API_2023;
+        linked(&f, with_version);
+        hubtest_reconcile(infraenv_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image: the infra-env was registered for OpenShift 4.13 and this "
+                         "assisted-service (its API is the late-2023 one) cannot change it to 4.14: delete "
+                         "and re-create the InfraEnv");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* an update refused for a field the late-2023 models lack, by a service not
+ * yet seen: sent again without it */
+TEST(update_refused_for_a_2023_field_sent_again)
+{
+        Fixture f;
+        HubTestRun run;
+        json_object *ie = registered(NULL, SERVICE_IE), *again;
+        const char *updated = "{\"id\":\"" ID "\",\"name\":\"myinfraenv\",\"type\":\"minimal-iso\","
+                              "\"ssh_authorized_key\":\"ssh-ed25519 AAAA k\",\"download_url\":"
+                              "\"http://127.0.0.1:8888/byid/" ID "/4.13/x86_64/minimal.iso\","
+                              "\"updated_at\":\"2026-09-21T14:12:00Z\"}";
+
+        json_object_object_add(json_get(ie, "spec"), "sshAuthorizedKey",
+                               json_object_new_string("ssh-ed25519 AAAA k"));
+        json_object_object_add(json_get(ie, "spec"), "networkDiscoveryDelaySeconds",
+                               json_object_new_int64(0));
+        fixture(&f, ie);
+        /* the service shows no delay: 0 differs from nothing only to a
+         * service that has the field */
+        linked(&f, "{\"id\":\"" ID "\",\"name\":\"myinfraenv\",\"type\":\"minimal-iso\","
+                   "\"download_url\":\"http://127.0.0.1:8888/byid/" ID "/4.13/x86_64/minimal.iso\","
+                   "\"network_discovery_delay_seconds\":5,\"ssh_authorized_key\":\"\"}");
+        {
+                HubTestAnswer answers[9] = {
+                        { "update-infraenv", 400, NULL,
+                          REFUSED_2023("updateInfraEnvParams", "network_discovery_delay_seconds") },
+                        { "update-infraenv-again", 201, updated, NULL },
+                };
+
+                memcpy(answers + 2, files, sizeof(files));
+                hubtest_reconcile(infraenv_decide, &f.o.base, answers, &run);
+        }
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "update-infraenv"), 2);
+        again = hubtest_write(&run, HUB_WRITE_SERVICE, 1)->body;
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 1)->tag, "update-infraenv-again");
+        ASSERT_EQ(json_object_object_length(again), 1);
+        ASSERT_STREQ(json_get_string(again, "ssh_authorized_key"), "ssh-ed25519 AAAA k");
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "True", "InfraEnvAvailable", NULL);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
 TEST(register_5xx_is_a_backend_error)
 {
         Fixture f;
