@@ -1022,11 +1022,15 @@ static bool same_ids(json_object *want, const char *have_text)
         return true;
 }
 
-int cd_ignored_validations(json_object *aci, json_object *cluster, json_object **ret)
+bool cd_ignores_validations(json_object *aci)
+{
+        return hub_object_annotation(aci, HUB_ANNOTATION_IGNORED_CLUSTER_VALIDATIONS) ||
+               hub_object_annotation(aci, HUB_ANNOTATION_IGNORED_HOST_VALIDATIONS);
+}
+
+int cd_ignored_validations(json_object *aci, const char *have_c, const char *have_h, json_object **ret)
 {
         _cleanup_(json_object_putp) json_object *c = NULL, *h = NULL, *body = NULL;
-        const char *have_c = json_get_string(cluster, "ignored_cluster_validations"),
-                   *have_h = json_get_string(cluster, "ignored_host_validations");
         int r;
 
         *ret = NULL;

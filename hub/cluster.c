@@ -31,6 +31,7 @@
 #define TAG_UPDATE_AGAIN "update-cluster-again"
 #define TAG_INSTALL_CONFIG "install-config"
 #define TAG_IGNORED "ignored-validations"
+#define TAG_GET_IGNORED "get-ignored-validations"
 #define TAG_CREATE_MANIFEST "create-manifest:"
 #define TAG_DELETE_MANIFEST "delete-manifest:"
 #define TAG_INSTALL "install-cluster"
@@ -1070,7 +1071,7 @@ static int sync_spec(Flow *f, json_object **cluster)
         const ClusterObserved *o = f->o;
         const HubCallResult *first = result(f, TAG_UPDATE), *again = result(f, TAG_UPDATE_AGAIN),
                             *upd = again ? again : first, *icr = result(f, TAG_INSTALL_CONFIG),
-                            *ign = result(f, TAG_IGNORED);
+                            *ign = result(f, TAG_IGNORED), *have_ign = result(f, TAG_GET_IGNORED);
         _cleanup_(json_object_putp) json_object *params = NULL, *ignored = NULL, *body = NULL;
         _cleanup_free_ char *api_error = NULL;
         const char *id = json_get_string(*cluster, "id"), *have_digest;
@@ -1092,6 +1093,12 @@ static int sync_spec(Flow *f, json_object **cluster)
                         return r < 0 ? r : finish(f, *cluster);
                 }
         }
+        /* the service takes no change outside these (VerifyClusterUpdatability:
+         * a 409 over REST, where upstream's internal call skips the check);
+         * what differs waits, as it would be meaningless once installing */
+        if (!STR_IN_SET(strempty(json_get_string(*cluster, "status")), "insufficient", "ready",
+                        "pending-for-input", "adding-hosts"))
+                return 1;
         /* refused for a field its API lacks: once more, shaped for it */
         if (upd == first && refused_for_api(f, first))
                 upd = NULL;
@@ -1149,8 +1156,28 @@ static int sync_spec(Flow *f, json_object **cluster)
                         r = sync_error_call(f, ign, NULL);
                         return r < 0 ? r : finish(f, *cluster);
                 }
-        } else {
-                r = cd_ignored_validations(f->aci, *cluster, &ignored);
+        } else if (cd_ignores_validations(f->aci)) {
+                /* what the service ignores now: the cluster's own fields
+                 * where it shows them (the late-2023 one never does) */
+                const char *have_c = json_get_string(*cluster, "ignored_cluster_validations"),
+                           *have_h = json_get_string(*cluster, "ignored_host_validations");
+
+                if (!json_get(*cluster, "ignored_cluster_validations") &&
+                    !json_get(*cluster, "ignored_host_validations")) {
+                        if (!have_ign) {
+                                r = hub_plan_op(f->plan, TAG_GET_IGNORED,
+                                                ASSISTED_OP_GET_IGNORED_VALIDATIONS,
+                                                (char *[]){ (char *)id, NULL }, NULL, NULL, true);
+                                return r < 0 ? r : 0;
+                        }
+                        if (have_ign->error < 0) {
+                                r = sync_error_call(f, have_ign, NULL);
+                                return r < 0 ? r : finish(f, *cluster);
+                        }
+                        have_c = json_get_string(have_ign->body, "cluster-validation-ids");
+                        have_h = json_get_string(have_ign->body, "host-validation-ids");
+                }
+                r = cd_ignored_validations(f->aci, have_c, have_h, &ignored);
                 if (r < 0)
                         return r;
                 if (ignored) {

@@ -145,9 +145,12 @@ int cd_create_params(json_object *cd, json_object *aci, const ClusterInputs *in,
  * secret_changed: the pull secret's digest is not the one last sent. */
 int cd_update_params(json_object *cd, json_object *aci, json_object *cluster, json_object *hosts,
                      const ClusterInputs *in, bool secret_changed, json_object **ret);
+/* The ACI carries an ignored-validations annotation. */
+bool cd_ignores_validations(json_object *aci);
 /* The v2SetIgnoredValidations body when the annotations ask for something
- * the cluster does not have; NULL otherwise. */
-int cd_ignored_validations(json_object *aci, json_object *cluster, json_object **ret);
+ * the service does not ignore (have_*: its JSON lists, NULL for none);
+ * NULL otherwise. */
+int cd_ignored_validations(json_object *aci, const char *have_c, const char *have_h, json_object **ret);
 /* The import body (a day-2 cluster for a ClusterDeployment installed
  * elsewhere). */
 int cd_import_params(json_object *cd, json_object *aci, const char *version, json_object **ret);

@@ -85,6 +85,8 @@ static const AssistedOpInfo ops[_ASSISTED_OP_MAX] = {
                                                      "/v2/clusters/{cluster_id}/install-config", 200, 1 },
         [ASSISTED_OP_SET_IGNORED_VALIDATIONS] = { "v2SetIgnoredValidations", "PUT",
                                                   "/v2/clusters/{cluster_id}/ignored-validations", 201, 1 },
+        [ASSISTED_OP_GET_IGNORED_VALIDATIONS] = { "v2GetIgnoredValidations", "GET",
+                                                  "/v2/clusters/{cluster_id}/ignored-validations", 200, 1 },
         [ASSISTED_OP_GET_CREDENTIALS] = { "V2GetCredentials", "GET", "/v2/clusters/{cluster_id}/credentials",
                                           200, 1 },
         [ASSISTED_OP_DOWNLOAD_CLUSTER_CREDENTIALS] = { "V2DownloadClusterCredentials", "GET",

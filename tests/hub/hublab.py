@@ -1235,6 +1235,50 @@ class Install(object):
 
 # ---- the spoke cluster of a day-2 host ----------------------------------------------------------------
 
+class MachineConfigServer(object):
+    """THE SPOKE'S MACHINE CONFIG SERVER, a stand-in: a day-2 host's
+    api-vip-connectivity-check fetches the worker Ignition config from
+    http://<the cluster's API VIP>:22624/config/worker, and a real service
+    keeps the host insufficient until it could (the reference service does
+    not check). The lab's spoke has no machine-config server: this one, on
+    the switch at the API VIP, answers that path with an empty Ignition 3.2
+    config and counts what it served."""
+
+    PORT = 22624
+
+    def __init__(self, lab, sw, vip):
+        import http.server
+        self.lab, self.sw, self.vip = lab, sw, vip
+        self.served = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path.split("?")[0] != "/config/worker":
+                    self.send_error(404)
+                    return
+                body = json.dumps({"ignition": {"version": "3.2.0"}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                outer.served.append(self.client_address[0])
+
+            def log_message(self, *args):
+                pass
+        lab.ip(sw, "addr", "add", vip + "/32", "dev", "br0")
+        with lab.sockets_in(sw):
+            self.server = http.server.ThreadingHTTPServer((vip, self.PORT), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True, name="machine-config-server")
+        self.thread.start()
+        lab.on_close.append(self.stop)
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def start_spoke(lab):
     """A second test kube-apiserver playing the installed cluster (the
     spoke) that cradle-hub reaches through the admin kubeconfig Secret."""

@@ -1111,6 +1111,7 @@ TEST(install_config_overrides_and_ignored_validations)
         ASSERT_OK(hub_object_set_annotation(f.o.base.object, HUB_ANNOTATION_PULL_SECRET_DIGEST, dg));
         hubtest_reconcile(cd_decide, &f.o.base,
                           (HubTestAnswer[]){ { "install-config", 201, NULL, NULL },
+                                             { "get-ignored-validations", 200, "{}", NULL },
                                              { "ignored-validations", 201, NULL, NULL },
                                              { NULL } },
                           &run);
@@ -1118,7 +1119,11 @@ TEST(install_config_overrides_and_ignored_validations)
         ASSERT_STREQ(w->tag, "install-config");
         ASSERT_STREQ(json_object_get_string(w->body),
                      "{\"networking\":{\"networkType\":\"OVNKubernetes\"}}");
+        /* the cluster does not show what it ignores: asked */
         w = hubtest_write(&run, HUB_WRITE_SERVICE, 1);
+        ASSERT_STREQ(w->tag, "get-ignored-validations");
+        ASSERT_STREQ(w->path, "/v2/clusters/" CID "/ignored-validations");
+        w = hubtest_write(&run, HUB_WRITE_SERVICE, 2);
         ASSERT_STREQ(w->tag, "ignored-validations");
         ASSERT_STREQ(json_get_string(w->body, "cluster-validation-ids"),
                      "[\"api-vips-valid\",\"ingress-vips-valid\"]");
@@ -1126,6 +1131,7 @@ TEST(install_config_overrides_and_ignored_validations)
         /* the service refuses the overrides */
         hubtest_reconcile(cd_decide, &f.o.base,
                           (HubTestAnswer[]){ { "install-config", 400, NULL, "invalid character 'x'" },
+                                             { "get-ignored-validations", 200, "{}", NULL },
                                              { "ignored-validations", 201, NULL, NULL },
                                              { NULL } },
                           &run);
@@ -1136,6 +1142,83 @@ TEST(install_config_overrides_and_ignored_validations)
                 "'agent-install.openshift.io/install-config-overrides' annotation: invalid character 'x'");
         hubtest_run_done(&run);
         fixture_done(&f);
+}
+
+/* What the service ignores is compared with its own answer: the late-2023
+ * cluster never shows ignored_*_validations (its GET omits them), and its
+ * v2GetIgnoredValidations omits a list that is empty. Where the cluster
+ * shows them, no extra call. */
+TEST(ignored_validations_compared_with_what_the_service_ignores)
+{
+        static const char *const annotation =
+                ",\"annotations\":{\"agent-install.openshift.io/ignored-host-validations\":"
+                "\"has-cpu-cores-for-role\"}";
+        Fixture f;
+        HubTestRun run;
+        char dg[80];
+
+        ASSERT_OK(hub_digest(PS_TEXT, dg));
+        /* already ignored, said by v2GetIgnoredValidations: nothing set */
+        fixture(&f, cd(NULL, NULL), aci(annotation, NULL));
+        linked(&f, service_cluster("ready", NULL));
+        ASSERT_OK(hub_object_set_annotation(f.o.base.object, HUB_ANNOTATION_PULL_SECRET_DIGEST, dg));
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){
+                                  { "get-ignored-validations", 200,
+                                    "{\"host-validation-ids\":\"[\\\"has-cpu-cores-for-role\\\"]\"}", NULL },
+                                  { "install", 202, NULL, NULL },
+                                  { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "get-ignored-validations"), 1);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "ignored-validations"), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* the cluster shows it: no call at all */
+        fixture(&f, cd(NULL, NULL), aci(annotation, NULL));
+        linked(&f, service_cluster("ready",
+                                   ",\"ignored_host_validations\":\"[\\\"has-cpu-cores-for-role\\\"]\""));
+        ASSERT_OK(hub_object_set_annotation(f.o.base.object, HUB_ANNOTATION_PULL_SECRET_DIGEST, dg));
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "install", 202, NULL, NULL }, { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "get-ignored-validations"), 0);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "ignored-validations"), 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
+/* Once the installation is under way the service takes no change (a 409
+ * over REST); the hub sends none and says nothing is wrong with the spec. */
+TEST(no_change_sent_while_installing)
+{
+        static const char *const statuses[] = { "preparing-for-installation", "installing", "finalizing",
+                                                "installed", "error" };
+
+        for (size_t i = 0; i < ELEMENTSOF(statuses); i++) {
+                Fixture f;
+                HubTestRun run;
+                char dg[80];
+
+                fixture(&f, cd(NULL, NULL),
+                        aci(",\"annotations\":{\"agent-install.openshift.io/ignored-host-validations\":"
+                            "\"has-cpu-cores-for-role\",\"agent-install.openshift.io/"
+                            "install-config-overrides\":"
+                            "\"{}\"}",
+                            ",\"sshPublicKey\":\"ssh-ed25519 AAAA changed\""));
+                linked(&f, service_cluster(statuses[i], NULL));
+                ASSERT_OK(hub_digest(PS_TEXT, dg));
+                ASSERT_OK(hub_object_set_annotation(f.o.base.object, HUB_ANNOTATION_PULL_SECRET_DIGEST, dg));
+                hubtest_reconcile(cd_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "*", 200, "{}", NULL }, { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "update"), 0);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "install-config"), 0);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "ignored-validations"), 0);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "get-ignored-validations"), 0);
+                apply_aci(&f, &run);
+                ASSERT_CONDITION(f.o.aci, "SpecSynced", "True", "SyncOK", NULL);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
 }
 
 /* ---- custom manifests (§1.4) ---- */

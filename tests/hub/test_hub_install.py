@@ -368,7 +368,7 @@ class Refused(Base):
         """the AgentClusterInstall before its ClusterDeployment: the input
         error (no such ClusterDeployment) goes once it exists, and the lab
         goes on (a run whose informer saw the ACI first stopped there)"""
-        f = self.install(hosts=1)
+        f = self.install(hosts=1, static_network=False)
         resources = f.resources()
         cd = next(o for o in resources if o["kind"] == "ClusterDeployment")
         f.apply([o for o in resources if o is not cd])
@@ -515,9 +515,16 @@ class Day2(Base):
         # api.<cluster>.<domain>, which this machine cannot resolve)
         f.kube.patch("Secret", self.ns, f.secrets()[0], {"stringData": {"kubeconfig": kubeconfig}})
         self.wait("the day-2 cluster", lambda: (f.step(approve=False), f.state() == "adding-hosts")[1], 60)
+        # the new host's check of the spoke's machine-config server, at the API VIP
+        aci = next(o for o in f.resources() if o["kind"] == "AgentClusterInstall")
+        mcs = H.MachineConfigServer(self.lab, f.sw, aci["spec"]["apiVIP"])
         worker, = f.add_hosts(1)
         f.boot([worker])
         self.join(f, spoke, worker, {"node-role.kubernetes.io/worker": ""})
+        if f.svc.real:
+            # the service asked for the check and the host made it (the
+            # reference service never asks)
+            self.assertIn(worker["ip"], mcs.served)
         self.assertEqual(self.install_calls(), 1)
         self.assertEqual(self.calls("v2InstallHost", 202), 1)
         self.assertEqual(f.hub.stop(), 0)

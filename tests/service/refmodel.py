@@ -583,6 +583,12 @@ class Cluster(object):
             out["https_proxy"] = d["https_proxy"]
         if d.get("no_proxy"):
             out["no_proxy"] = d["no_proxy"]
+        if generation != "head":
+            # b29f9bcf keeps them in common.Cluster's own fields, which shadow
+            # the model's: its cluster answers never carry them (only
+            # v2GetIgnoredValidations tells)
+            out.pop("ignored_cluster_validations", None)
+            out.pop("ignored_host_validations", None)
         if generation == "head":
             # the 2026 model: no singular VIPs, no platform.is_external
             out.pop("api_vip", None)
@@ -2583,8 +2589,13 @@ class Model(object):
 
     def ignored_validations(self, cluster_id):
         c = self.cluster(cluster_id)
-        return {"cluster-validation-ids": c.spec.get("ignored_cluster_validations") or "[]",
-                "host-validation-ids": c.spec.get("ignored_host_validations") or "[]"}
+        # the model's fields are omitempty: a list never set is not there
+        out = {}
+        if c.spec.get("ignored_cluster_validations"):
+            out["cluster-validation-ids"] = c.spec["ignored_cluster_validations"]
+        if c.spec.get("ignored_host_validations"):
+            out["host-validation-ids"] = c.spec["ignored_host_validations"]
+        return out
 
     # manifests (internal/manifests)
     def _manifests_cluster(self, cluster_id):
