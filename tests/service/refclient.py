@@ -347,6 +347,30 @@ class HubClient(object):
         import uuid
         return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
 
+    REFUSES_CONTROL_PLANE_COUNT = 'json: unknown field "control_plane_count"'
+
+    def api_generation(self):
+        """The generation of the service's API, learned from what the
+        service says, as cradle-hub learns it (hub_service_api_learn): a
+        cluster registration that names control_plane_count is refused for
+        that field by the late-2023 service ("2023"); a service that
+        registers it answers with control_plane_count in the 2026 one
+        ("head"), without it in the reference service's default generation
+        (None: the late-2023 answers, request bodies read with the 2026
+        models). A cluster so registered is deregistered at once; the
+        answer is kept for the next calls."""
+        if not hasattr(self, "_api_generation"):
+            st, body = self.register_cluster(control_plane_count=3)
+            if st == 400 and self.REFUSES_CONTROL_PLANE_COUNT in str((body or {}).get("message")):
+                self._api_generation = "2023"
+            elif st == 201:
+                self.deregister_cluster(body["id"])
+                self._api_generation = "head" if "control_plane_count" in body else None
+            else:
+                raise RuntimeError("cannot learn the service's API generation: a registration answered %s %s"
+                                   % (st, str(body)[:500]))
+        return self._api_generation
+
     # -- clusters -------------------------------------------------------------
     def register_cluster(self, **params):
         body = {"name": self.unique("hub"), "openshift_version": "4.13", "base_dns_domain": "example.com",

@@ -374,6 +374,18 @@ class InfraEnv(object):
         return dict(sorted(out.items()))
 
 
+
+class _IgnoredIds(object):
+    """`id in ignored`: the cluster ignores that validation."""
+
+    def __init__(self, ids, never):
+        self.ids = [i for i in ids if isinstance(i, str)]
+        self.never = never
+
+    def __contains__(self, vid):
+        return vid not in self.never and ("all" in self.ids or vid in self.ids)
+
+
 class Cluster(object):
     def __init__(self, spec):
         d = copy.deepcopy(DEFAULT_CLUSTER)
@@ -762,7 +774,8 @@ class Host(object):
         """The 201 body of register: the Host struct V2RegisterHost builds
         afresh (default role, no inventory, zero created/updated times) +
         next_step_runner_command."""
-        role = "master" if sno else "auto-assign"
+        day2 = self.kind == "AddToExistingClusterHost"
+        role = "master" if sno else "worker" if day2 else "auto-assign"
         out = {
             "checked_in_at": self.checked_in_at,
             "created_at": ZERO_RFC,
@@ -791,6 +804,9 @@ class Host(object):
             out["cluster_id"] = self.cluster_id
         if sno:
             out["bootstrap"] = True
+        if day2:
+            # a day-2 host is a worker of the worker pool from its registration
+            out["machine_config_pool_name"] = self.machine_config_pool_name
         out = dict(sorted(out.items()))
         out["next_step_runner_command"] = {"args": next_step_args}
         return out
@@ -885,10 +901,15 @@ class Model(object):
                 return h
         return None
 
-    def cluster(self, cluster_id):
+    def cluster(self, cluster_id, bare_not_found=False):
+        """The cluster, else the 404 most operations answer; those that read
+        it with GetClusterFromDBWhere unwrapped (v2GetCluster, the
+        credentials and the cluster files: bare_not_found) say only
+        "record not found" (b29f9bcf, observed)."""
         c = self.clusters.get(cluster_id)
         if c is None:
-            raise ApiError(404, "Failed to get cluster %s: record not found" % cluster_id)
+            raise ApiError(404, "record not found" if bare_not_found else
+                           "Failed to get cluster %s: record not found" % cluster_id)
         return c
 
     def cluster_hosts(self, cluster_id):
@@ -917,7 +938,10 @@ class Model(object):
                 h.bootstrap = True
                 h.suggested_role = "master"
             if cluster is not None and cluster.spec.get("kind") == "AddHostsCluster":
+                # V2RegisterHost: a day-2 host is a worker from the start
                 h.kind = "AddToExistingClusterHost"
+                h.role = h.suggested_role = "worker"
+                h.machine_config_pool_name = "worker"
             h.discovery_agent_version = version
             h.set_status("discovering" if cluster else "discovering-unbound",
                          "Waiting for host to send hardware details")
@@ -956,7 +980,7 @@ class Model(object):
             h.set_status("discovering-unbound", "Waiting for host to send hardware details")
         else:
             # stateswitch finds no rule -> returnRegisterHostTransitionError(400)
-            raise ApiError(400, "no condition found to run transition RegisterHost from state %s" % st)
+            raise ApiError(400, "no condition found to run transition")
         if h.status in ("discovering", "discovering-unbound"):
             # PostRegisterHost: "we reset the hw info and progress, and start
             # the discovery process again"
@@ -1584,7 +1608,7 @@ class Model(object):
             h.suggested_role = "master" if len(masters) < want else "worker"
         ignored = self._ignored(cluster, "ignored_host_validations") if cluster is not None else []
         failing = [x["message"] for cat in v.values() for x in cat if x["status"] == "failure" and
-                   "all" not in ignored and x["id"] not in ignored]
+                   x["id"] not in ignored]
         # minimal hardware failures get their own status_info (host/statemachine.go, common.go)
         hw_failing = [x["message"] for cat in v.values() for x in cat
                       if x["status"] == "failure" and x["id"] in ("has-min-cpu-cores", "has-min-memory",
@@ -1801,7 +1825,7 @@ class Model(object):
         return name, go_dumps(ign).encode("utf-8")
 
     def cluster_file(self, cluster_id, name):
-        c = self.cluster(cluster_id)
+        c = self.cluster(cluster_id, bare_not_found=True)
         if c.status not in CLUSTER_CAN_DOWNLOAD:
             raise ApiError(409, "cluster %s is in %s state, files can be downloaded only when status is one of: "
                                 "%s" % (c.id, c.status, "[" + " ".join(CLUSTER_CAN_DOWNLOAD) + "]"))
@@ -1819,6 +1843,11 @@ class Model(object):
 
     def generation(self):
         return self.settings.get("api_generation")
+
+    def late_2023(self):
+        """The late-2023 service's rules: its own generation, and the
+        default one, which plays its observed answers."""
+        return self.generation() != "head"
 
     def _style(self):
         """The install step's and the cluster's shape: the generation's,
@@ -1839,6 +1868,10 @@ class Model(object):
         if plural is None:
             if single:
                 p[kind + "_vips"] = [{"ip": single}]
+            elif single is not None and cluster is not None and self._style() != "head":
+                # handleApiVipUpdateBackwardsCompatibility: the singular
+                # cleared, the list not given: both cleared
+                p[kind + "_vips"] = []
             return
         ips = self._ips(plural)
         if self._style() == "head":
@@ -1848,54 +1881,106 @@ class Model(object):
         if ips and single != ips[0]:
             raise ApiError(400, "%s must be the same as the first element of %ss" % (name, name))
 
-    def _check_vips(self, api, ingress, umn, dhcp, sno, machine_networks):
-        if sno and not umn:
-            raise ApiError(400, "User Managed Networking must be enabled on single node OpenShift")
-        if sno and dhcp:
-            raise ApiError(400, "VIP DHCP Allocation cannot be enabled on single node OpenShift")
-        if umn and api:
-            raise ApiError(400, "API VIP cannot be set with User Managed Networking")
-        if umn and ingress:
-            raise ApiError(400, "Ingress VIP cannot be set with User Managed Networking")
-        if dhcp and api:
-            raise ApiError(400, "Setting API VIP is forbidden when cluster is in vip-dhcp-allocation mode")
-        if dhcp and ingress:
-            raise ApiError(400, "Setting Ingress VIP is forbidden when cluster is in vip-dhcp-allocation mode")
-        if len(api) != len(ingress) and api and ingress:
-            raise ApiError(400, "configuration must include the same number of apiVIPs (got %d) and ingressVIPs "
-                                "(got %d)" % (len(api), len(ingress)))
-        for kind, ips in (("apiVIPs", api), ("ingressVIPs", ingress)):
-            for ip in ips:
-                if ips.count(ip) > 1:
-                    raise ApiError(400, "The IP address \"%s\" appears multiple times in %s" % (ip, kind))
-        for ip in api:
-            if ip in ingress:
-                raise ApiError(400, "The IP address \"%s\" appears both in apiVIPs and ingressVIPs" % ip)
-        if machine_networks:
-            self._verify_vips(api, ingress, machine_networks)
-
-    @staticmethod
-    def _verify_vips(api, ingress, machine_networks):
-        """network.VerifyVips: each VIP inside a machine network, not its
-        network or broadcast address."""
-        for kind, ips in (("api-vip", api), ("ingress-vip", ingress)):
+    def _check_vips(self, api, ingress, umn, dhcp, machine_networks, api_single="", ingress_single=""):
+        """validateVIPAddresses (internal/cluster/validations, b29f9bcf and
+        2026 alike): the input (at most two of each, parsable, as many API
+        as Ingress VIPs) and the duplicates, each a go-multierror text; with
+        user-managed networking no VIP, in DHCP mode no VIP (the late-2023
+        service names the singular field first); else each VIP pair in the
+        machine network of its index (VerifyVips, a go-multierror text)."""
+        singular = self._style() != "head"
+        errs = []
+        for kind, ips in (("apiVIPs", api), ("ingressVips", ingress)):
+            if len(ips) > 2:
+                errs.append("%s supports 2 vips. got: %d" % (kind, len(ips)))
+                continue
             for ip in ips:
                 try:
-                    addr = ipaddress.ip_address(ip)
+                    if ip:
+                        ipaddress.ip_address(ip)
                 except ValueError:
-                    raise ApiError(400, "Could not parse VIP ip %s" % ip)
-                nets = [ipaddress.ip_network(c, strict=False) for c in machine_networks]
-                match = [n for n in nets if n.version == addr.version and addr in n]
-                if not match:
-                    raise ApiError(400, "%s <%s> does not belong to machine-network-cidr <%s>" % (
-                        kind, ip, machine_networks[0]))
-                n = match[0]
-                if n.version == 4 and n.prefixlen < 31 and addr == n.broadcast_address:
-                    raise ApiError(400, "%s <%s> is the broadcast address of machine-network-cidr <%s>" % (
-                        kind, ip, str(n)))
-                if n.version == 4 and n.prefixlen < 31 and addr == n.network_address:
-                    raise ApiError(400, "%s <%s> is the network address of machine-network-cidr <%s>" % (
-                        kind, ip, str(n)))
+                    errs.append("Could not parse VIP ip %s" % ip)
+        if len(api) != len(ingress):
+            errs.append("configuration must include the same number of apiVIPs (got %d) and ingressVIPs (got %d)"
+                        % (len(api), len(ingress)))
+        if errs:
+            raise ApiError(400, refvalid.multierror(errs))
+        errs = self._vip_duplicates(api, ingress)
+        if errs:
+            raise ApiError(400, refvalid.multierror(errs))
+        if umn:
+            # ValidateVIPsWereNotSetUserManagedNetworking
+            for bad, text in ((dhcp, "VIP DHCP Allocation"), (singular and api_single, "API VIP"),
+                              (api, "API VIPs"), (singular and ingress_single, "Ingress VIP"),
+                              (ingress, "Ingress VIPs")):
+                if bad:
+                    raise ApiError(400, "%s cannot be set with User Managed Networking" % text)
+        if dhcp:
+            # ValidateVIPsWereNotSetDhcpMode
+            for bad, text in ((singular and api_single, "API VIP"), (api, "API VIPs"),
+                              (singular and ingress_single, "Ingress VIP"), (ingress, "Ingress VIPs")):
+                if bad:
+                    raise ApiError(400, "Setting %s is forbidden when cluster is in vip-dhcp-allocation mode" % text)
+        elif machine_networks:
+            errs = [e for e in (self._verify_vip_pair(machine_networks[i] if i < len(machine_networks) else "",
+                                                      api[i], ingress[i]) for i in range(len(api))) if e]
+            if errs:
+                raise ApiError(400, refvalid.multierror(errs))
+
+    @staticmethod
+    def _vip_duplicates(api, ingress):
+        """network.ValidateNoVIPAddressesDuplicates: its errors, in order."""
+        errs = []
+        seen_api, seen_ingress = set(), set()
+        for ip in api:
+            if ip and ip in seen_api:
+                errs.append("The IP address \"%s\" appears multiple times in apiVIPs" % ip)
+            seen_api.add(ip)
+        for ip in ingress:
+            if not ip:
+                continue
+            if ip in seen_ingress:
+                errs.append("The IP address \"%s\" appears multiple times in ingressVIPs" % ip)
+            seen_ingress.add(ip)
+            if ip in seen_api:
+                errs.append("The IP address \"%s\" appears both in apiVIPs and ingressVIPs" % ip)
+        return errs
+
+    @staticmethod
+    def _verify_vip(cidr, ip, name):
+        """network.VerifyVip without hosts: (failed, text)."""
+        if not cidr:
+            return False, "%s <%s> cannot be set if Machine Network CIDR is empty" % (name, ip)
+        try:
+            net = ipaddress.ip_network(cidr, strict=False)
+            addr = ipaddress.ip_address(ip)
+        except ValueError:
+            return True, "%s <%s> does not belong to machine-network-cidr <%s>" % (name, ip, cidr)
+        if addr.version != net.version or addr not in net:
+            return True, "%s <%s> does not belong to machine-network-cidr <%s>" % (name, ip, cidr)
+        if net.version == 4 and net.prefixlen < 31 and addr == net.broadcast_address:
+            return True, "%s <%s> is the broadcast address of machine-network-cidr <%s>" % (name, ip, cidr)
+        return False, None
+
+    def _verify_vip_pair(self, cidr, api, ingress):
+        """network.VerifyVips: the API VIP's failure, else the Ingress VIP's,
+        else the pair's duplicates (None when none)."""
+        failed, text = self._verify_vip(cidr, api, "api-vip")
+        if not failed:
+            failed, text = self._verify_vip(cidr, ingress, "ingress-vip")
+        if failed:
+            return text
+        dup = self._vip_duplicates([api], [ingress])
+        return dup[0] if dup else None
+
+    def _verify_vips(self, api, ingress, machine_networks):
+        """The VIPs of an update against the machine networks calculated
+        from the hosts: the first failure, as its own text."""
+        for i in range(len(api)):
+            text = self._verify_vip_pair(machine_networks[0] if machine_networks else "", api[i],
+                                         ingress[i] if i < len(ingress) else "")
+            if text:
+                raise ApiError(400, text)
 
     # -- releases (internal/versions: v2ListSupportedOpenshiftVersions and
     #    GetReleaseImage; b29f9bcf's versions.go and api.go, the 2026
@@ -2034,8 +2119,17 @@ class Model(object):
             raise ApiError(400, str(e))
 
     def register_cluster(self, p):
-        """V2RegisterCluster with setDefaultRegisterClusterParams' defaults."""
+        """RegisterClusterInternal, its checks in its order (b29f9bcf and 2026
+        alike): the VIPs (validateVIPAddresses), the platform and user-managed
+        networking of the availability mode (GetActualCreateClusterPlatformParams,
+        in setDefaultRegisterClusterParams), then proxy, the single-node rules,
+        NTP, tags (validateRegisterClusterInternalParams), the release, the
+        pull secret, the name, the DNS domain, the SSH key.
+        Returns the cluster and the registration's answer: the registrar's
+        `insufficient`, before the monitor has looked at it (no
+        validations_info); the monitor's view is applied right after."""
         p = dict(p)
+        api_single, ingress_single = p.get("api_vip") or "", p.get("ingress_vip") or ""
         self._vip_compat(p, "api")
         self._vip_compat(p, "ingress")
         cp = p.get("control_plane_count")
@@ -2043,29 +2137,58 @@ class Model(object):
         if cp is None:
             cp = 1 if ha == "None" else 3
         sno = cp == 1
-        rel = self.release_for(p.get("openshift_version") or "", p.get("cpu_architecture"))
-        arch = "multi" if len(self._release_archs(rel)) > 1 else (p.get("cpu_architecture") or "x86_64")
-        umn = p.get("user_managed_networking")
-        if umn is None:
-            umn = sno
         dhcp = bool(p.get("vip_dhcp_allocation"))
-        net_type = p.get("network_type")
-        if net_type is None:
-            net_type = "OVNKubernetes" if sno or _version_at_least(rel["version"], 4, 12) \
-                else "OpenShiftSDN"
-        if sno and net_type == "OpenShiftSDN":
-            raise ApiError(400, "OpenShiftSDN network type is not allowed in single node mode")
         api = self._ips(p.get("api_vips"))
         ingress = self._ips(p.get("ingress_vips"))
         machine = [m.get("cidr", "") for m in p.get("machine_networks") or []]
-        self._check_vips(api, ingress, umn, dhcp, sno, machine)
-        platform = (p.get("platform") or {}).get("type") or ("none" if umn else "baremetal")
-        self._validate_cluster_common(p, p.get("name"), platform, rel["version"])
+        self._check_vips(api, ingress, bool(p.get("user_managed_networking")), dhcp, machine, api_single,
+                         ingress_single)
+        given_platform = (p.get("platform") or {}).get("type")
+        umn = p.get("user_managed_networking")
+        if sno:
+            if given_platform == "baremetal":
+                raise ApiError(400, "Can't set baremetal platform on single node OpenShift")
+            if umn is False:
+                raise ApiError(400, "Can't disable user-managed-networking on single node OpenShift")
+            umn = True
+        elif umn is None:
+            umn = given_platform == "none"
+        net_type = p.get("network_type")
+        if net_type is None:
+            # getDefaultNetworkType reads the version asked for
+            net_type = "OVNKubernetes" if sno or _version_at_least(p.get("openshift_version") or "", 4, 12) \
+                else "OpenShiftSDN"
+        try:
+            # validateRegisterClusterInternalParams
+            refvalid.validate_proxy(p.get("http_proxy") or "", p.get("https_proxy") or "", p.get("no_proxy") or "",
+                                    p.get("openshift_version") or "")
+            if sno and dhcp:
+                raise ValidationFailed("VIP DHCP Allocation cannot be enabled on single node OpenShift")
+            if sno and net_type == "OpenShiftSDN":
+                raise ValidationFailed("OpenShiftSDN network type is not allowed in single node mode")
+            if p.get("additional_ntp_source"):
+                refvalid.validate_ntp_source(p["additional_ntp_source"])
+            if p.get("tags"):
+                refvalid.validate_tags(p["tags"])
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
+        rel = self.release_for(p.get("openshift_version") or "", p.get("cpu_architecture"))
+        arch = "multi" if len(self._release_archs(rel)) > 1 else (p.get("cpu_architecture") or "x86_64")
+        platform = given_platform or ("none" if umn else "baremetal")
         try:
             refvalid.validate_pull_secret(p.get("pull_secret") or "",
                                           self.settings.get("registries_requiring_auth") or [])
         except ValidationFailed as e:
             raise ApiError(400, "pull secret for new cluster is invalid: %s" % e)
+        try:
+            # then the name, the DNS domain, the SSH key
+            refvalid.validate_cluster_name(p.get("name") or "", platform)
+            if p.get("base_dns_domain"):
+                refvalid.validate_base_domain(p["base_dns_domain"])
+            if (p.get("ssh_public_key") or "").strip():
+                refvalid.validate_ssh_keys(p["ssh_public_key"].strip())
+        except ValidationFailed as e:
+            raise ApiError(400, str(e))
         cluster_networks = [{"cidr": n.get("cidr", ""), "host_prefix": n.get("host_prefix", 23)}
                             for n in p.get("cluster_networks") or []] or \
             [{"cidr": p.get("cluster_network_cidr") or "10.128.0.0/14",
@@ -2092,8 +2215,9 @@ class Model(object):
         c.operators = [{"name": n, "operator_type": "builtin", "status_updated_at": ZERO_MS,
                         "timeout_seconds": 3600} for n in self.settings.get("builtin_operators") or []]
         self.cluster_event(c, "cluster_registration_succeeded", "Successfully registered cluster")
+        answer = self.cluster_api(c)
         self.refresh_cluster(c)
-        return c
+        return c, answer
 
     def import_cluster(self, p):
         """V2ImportClusterInternal: a day-2 cluster for an existing OCP."""
@@ -2120,6 +2244,7 @@ class Model(object):
         c = self.cluster(cluster_id)
         d = c.spec
         p = dict(p)
+        api_single, ingress_single = p.get("api_vip"), p.get("ingress_vip")
         # updates keep the stored singular VIP compatible (ValidateClusterUpdateVIPAddresses)
         self._vip_compat(p, "api", c)
         self._vip_compat(p, "ingress", c)
@@ -2135,17 +2260,27 @@ class Model(object):
         ingress = self._ips(p["ingress_vips"]) if p.get("ingress_vips") is not None else None
         machine = [m.get("cidr", "") for m in p["machine_networks"]] if p.get("machine_networks") is not None \
             else None
-        if umn and not d.get("user_managed_networking"):
-            # switching to user-managed networking drops VIPs and machine networks
-            api = api or []
-            ingress = ingress or []
+        if p.get("user_managed_networking"):
+            # validateVIPsWithUMA: the VIPs the cluster would keep refuse it,
+            # "reformatted to match the order of actions" (both generations;
+            # the late-2023 one names its singular fields first)
+            singular = self._style() != "head"
+            if d.get("vip_dhcp_allocation"):
+                keep_api, keep_ingress, keep_api_single, keep_ingress_single = [], [], "", ""
+            else:
+                keep_api = d.get("api_vips") or [] if api is None else api
+                keep_ingress = d.get("ingress_vips") or [] if ingress is None else ingress
+                keep_api_single = (d.get("api_vips") or [""])[0] if api_single is None else api_single
+                keep_ingress_single = (d.get("ingress_vips") or [""])[0] if ingress_single is None else ingress_single
+            for bad, text in ((dhcp, "VIP DHCP Allocation"), (singular and keep_api_single, "API VIP"),
+                              (keep_api, "API VIPs"), (singular and keep_ingress_single, "Ingress VIP"),
+                              (keep_ingress, "Ingress VIPs")):
+                if bad:
+                    raise ApiError(400, "User Managed Networking cannot be set with %s" % text)
         if dhcp and not d.get("vip_dhcp_allocation"):
             api = api or []
             ingress = ingress or []
-        new_api = d.get("api_vips") or [] if api is None else api
-        new_ingress = d.get("ingress_vips") or [] if ingress is None else ingress
-        self._check_vips(new_api if api is not None else [], new_ingress if ingress is not None else [],
-                         umn, dhcp, c.sno, [])
+        self._check_vips(api or [], ingress or [], umn, dhcp, [], api_single or "", ingress_single or "")
         if not dhcp and not umn and machine:
             families = set(ipaddress.ip_network(m, strict=False).version for m in machine if m)
             if not (len(machine) == 2 and families == {4, 6}):
@@ -2317,11 +2452,14 @@ class Model(object):
                                      "ingress-vips-defined")
 
     def _ignored(self, c, key):
+        """The validation IDs ignored (ShouldIgnoreValidation): those listed,
+        or every one with "all", never one that cannot be ignored."""
         try:
             ids = json.loads(c.spec.get(key) or "[]")
         except ValueError:
             ids = []
-        return ids
+        kind = "cluster" if key == "ignored_cluster_validations" else "host"
+        return _IgnoredIds(ids, self._non_ignorable(kind))
 
     def refresh_managed_cluster(self, c):
         d = c.spec
@@ -2353,7 +2491,7 @@ class Model(object):
                                        "Cluster validation '%s' is now fixed" % x["id"])
         if c.status not in ("insufficient", "ready", "pending-for-input"):
             return
-        failing = [x for x in flat if x["status"] != "success" and "all" not in ignored and x["id"] not in ignored]
+        failing = [x for x in flat if x["status"] != "success" and x["id"] not in ignored]
         if any(x["id"] in self.PENDING_FOR_INPUT_VALIDATIONS for x in failing):
             c.set_status("pending-for-input", "User input required")
         elif failing:
@@ -2380,7 +2518,8 @@ class Model(object):
             h.suggested_role = h.role
         self.refresh_cluster(c)
         if c.status != "ready":
-            raise ApiError(409, "Cluster is not ready for installation, %s" % c.status_info)
+            raise ApiError(409, "Cluster is not ready for installation, %s validation_info=%s" % (
+                c.status_info, go_dumps(c.validations) if c.validations is not None else ""))
         for h in hosts:
             h.bootstrap = False
         masters = [h for h in hosts if h.role == "master"]
@@ -2498,7 +2637,7 @@ class Model(object):
     def cancel_installation(self, cluster_id):
         c = self.cluster(cluster_id)
         if c.status not in self.CANCELLABLE:
-            raise ApiError(409, "no condition found to run transition CancelInstallation from state %s" % c.status)
+            raise ApiError(409, "no condition found to run transition")
         c.set_status("cancelled", "Installation was cancelled by user")
         self.cluster_event(c, "cluster_installation_canceled", "Canceled cluster installation")
         for h in self.cluster_hosts(c.id):
@@ -2514,7 +2653,7 @@ class Model(object):
     def reset_cluster(self, cluster_id):
         c = self.cluster(cluster_id)
         if c.status not in ("cancelled", "error"):
-            raise ApiError(409, "no condition found to run transition ResetCluster from state %s" % c.status)
+            raise ApiError(409, "no condition found to run transition")
         c.install_started_at = ZERO_MS
         c.install_completed_at = ZERO_MS
         for name in ("kubeconfig", "kubeconfig-noingress", "kubeadmin-password"):
@@ -2557,39 +2696,64 @@ class Model(object):
         self.cluster_event(c, "install_config_applied", "Custom install config was applied to the cluster")
         return c
 
+    # common/validations.go: what can never be ignored (b29f9bcf; the 2026
+    # service drops cluster-preparation-succeeded and adds
+    # inventory-not-fully-truncated)
+    NON_IGNORABLE = {
+        "cluster": ("api-vips-defined", "ingress-vips-defined", "all-hosts-are-ready-to-install",
+                    "sufficient-masters-count", "pull-secret-set", "cluster-preparation-succeeded"),
+        "host": ("connected", "has-inventory", "machine-cidr-defined", "hostname-unique", "hostname-valid"),
+    }
+    NON_IGNORABLE_HEAD = {
+        "cluster": ("api-vips-defined", "ingress-vips-defined", "all-hosts-are-ready-to-install",
+                    "sufficient-masters-count", "pull-secret-set"),
+        "host": ("connected", "has-inventory", "inventory-not-fully-truncated", "machine-cidr-defined",
+                 "hostname-unique", "hostname-valid"),
+    }
+
+    def _non_ignorable(self, kind):
+        return (self.NON_IGNORABLE if self.late_2023() else self.NON_IGNORABLE_HEAD)[kind]
+
     def set_ignored_validations(self, cluster_id, body):
+        """V2SetIgnoredValidations: both lists replaced by what is sent (one
+        not sent is cleared); each checked (validateIgnoredValidations):
+        unknown IDs, then those that can never be ignored; all the problems
+        in one 400, joined by newlines."""
         c = self.cluster(cluster_id)
         self._verify_updatable(c, 400)
-        errors = []
-        parsed = {}
+        problems = []
         for key, kind, enum in (("cluster-validation-ids", "cluster", "cluster-validation-id"),
                                 ("host-validation-ids", "host", "host-validation-id")):
-            raw = body.get(key)
-            if raw is None or raw == "":
+            raw = body.get(key) or ""
+            if not raw:
                 continue
             try:
                 ids = json.loads(raw)
-            except ValueError as e:
-                raise ApiError(400, "Unable to deserialize %s: %s" % (key, e))
+                if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                    raise ValueError(raw)
+            except ValueError:
+                problems.append("error during unmarshal of json for ignored %s validations" % kind)
+                continue
             known = self.sw.definitions[enum].get("enum") or []
-            for i in ids if isinstance(ids, list) else []:
-                if i != "all" and i not in known:
-                    errors.append("Validation ID '%s' is not a known %s validation" % (i, kind))
-            parsed[key] = raw
-        if errors:
-            raise ApiError(400, "cannot proceed due to the following errors: %s" % ", ".join(errors))
-        if "cluster-validation-ids" in parsed:
-            c.spec["ignored_cluster_validations"] = parsed["cluster-validation-ids"]
-        if "host-validation-ids" in parsed:
-            c.spec["ignored_host_validations"] = parsed["host-validation-ids"]
+            for i in ids:
+                if i.lower() != "all" and i not in known:
+                    problems.append("Validation ID '%s' is not a known %s validation" % (i, kind))
+            if "all" not in ids:
+                cant = [i for i in ids if i in self._non_ignorable(kind)]
+                if cant:
+                    problems.append("unable to ignore the following %s validations (%s)" % (kind, ",".join(cant)))
+        if problems:
+            raise ApiError(400, "cannot proceed due to the following errors: " + "\n".join(problems))
+        c.spec["ignored_cluster_validations"] = body.get("cluster-validation-ids") or ""
+        c.spec["ignored_host_validations"] = body.get("host-validation-ids") or ""
         for h in self.cluster_hosts(c.id):
             self.refresh_host(h)
         self.refresh_cluster(c)
         return self.ignored_validations(cluster_id)
 
     def ignored_validations(self, cluster_id):
+        """models.IgnoredValidations: both fields omitempty."""
         c = self.cluster(cluster_id)
-        # the model's fields are omitempty: a list never set is not there
         out = {}
         if c.spec.get("ignored_cluster_validations"):
             out["cluster-validation-ids"] = c.spec["ignored_cluster_validations"]
@@ -2676,7 +2840,7 @@ class Model(object):
 
     # credentials
     def cluster_credentials_file(self, cluster_id, name):
-        c = self.cluster(cluster_id)
+        c = self.cluster(cluster_id, bare_not_found=True)
         if name == "kubeconfig":
             if c.status not in ("finalizing", "installed"):
                 raise ApiError(409, "cluster %s is in %s state, kubeconfig can be downloaded only when status is one "
@@ -2691,7 +2855,7 @@ class Model(object):
         return c.files[name]
 
     def credentials(self, cluster_id):
-        c = self.cluster(cluster_id)
+        c = self.cluster(cluster_id, bare_not_found=True)
         console = next((o for o in c.operators if o["name"] == "console"), None)
         if console is not None and console.get("status") != "available":
             raise ApiError(409, "console-url isn't available yet, it will be once console operator is ready as part "
@@ -2844,15 +3008,6 @@ class Model(object):
             raise ApiError(400, "No OS image for Openshift version %s" % version)
         return v
 
-    @staticmethod
-    def _default_https_proxy(proxy):
-        """setDefaultRegisterInfraEnvParams / validateAndUpdateInfraEnvProxyParams:
-        an http_proxy without https_proxy serves both."""
-        proxy = dict(proxy)
-        if proxy.get("http_proxy") is not None and not proxy.get("https_proxy"):
-            proxy["https_proxy"] = proxy["http_proxy"]
-        return proxy
-
     def _check_proxy(self, proxy, ocp_version):
         if proxy is not None:
             refvalid.validate_proxy(proxy.get("http_proxy") or "", proxy.get("https_proxy") or "",
@@ -2865,7 +3020,7 @@ class Model(object):
             refvalid.parse_ignition(p["ignition_config_override"])
             refvalid.validate_ignition_image_size(p["ignition_config_override"])
         if p.get("static_network_config"):
-            e = refvalid.static_network_errors(p["static_network_config"])
+            e = refvalid.static_network_errors(p["static_network_config"], self.late_2023())
             if e:
                 raise ValidationFailed(e)
         if p.get("additional_trust_bundle"):
@@ -2878,9 +3033,13 @@ class Model(object):
         OS image, SSH key, static network, ignition override, the cluster,
         pull secret."""
         arch = p.get("cpu_architecture") or "x86_64"
-        proxy = self._default_https_proxy(p["proxy"]) if p.get("proxy") is not None else None
+        # the proxy as given: no https_proxy taken from http_proxy (neither
+        # b29f9bcf nor the 2026 source defaults one)
+        proxy = (dict(p["proxy"]) if p.get("proxy") is not None else None)
         cluster = self.clusters.get(p["cluster_id"]) if p.get("cluster_id") else None
-        version = p.get("openshift_version") or (cluster.spec.get("openshift_version") if cluster else "")
+        # GetOsImageOrLatest(params.OpenshiftVersion): the version asked for,
+        # else the latest OS image, bound to a cluster or not
+        version = p.get("openshift_version") or ""
         try:
             self._check_proxy(proxy, version)
             if p.get("additional_ntp_sources"):
@@ -2943,7 +3102,7 @@ class Model(object):
             raise ApiError(400, str(e))
         ie = self.infra_env(ie_id)
         d = ie.spec
-        proxy = self._default_https_proxy(p["proxy"]) if p.get("proxy") is not None else None
+        proxy = (dict(p["proxy"]) if p.get("proxy") is not None else None)
         try:
             self._check_proxy(proxy, d.get("openshift_version"))
             self._check_image_params(p)
@@ -3054,12 +3213,11 @@ class Model(object):
                 h.installation_disk_id = install[0]["id"]
                 h.installation_disk_path = "/dev/" + disk.get("name", "")
         if p.get("machine_config_pool_name") is not None:
-            if not self.is_day2(h):
-                raise ApiError(409, "Host %s must be in day2 to update its machine config pool name to %s" % (
-                    h.id, p["machine_config_pool_name"]))
+            # UpdateMachineConfigPoolName (any host, day 1 or 2), its 400
+            # made a 409 by updateHostMachineConfigPoolName
             if h.status not in allowed:
-                raise ApiError(409, "Host is in %s state, host machine config poll can be set only in one of %s "
-                                    "states" % (h.status, state_list))
+                raise ApiError(409, "Host is in %s state, host machine config pool can be set only in one of %s "
+                                    "states" % (h.status, "[" + " ".join(HOST_STATUSES_BEFORE_INSTALLATION) + "]"))
             h.machine_config_pool_name = p["machine_config_pool_name"]
         if p.get("ignition_endpoint_token") is not None:
             h.ignition_endpoint_token_set = bool(p["ignition_endpoint_token"])
@@ -3067,7 +3225,7 @@ class Model(object):
             labels = {x.get("key", ""): x.get("value", "") for x in p["node_labels"]}
             err = refvalid.validate_node_labels(labels)
             if err:
-                raise ApiError(500, err)
+                raise ApiError(400, err)
             h.node_labels = go_dumps(dict(sorted(labels.items()))) if labels else ""
         if p.get("disks_skip_formatting") is not None:
             ids = [d.get("id") or "/dev/" + d.get("name", "") for d in (h.inventory_obj or {}).get("disks") or []]
@@ -3109,10 +3267,16 @@ class Model(object):
                 refvalid.parse_ignition(config)
             except ValidationFailed as e:
                 raise ApiError(400, str(e))
-        h.ignition_overrides = config
-        h.touch()
         self.host_event(h, "host_discovery_ignition_config_applied",
                         "Host %s: custom discovery ignition config was applied" % h.display_name())
+        if not h.cluster_id and self.late_2023():
+            # b29f9bcf's V2UpdateHostIgnitionInternal dereferences the
+            # host's cluster id after the event: for a host bound to no
+            # cluster the panic is recovered, the transaction rolled back and
+            # 201 answered; nothing is kept (the 2026 service checks for nil)
+            return h
+        h.ignition_overrides = config
+        h.touch()
         return h
 
     def accept_registration(self, cluster):
@@ -3141,7 +3305,7 @@ class Model(object):
             raise ApiError(400, "InfraEnv's CPU architecture (%s) doesn't match the cluster (%s)" % (ie_arch, c_arch))
         self.accept_registration(cluster)
         if h.status != "known-unbound":
-            raise ApiError(500, "no condition found to run transition BindHost from state %s" % h.status)
+            raise ApiError(500, "no condition found to run transition")
         h.cluster_id = cluster.id
         if cluster.spec.get("kind") == "AddHostsCluster":
             h.kind = "AddToExistingClusterHost"
@@ -3168,7 +3332,7 @@ class Model(object):
         elif h.status in self.UNBIND_TO_PENDING_USER_ACTION:
             status = "unbinding-pending-user-action"
         else:
-            raise ApiError(500, "no condition found to run transition UnbindHost from state %s" % h.status)
+            raise ApiError(500, "no condition found to run transition")
         cluster = self.clusters.get(h.cluster_id)
         h.cluster_id = None
         h.kind = "Host"
@@ -3184,8 +3348,12 @@ class Model(object):
         return h
 
     def install_host(self, ie_id, host_id):
-        """InstallSingleDay2HostInternal (v2InstallHost)."""
+        """V2InstallHost: a host bound to no cluster is a 404 without a
+        reason of its own (NewApiError of a nil error); then day 2 only,
+        and known only."""
         h = self.host(ie_id, host_id)
+        if not h.cluster_id:
+            raise ApiError(404, "error is nil")
         if not self.is_day2(h):
             raise ApiError(409, "method only allowed when adding hosts to an existing cluster")
         if h.status != "known":
@@ -3302,7 +3470,9 @@ class Model(object):
                     raise ApiError(404, "IPXE booting skipped. InfraEnv %s: host %s having mac %s is already "
                                         "installed" % (ie.id, h.id, mac))
         if script_type == "boot-order-control" and not mac:
-            return "#!ipxe\nchain %s&mac=${net0/mac}\n" % self.files_url(ie, "ipxe-script", script_type)
+            # hostRedirectIPXEScript: the plain ipxe-script URL (signed), the
+            # MAC appended; the script type is not carried on
+            return "#!ipxe\nchain %s&mac=${net0/mac}\n" % self.files_url(ie, "ipxe-script")
         initrd, kernel, rootfs = self.boot_artifact_urls(ie)
         return ("#!ipxe\ninitrd --name initrd %s\nkernel %s initrd=initrd coreos.live.rootfs_url=%s "
                 "random.trust_cpu=on rd.luks.options=discard ignition.firstboot ignition.platform.id=metal "

@@ -36,7 +36,7 @@ sys.path.insert(0, HERE)
 
 import generations  # noqa: E402
 import swaggerval  # noqa: E402
-from swaggerval import GoJSONError, Swagger, ValidationError, go_decode, go_dumps  # noqa: E402
+from swaggerval import GoJSONError, Swagger, ValidationError, go_decode, go_dumps, go_quote  # noqa: E402
 import refmodel  # noqa: E402
 from refmodel import ApiError, Model, now_ms  # noqa: E402
 
@@ -609,13 +609,15 @@ class Api(object):
         return json_response(200, h.to_api())
 
     def op_v2ListHosts(self, a, headers, rec):
-        # GetInfraEnvHostsFromDB: an unknown infra-env has no hosts (200 [])
+        # V2ListHosts looks the infra-env up first: an unknown one is a 404
+        # ("record not found"), in b29f9bcf as in 2026
+        self.model.infra_env(a["infra_env_id"])
         hosts = sorted((h for h in self.model.hosts.values() if h.infra_env_id == a["infra_env_id"]),
                        key=lambda h: h.seq)
         return json_response(200, [h.to_api() for h in hosts])
 
     def op_v2GetCluster(self, a, headers, rec):
-        c = self.model.cluster(a["cluster_id"])
+        c = self.model.cluster(a["cluster_id"], bare_not_found=True)
         hosts = self.model.cluster_hosts(c.id)
         return json_response(200, self.model.cluster_api(c, include_hosts=not a.get("exclude-hosts", False)))
 
@@ -710,7 +712,8 @@ class Api(object):
 
     # -- clusters (user side) ---------------------------------------------------
     def op_v2RegisterCluster(self, a, headers, rec):
-        return self._cluster(201, self.model.register_cluster(a["body"]))
+        _c, answer = self.model.register_cluster(a["body"])
+        return json_response(201, answer)
 
     def op_v2ImportCluster(self, a, headers, rec):
         return self._cluster(201, self.model.import_cluster(a["body"]))
@@ -741,7 +744,9 @@ class Api(object):
         return self._cluster(202, self.model.transform_to_day2(a["cluster_id"]))
 
     def op_v2UpdateClusterInstallConfig(self, a, headers, rec):
-        return self._cluster(201, self.model.update_install_config(a["cluster_id"], a.get("body") or ""))
+        # 201 without a body, in b29f9bcf as in 2026
+        self.model.update_install_config(a["cluster_id"], a.get("body") or "")
+        return Response(201)
 
     def op_v2SetIgnoredValidations(self, a, headers, rec):
         return json_response(201, self.model.set_ignored_validations(a["cluster_id"], a.get("body") or {}))
@@ -858,9 +863,10 @@ class Api(object):
 
 
 def file_response(name, data):
-    # filemiddleware.NewResponder: Content-Disposition + octet-stream
+    # filemiddleware.NewResponder: Content-Disposition ("attachment;
+    # filename=%q", the name Go-quoted) + octet-stream
     return Response(200, data, "application/octet-stream",
-                    {"Content-Disposition": "attachment; filename=%s" % name})
+                    {"Content-Disposition": "attachment; filename=%s" % go_quote(name)})
 
 
 def parse_multipart(content_type, body):

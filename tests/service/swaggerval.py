@@ -176,6 +176,29 @@ def _go_str(s, escape_html):
     return out
 
 
+_GO_QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+                     "\v": "\\v", "\\": "\\\\", '"': '\\"'}
+
+
+def go_quote(s):
+    """Go's strconv.Quote (fmt's %q of a string): double-quoted, with Go
+    escapes for the quote, the backslash and what is not printable."""
+    out = ['"']
+    for ch in s:
+        if ch in _GO_QUOTE_ESCAPES:
+            out.append(_GO_QUOTE_ESCAPES[ch])
+        elif ch.isprintable():
+            out.append(ch)
+        elif ord(ch) < 0x80:
+            out.append("\\x%02x" % ord(ch))
+        elif ord(ch) < 0x10000:
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append("\\U%08x" % ord(ch))
+    out.append('"')
+    return "".join(out)
+
+
 def go_dumps(value, escape_html=True):
     """Compact JSON the way Go's json.Marshal writes it (dict order kept)."""
     parts = []
