@@ -21,7 +21,7 @@ int service_call(Service *s, const char *what, ServiceOp op, void *userdata, cha
                 /* every call is its own request, as utils.GenerateRequestContext() */
                 assisted_client_new_session(s->client);
                 r = op(s->client, userdata, &status, &err);
-                if (!service_should_retry(&s->retry, r, status, retries)) {
+                if (!assisted_should_retry(&s->retry, r, status, retries)) {
                         if (r < 0 && reterr)
                                 *reterr = TAKE_PTR(err);
                         return r;

@@ -456,3 +456,22 @@ int assisted_upload_logs(AssistedClient *c, const char *cluster_id, const char *
                                streq(logs_type, "controller") ? "controller_logs.tar.gz" : "logs.tar.gz",
                                204, ret_status, reterr);
 }
+
+bool assisted_should_retry(const AssistedRetryPolicy *p, int r, long status, unsigned retries)
+{
+        if (r == 0)
+                return false;
+        if (r == -EREMOTEIO) {
+                if (status == 404 || status == 423 || status == 425)
+                        return retries < p->short_retries;
+                if (status == 408 || status == 429 || (status >= 500 && status <= 599))
+                        return retries < p->long_retries;
+                return false; /* other 4xx: the answer */
+        }
+        /* no answer at all: refused, reset, timed out, not resolved, TLS
+         * handshake cut (Go's temporary net errors) */
+        if (r == -ECONNREFUSED || r == -ECONNRESET || r == -ETIMEDOUT || r == -EHOSTUNREACH ||
+            r == -EPROTO || r == -EIO)
+                return retries < p->long_retries;
+        return false;
+}

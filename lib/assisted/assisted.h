@@ -41,6 +41,34 @@ typedef struct AssistedClientOptions {
         usec_t total_timeout; /* per request; 0 none (the Go clients have none) */
 } AssistedClientOptions;
 
+/* The Go programs' retry rule over the service (inventory_client's rehttp
+ * transport): 404, 423 and 425 up to short_retries; 408, 429, 5xx and no
+ * answer at all up to long_retries; other answers never. The delays are
+ * full jitter between base_delay and max_delay (timeutil.h). */
+typedef struct AssistedRetryPolicy {
+        unsigned short_retries;
+        unsigned long_retries;
+        usec_t base_delay;
+        usec_t max_delay;
+} AssistedRetryPolicy;
+
+/* the installer: 10 and 360 retries, 2-10 s (dry run: 3 and 3) */
+#define ASSISTED_RETRY_INSTALLER \
+        ((AssistedRetryPolicy){ .short_retries = 10, \
+                                .long_retries = 360, \
+                                .base_delay = 2 * USEC_PER_SEC, \
+                                .max_delay = 10 * USEC_PER_SEC })
+/* the assisted-installer-controller: 10 and 15 (its loops retry anyway) */
+#define ASSISTED_RETRY_CONTROLLER \
+        ((AssistedRetryPolicy){ .short_retries = 10, \
+                                .long_retries = 15, \
+                                .base_delay = 2 * USEC_PER_SEC, \
+                                .max_delay = 10 * USEC_PER_SEC })
+
+/* After a call that returned r (0, -EREMOTEIO with the HTTP status, or a
+ * transport errno) and `retries` retries so far: true when it is retried. */
+bool assisted_should_retry(const AssistedRetryPolicy *p, int r, long status, unsigned retries);
+
 int assisted_client_new(const AssistedClientOptions *o, AssistedClient **ret, char **reterr);
 AssistedClient *assisted_client_free(AssistedClient *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(AssistedClient *, assisted_client_free)
