@@ -69,6 +69,19 @@ typedef struct AssistedRetryPolicy {
  * transport errno) and `retries` retries so far: true when it is retried. */
 bool assisted_should_retry(const AssistedRetryPolicy *p, int r, long status, unsigned retries);
 
+/* One call, made again while the policy says so: each attempt a new
+ * session (X-Request-Id, as utils.GenerateRequestContext()), the full-jitter
+ * back-off slept between them (sleep_usec(): a stop request ends the wait
+ * with -ECANCELED and *reterr "stop requested"). call returns what the
+ * assisted_* functions return; notify (may be NULL) hears of each retry
+ * before its sleep, for the program to log it. *ret_status (may be NULL):
+ * the last attempt's HTTP status. Returns the last attempt's result. */
+typedef int (*AssistedCallFunc)(AssistedClient *c, void *userdata, long *ret_status, char **reterr);
+typedef void (*AssistedRetryNotify)(const char *what, const char *error, unsigned retry, usec_t delay);
+int assisted_call_retrying(AssistedClient *c, const AssistedRetryPolicy *p, const char *what,
+                           AssistedCallFunc call, void *userdata, AssistedRetryNotify notify,
+                           long *ret_status, char **reterr);
+
 int assisted_client_new(const AssistedClientOptions *o, AssistedClient **ret, char **reterr);
 AssistedClient *assisted_client_free(AssistedClient *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(AssistedClient *, assisted_client_free)
