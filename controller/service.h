@@ -33,3 +33,14 @@ int controller_service_get_cluster(ControllerService *s, bool with_hosts, long *
 /* PUT /v2/infra-envs/{ie}/hosts/{id}/progress {"current_stage": stage} */
 int controller_service_host_stage(ControllerService *s, const char *infra_env_id, const char *host_id,
                                   const char *stage, char **reterr);
+
+/* PUT /v2/clusters/{id}/progress {"finalizing_stage": stage} */
+int controller_service_finalizing_stage(ControllerService *s, const char *stage, char **reterr);
+/* GET /v2/clusters/{id}/monitored-operators (the list) */
+int controller_service_operators(ControllerService *s, json_object **ret, char **reterr);
+/* PUT /v2/clusters/{id}/monitored-operators with report (finalize.h) */
+int controller_service_report_operator(ControllerService *s, json_object *report, char **reterr);
+/* POST /v2/clusters/{id}/uploads/ingress-cert: the PEM as a JSON string */
+int controller_service_ingress_ca(ControllerService *s, const char *pem, char **reterr);
+/* POST /v2/clusters/{id}/actions/complete-installation with body (finalize.h) */
+int controller_service_complete(ControllerService *s, json_object *body, char **reterr);

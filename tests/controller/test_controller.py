@@ -57,8 +57,14 @@ from refclient import HubClient, RefService  # noqa: E402
 
 BINARY = os.environ.get("CRADLE_BINARY") or os.path.join(SRC, "build", "cradle")
 REFERENCE = os.path.join(SRC, "tests", "reference")
-PROXY_CRD = os.path.join(REFERENCE, "openshift-api", "config", "v1", "zz_generated.crd-manifests",
-                         "0000_03_config-operator_01_proxies.crd.yaml")
+CONFIG_CRDS = os.path.join(REFERENCE, "openshift-api", "config", "v1", "zz_generated.crd-manifests")
+OPENSHIFT_CRDS = [os.path.join(CONFIG_CRDS, f) for f in (
+    "0000_03_config-operator_01_proxies.crd.yaml",
+    "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
+    "0000_00_cluster-version-operator_01_clusteroperators.crd.yaml")]
+CV_PATH = "/apis/config.openshift.io/v1/clusterversions"
+CO_PATH = "/apis/config.openshift.io/v1/clusteroperators"
+INGRESS_CA_PATH = "/api/v1/namespaces/openshift-config-managed/configmaps"
 OBSERVED_INVENTORY = os.path.join(REFERENCE, "observed", "07-step-replies.json")
 CSR_PATH = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
 BOOTSTRAPPER = "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
@@ -67,6 +73,8 @@ BOOTSTRAPPER_GROUPS = ["system:serviceaccounts", "system:serviceaccounts:openshi
 FAST = ["--poll-interval", "0.3", "--slow-poll-interval", "0.5", "--ready-interval", "0.2",
         "--fetch-interval", "0.2", "--retry-delay", "0.05", "--retry-max-delay", "0.2"]
 WAIT = 60
+KUBECONFIG_NOINGRESS = ("apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://api.test.example.com:6443\n"
+                        "  name: test\ncontexts: []\nusers: []\n")
 
 
 def wait_for(what, predicate, timeout=WAIT, interval=0.1):
@@ -111,7 +119,8 @@ class Controller:
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            raise AssertionError("the controller did not exit in %d s:\n%s" % (timeout, self.log()[-4000:]))
+            interesting = [line for line in self.log().splitlines() if 'msg="task ' not in line]
+            raise AssertionError("the controller did not exit in %d s:\n%s" % (timeout, "\n".join(interesting[-40:])))
 
     def stop(self):
         if self.proc.poll() is None:
@@ -134,7 +143,8 @@ class Lab(unittest.TestCase):
         cls.kube = kubelab.Cluster().start()
         cls.svc = RefService(token="t0k-controller").start()
         cls.hub = HubClient(cls.svc)
-        cls.apply_crd(PROXY_CRD)
+        for crd in OPENSHIFT_CRDS:
+            cls.apply_crd(crd)
         cls.subnet = 0
 
     @classmethod
@@ -250,6 +260,54 @@ class Lab(unittest.TestCase):
             raise AssertionError("GET %s: %s" % (path, r))
         return r.json
 
+    def own(self, path, obj):
+        """Creates obj at path for this test (deleted afterwards); skips when
+        the cluster has its own already (a real OpenShift cluster's
+        ClusterVersion, console, ingress CA are never touched)."""
+        r = self.kube.request("POST", path, obj)
+        if r.status == 409:
+            raise unittest.SkipTest("the cluster has its own %s/%s" % (path, obj["metadata"]["name"]))
+        if r.status != 201:
+            raise AssertionError("create %s: %s" % (path, r))
+        self.kube.made.append(path + "/" + obj["metadata"]["name"])
+        return r.json
+
+    def status_patch(self, path, status):
+        self.kube.ok("PATCH", path + "/status", {"status": status}, ctype="application/merge-patch+json")
+
+    @staticmethod
+    def condition(type_, status, message=""):
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        return {"type": type_, "status": status, "lastTransitionTime": now, "message": message}
+
+    def openshift_objects(self, console_conditions):
+        """What the cluster's own operators publish: the ClusterVersion (the
+        Console capability on) and the console ClusterOperator."""
+        self.own(CV_PATH, {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+                           "metadata": {"name": "version"}, "spec": {"clusterID": str(uuid.uuid4())}})
+        self.status_patch(CV_PATH + "/version", {
+            "availableUpdates": [], "observedGeneration": 1, "versionHash": "x",
+            "desired": {"image": "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64", "version": "4.13.18"},
+            "capabilities": {"enabledCapabilities": ["Console", "Insights"],
+                             "knownCapabilities": ["Console", "Insights"]},
+            "conditions": [self.condition("Available", "False"), self.condition("Progressing", "True")]})
+        self.own(CO_PATH, {"apiVersion": "config.openshift.io/v1", "kind": "ClusterOperator",
+                           "metadata": {"name": "console"}, "spec": {}})
+        self.status_patch(CO_PATH + "/console", {"conditions": console_conditions,
+                                                  "versions": [{"name": "operator", "version": "4.13.18"}]})
+
+    def ingress_ca(self, pem):
+        self.kube.ensure_namespace("openshift-config-managed")
+        self.own(INGRESS_CA_PATH, {"apiVersion": "v1", "kind": "ConfigMap",
+                                   "metadata": {"name": "default-ingress-cert"}, "data": {"ca-bundle.crt": pem}})
+
+    def cluster_requests(self, cid, suffix, method):
+        return [r for r in self.svc.requests(path="/clusters/%s/%s$" % (cid, suffix), method=method)
+                if r.get("status") is not None and r["status"] < 300]
+
+    def finalizing_stages(self, cid):
+        return [r["body"]["finalizing_stage"] for r in self.cluster_requests(cid, "progress", "PUT")]
+
     def csr_get(self, name):
         return self.kube.ok("GET", CSR_PATH + "/" + name).json
 
@@ -281,6 +339,9 @@ class Lab(unittest.TestCase):
                                                 "requested_hostname": name, "role": role})
             hosts.append((hid, name, ip, role))
         self.svc.install(cid, force=True)
+        # what the service generates when the installation starts (the
+        # control API's install does not): the ingress CA is merged into it
+        self.svc.raw("PUT", "/__control/clusters/%s/files/kubeconfig-noingress" % cid, KUBECONFIG_NOINGRESS)
         for hid, name, ip, role in hosts:
             for stage in ("Starting installation", "Rebooting"):
                 st, body = self.svc.progress(ie["id"], hid, stage)
@@ -481,6 +542,71 @@ class TestHosts(Lab):
         self.controller(cid)
         wait_for("Configuring of the worker", lambda: "Configuring" in self.stages(worker[0]))
         self.assertNotIn("Configuring", self.stages(hosts[0][0]))
+
+
+class TestFinalize(Lab):
+    def test_to_installed(self):
+        """From every host Rebooting to installed: the finalizing stages in
+        order, console reported as it changes, the ingress CA from its
+        ConfigMap, complete-installation; the service decides installed by
+        its own rules, and the controller ends with 0."""
+        cid, ie, hosts = self.seed(masters=3, workers=1)
+        self.openshift_objects([self.condition("Progressing", "True", "rolling out the console"),
+                                self.condition("Available", "False", "no console pods")])
+        c = self.controller(cid)
+        for hid, name, ip, role in hosts:
+            self.node(name, ip, ready=True, role=role)
+        wait_for("finalizing", lambda: self.hub.cluster(cid)[1]["status"] == "finalizing")
+        wait_for("the operators stage", lambda: self.finalizing_stages(cid) == ["Waiting for cluster operators"])
+        reports = wait_for("console reported", lambda: self.cluster_requests(cid, "monitored-operators", "PUT"))
+        self.assertEqual(reports[0]["body"], {"name": "console", "status": "progressing",
+                                              "status_info": "rolling out the console", "version": "4.13.18"})
+        # nothing changes: nothing more is reported
+        wait_for("two more operator checks", lambda: c.log().count("will wait for the console operator") >= 3)
+        self.assertEqual(len(self.cluster_requests(cid, "monitored-operators", "PUT")), 1)
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators"])
+        self.status_patch(CO_PATH + "/console", {"conditions": [self.condition("Available", "True", "All is well")]})
+        wait_for("the router CA stage", lambda: "Adding router ca" in self.finalizing_stages(cid))
+        reports = self.cluster_requests(cid, "monitored-operators", "PUT")
+        self.assertEqual(reports[-1]["body"], {"name": "console", "status": "available", "status_info": "All is well",
+                                               "version": "4.13.18"})
+        # the ingress CA appears later than the stage: the controller keeps reading
+        time.sleep(1)
+        self.assertEqual(self.cluster_requests(cid, "uploads/ingress-cert", "POST"), [])
+        self.ingress_ca(HubClient.TEST_INGRESS_CA)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        uploads = self.cluster_requests(cid, "uploads/ingress-cert", "POST")
+        self.assertEqual(len(uploads), 1)
+        self.assertEqual(uploads[0]["body"], HubClient.TEST_INGRESS_CA)
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators", "Adding router ca",
+                                                       "Waiting for olm operators csv initialization", "Done"])
+        done = self.cluster_requests(cid, "actions/complete-installation", "POST")
+        self.assertEqual([r["body"] for r in done], [{"is_success": True}])
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual((cl["status"], cl["status_info"]), ("installed", "Cluster is installed"))
+        self.assertIn("Cluster installation successfully finished.", c.log())
+
+    def test_operators_time_out(self):
+        """The console never available in time: complete-installation says
+        so with the operators report; the service fails the cluster and the
+        controller ends with 0."""
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        self.openshift_objects([self.condition("Degraded", "True", "route not admitted")])
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        c = self.controller(cid, args=["--operators-timeout", "2"])
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        done = self.cluster_requests(cid, "actions/complete-installation", "POST")
+        self.assertEqual(len(done), 1)
+        body = done[0]["body"]
+        self.assertEqual(body["is_success"], False)
+        self.assertEqual(body["error_info"], "Stopped waiting for cluster operators to be available: context "
+                                             "deadline exceeded")
+        report = body["data"]["CLUSTER_OPERATORS_REPORT"]
+        self.assertIn({"name": "console", "status": "failed", "status_info": "route not admitted"}, report)
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators"])
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "error")
+        self.assertIn("Cluster installation failed.", c.log())
 
 
 class TestCsrs(Lab):
