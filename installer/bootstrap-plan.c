@@ -288,190 +288,7 @@ unsigned nodes_wait_target(const char *role, int64_t replicas)
         return (unsigned)MIN(replicas - 1, 2);
 }
 
-/* ---- nodes ---------------------------------------------------------------- */
-
-bool kube_node_ready(json_object *node)
-{
-        json_object *conds = json_get_path(node, "status.conditions");
-
-        for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
-                json_object *c = json_object_array_get_idx(conds, i);
-                if (streq_ptr(json_get_string(c, "type"), "Ready"))
-                        return streq_ptr(json_get_string(c, "status"), "True");
-        }
-        return false;
-}
-
-char **kube_node_internal_ips(json_object *node)
-{
-        json_object *addrs = json_get_path(node, "status.addresses");
-        _cleanup_strv_free_ char **l = NULL;
-
-        for (size_t i = 0; addrs && i < json_object_array_length(addrs); i++) {
-                json_object *a = json_object_array_get_idx(addrs, i);
-                const char *ip = json_get_string(a, "address");
-                if (streq_ptr(json_get_string(a, "type"), "InternalIP") && !isempty(ip) &&
-                    strv_extend(&l, ip) < 0)
-                        return NULL;
-        }
-        if (!l)
-                return calloc(1, sizeof(char *));
-        return TAKE_PTR(l);
-}
-
-int kube_node_taint_index(json_object *node, const char *key)
-{
-        json_object *taints = json_get_path(node, "spec.taints");
-
-        for (size_t i = 0; taints && i < json_object_array_length(taints); i++)
-                if (streq_ptr(json_get_string(json_object_array_get_idx(taints, i), "key"), key))
-                        return (int)i;
-        return -ENOENT;
-}
-
-json_object *taint_remove_patch(unsigned index, const char *key)
-{
-        _cleanup_(json_object_putp) json_object *patch = json_object_new_array(), *test = NULL,
-                                                *remove = NULL;
-        _cleanup_free_ char *key_path = strdup_printf("/spec/taints/%u/key", index),
-                            *path = strdup_printf("/spec/taints/%u", index);
-
-        /* the node controller adds and removes its own taints between our
-         * read and this patch: the test makes the server refuse the patch
-         * rather than remove whichever taint has moved to that index */
-        test = json_object_new_object();
-        remove = json_object_new_object();
-        if (!patch || !key_path || !path || !test || !remove || json_add_string(test, "op", "test") < 0 ||
-            json_add_string(test, "path", key_path) < 0 || json_add_string(test, "value", key) < 0 ||
-            json_add_string(remove, "op", "remove") < 0 || json_add_string(remove, "path", path) < 0 ||
-            json_object_array_add(patch, TAKE_PTR(test)) < 0 ||
-            json_object_array_add(patch, TAKE_PTR(remove)) < 0)
-                return NULL;
-        return TAKE_PTR(patch);
-}
-
 /* ---- the other hosts ------------------------------------------------------- */
-
-static void inventory_host_done(InventoryHost *h)
-{
-        free(h->id);
-        free(h->infra_env_id);
-        free(h->name);
-        free(h->role);
-        free(h->status);
-        free(h->stage);
-        strv_free(h->ips);
-}
-
-void inventory_done(Inventory *inv)
-{
-        for (size_t i = 0; i < inv->n; i++)
-                inventory_host_done(&inv->hosts[i]);
-        free(inv->hosts);
-        *inv = (Inventory){};
-}
-
-/* utils.GetHostIpsFromInventory: every IPv4 and IPv6 address of every
- * interface, without the prefix length */
-static int inventory_ips(const char *inventory, char ***ret, char **reterr)
-{
-        _cleanup_(json_object_putp) json_object *inv = NULL;
-        _cleanup_strv_free_ char **ips = NULL;
-        _cleanup_free_ char *err = NULL;
-        json_object *ifaces;
-        int r;
-
-        r = json_parse(strempty(inventory), strlen(strempty(inventory)), BUF_MAX_JSON_DOC, &inv, &err);
-        if (r < 0) {
-                if (reterr)
-                        *reterr = TAKE_PTR(err);
-                return r;
-        }
-        ifaces = json_get(inv, "interfaces");
-        for (size_t i = 0; ifaces && i < json_object_array_length(ifaces); i++) {
-                static const char *const keys[] = { "ipv4_addresses", "ipv6_addresses" };
-                json_object *iface = json_object_array_get_idx(ifaces, i);
-                for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
-                        json_object *l = json_get(iface, keys[k]);
-                        for (size_t j = 0; l && j < json_object_array_length(l); j++) {
-                                const char *cidr = json_object_get_string(json_object_array_get_idx(l, j));
-                                const char *slash = cidr ? strchr(cidr, '/') : NULL;
-                                _cleanup_free_ char *ip =
-                                        cidr ? strndup(cidr, slash ? (size_t)(slash - cidr) : strlen(cidr))
-                                             : NULL;
-                                if (isempty(ip))
-                                        continue;
-                                if (strv_contains(ips, ip))
-                                        continue;
-                                if (strv_push(&ips, ip) < 0)
-                                        return -ENOMEM;
-                                ip = NULL;
-                        }
-                }
-        }
-        *ret = TAKE_PTR(ips);
-        return 0;
-}
-
-int inventory_from_cluster(json_object *cluster, const char *self_host_id, Inventory *ret, char **reterr)
-{
-        json_object *hosts = json_get(cluster, "hosts");
-        Inventory inv = {};
-        int r;
-
-        for (size_t i = 0; hosts && i < json_object_array_length(hosts); i++) {
-                json_object *h = json_object_array_get_idx(hosts, i);
-                const char *id = json_get_string(h, "id");
-                _cleanup_free_ char *err = NULL;
-                InventoryHost *grown, host = {};
-
-                if (streq_ptr(json_get_string(h, "status"), "disabled") || streq_ptr(id, self_host_id))
-                        continue;
-                r = inventory_ips(json_get_string(h, "inventory"), &host.ips, &err);
-                if (r < 0) {
-                        if (reterr)
-                                *reterr = strdup_printf("cannot parse the inventory of host %s: %s",
-                                                        strna(id), strna(err));
-                        inventory_done(&inv);
-                        return r;
-                }
-                host.id = strdup(strempty(id));
-                host.infra_env_id = strdup(strempty(json_get_string(h, "infra_env_id")));
-                host.name = strdup_lower(strempty(json_get_string(h, "requested_hostname")));
-                host.role = strdup(strempty(json_get_string(h, "role")));
-                host.status = strdup(strempty(json_get_string(h, "status")));
-                host.stage = strdup(strempty(json_get_string(json_get(h, "progress"), "current_stage")));
-                grown = reallocarray(inv.hosts, inv.n + 1, sizeof(InventoryHost));
-                if (!host.id || !host.infra_env_id || !host.name || !host.role || !host.status ||
-                    !host.stage || !grown) {
-                        if (grown)
-                                inv.hosts = grown;
-                        inventory_host_done(&host);
-                        inventory_done(&inv);
-                        return -ENOMEM;
-                }
-                inv.hosts = grown;
-                inv.hosts[inv.n++] = host;
-        }
-        *ret = inv;
-        return 0;
-}
-
-int inventory_match_node(const Inventory *inv, json_object *node)
-{
-        const char *name = json_get_string(json_get(node, "metadata"), "name");
-        _cleanup_free_ char *lower = name ? strdup_lower(name) : NULL;
-        _cleanup_strv_free_ char **ips = kube_node_internal_ips(node);
-
-        for (size_t i = 0; lower && i < inv->n; i++)
-                if (!isempty(inv->hosts[i].name) && streq(inv->hosts[i].name, lower))
-                        return (int)i;
-        STRV_FOREACH (ip, ips)
-                for (size_t i = 0; i < inv->n; i++)
-                        if (strv_contains(inv->hosts[i].ips, *ip))
-                                return (int)i;
-        return -ENOENT;
-}
 
 void node_actions_free(NodeAction *a, size_t n)
 {
@@ -480,7 +297,7 @@ void node_actions_free(NodeAction *a, size_t n)
         free(a);
 }
 
-int ready_nodes_plan(json_object *nodes, char *const *ready, const Inventory *inv, NodeAction **ret,
+int ready_nodes_plan(json_object *nodes, char *const *ready, const ClusterHosts *inv, NodeAction **ret,
                      size_t *ret_n)
 {
         json_object *items = json_get(nodes, "items");
@@ -495,7 +312,7 @@ int ready_nodes_plan(json_object *nodes, char *const *ready, const Inventory *in
 
                 if (isempty(name) || !kube_node_ready(node) || strv_contains(ready, name))
                         continue;
-                host = inventory_match_node(inv, node);
+                host = cluster_hosts_match_node(inv, node);
                 grown = reallocarray(out, n + 1, sizeof(NodeAction));
                 if (!grown)
                         goto oom;
@@ -535,50 +352,6 @@ const char *configuring_stage_for(const char *role)
 {
         return host_stage_to_string(streq_ptr(role, "worker") ? HOST_STAGE_WAITING_FOR_IGNITION
                                                               : HOST_STAGE_CONFIGURING);
-}
-
-static bool is_addr_char(char c)
-{
-        return isalnum((unsigned char)c) || c == '.' || c == ':' || c == '_';
-}
-
-/* After the address: (%zone)?(])?:\d+"? User-Agent:"Ignition */
-static bool ignition_request_follows(const char *p)
-{
-        if (*p == '%') {
-                const char *z = ++p;
-                while (isalnum((unsigned char)*p))
-                        p++;
-                if (p == z)
-                        return false;
-        }
-        if (*p == ']')
-                p++;
-        if (*p != ':' || !isdigit((unsigned char)p[1]))
-                return false;
-        for (p++; isdigit((unsigned char)*p); p++)
-                ;
-        if (*p == '"')
-                p++;
-        return startswith(p, " User-Agent:\"Ignition") != NULL;
-}
-
-bool mcs_log_shows(const char *log, char *const *ips)
-{
-        STRV_FOREACH (ip, ips) {
-                size_t len = strlen(*ip);
-                if (len == 0)
-                        continue;
-                for (const char *p = strempty(log); (p = strstr(p, *ip)); p++) {
-                        bool start = p == log || !is_addr_char(p[-1]);
-                        /* "\b" after the address: the next character is no
-                         * word character (a ':' or ']' or '%' is fine) */
-                        bool end = !isalnum((unsigned char)p[len]) && p[len] != '_';
-                        if (start && end && ignition_request_follows(p + len))
-                                return true;
-                }
-        }
-        return false;
 }
 
 /* ---- taint --------------------------------------------------------------------- */

@@ -23,6 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "assisted/cluster-hosts.h"
+#include "assisted/controller-contract.h"
+#include "kube/kube-node.h"
+
 typedef struct json_object json_object;
 
 /* ---- names the bootstrap waits on (notes §6, §10) ------------------------- */
@@ -40,9 +44,6 @@ typedef struct json_object json_object;
 #define SSH_KEY "/root/.ssh/id_rsa"
 #define OPENSHIFT_CLIENT "/usr/bin/oc"
 #define MCS_LOG_DIR "/var/log/containers"
-#define CONTROLLER_NAMESPACE "assisted-installer"
-#define CONTROLLER_NAME "assisted-installer-controller"
-#define CONTROLLER_READY_EVENT "AssistedControllerIsReady"
 #define CONTROLLER_LOGS_SINCE_SECONDS 3600
 #define UNINITIALIZED_TAINT "node.cloudprovider.kubernetes.io/uninitialized"
 #define INVOKER_DEFAULT "assisted-service"
@@ -144,40 +145,11 @@ unsigned nodes_wait_target(const char *role, int64_t replicas);
 
 /* ---- nodes -------------------------------------------------------------- */
 
-bool kube_node_ready(json_object *node);
-/* status.addresses of type InternalIP. */
-char **kube_node_internal_ips(json_object *node);
-/* Index of the taint with key in spec.taints, -ENOENT when absent. */
-int kube_node_taint_index(json_object *node, const char *key);
-/* [{"op": "test", "path": "/spec/taints/<i>/key", "value": key},
- *  {"op": "remove", "path": "/spec/taints/<i>"}]: upstream's remove, refused
- * by the server when another writer moved the taint since it was read. */
-json_object *taint_remove_patch(unsigned index, const char *key);
+/* kube_node_ready() and the other Node readers: lib/kube/kube-node.h */
 
 /* ---- the other hosts (service: GET cluster with hosts) --------------------- */
 
-typedef struct InventoryHost {
-        char *id;
-        char *infra_env_id;
-        char *name; /* requested_hostname, lower-cased */
-        char *role;
-        char *status;
-        char *stage; /* progress.current_stage */
-        char **ips; /* every address of every interface, without prefix */
-} InventoryHost;
-
-typedef struct Inventory {
-        InventoryHost *hosts;
-        size_t n;
-} Inventory;
-
-void inventory_done(Inventory *inv);
-/* The enabled hosts of the cluster but this one (GetEnabledHostsNamesHosts
- * without the own host). A host whose inventory does not parse fails the
- * whole list, as upstream. */
-int inventory_from_cluster(json_object *cluster, const char *self_host_id, Inventory *ret, char **reterr);
-/* By name (lower-cased), else by an InternalIP; -ENOENT. */
-int inventory_match_node(const Inventory *inv, json_object *node);
+/* The hosts and their Nodes: lib/assisted/cluster-hosts.h */
 
 typedef struct NodeAction {
         char *node;
@@ -192,7 +164,7 @@ typedef struct NodeAction {
  * fetches the inventory again). Returns the number of actions; *ret is
  * NULL when there is none.
  */
-int ready_nodes_plan(json_object *nodes, char *const *ready, const Inventory *inv, NodeAction **ret,
+int ready_nodes_plan(json_object *nodes, char *const *ready, const ClusterHosts *inv, NodeAction **ret,
                      size_t *ret_n);
 void node_actions_free(NodeAction *a, size_t n);
 
@@ -202,11 +174,7 @@ void node_actions_free(NodeAction *a, size_t n);
 bool configuring_stage_done(const char *stage);
 /* Masters Configuring, workers Waiting for ignition. */
 const char *configuring_stage_for(const char *role);
-/* Whether the machine-config-server log shows one of the addresses fetching
- * its Ignition config: `(IP)(%zone)?(])?:port"? User-Agent:"Ignition`. The
- * address must not continue another one (upstream's pattern has a word
- * boundary after it only: cradle also wants one before it). */
-bool mcs_log_shows(const char *log, char *const *ips);
+/* mcs_log_shows(): lib/assisted/cluster-hosts.h */
 
 /* ---- the uninitialized taint (nutanix, vSphere) --------------------------- */
 

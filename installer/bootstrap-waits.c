@@ -241,7 +241,7 @@ static void untaint_nodes(Installer *in, json_object *nodes)
                 idx = kube_node_taint_index(node, UNINITIALIZED_TAINT);
                 if (idx < 0)
                         continue;
-                patch = taint_remove_patch((unsigned)idx, UNINITIALIZED_TAINT);
+                patch = kube_node_taint_remove_patch((unsigned)idx, UNINITIALIZED_TAINT);
                 if (!patch || cluster_view_patch_node(in->view, name, patch, &s2) < 0)
                         log_warning("Failed to untaint node %s: %s", name, strna(s2.message));
                 else
@@ -254,7 +254,7 @@ static void untaint_nodes(Installer *in, json_object *nodes)
 static int w_nodes(Installer *in, const char *role, const char *pool)
 {
         _cleanup_(wait_log_done) WaitLog w = { .what = NULL };
-        _cleanup_(inventory_done) Inventory inv = {};
+        _cleanup_(cluster_hosts_done) ClusterHosts inv = {};
         _cleanup_strv_free_ char **ready = NULL;
         _cleanup_free_ char *what = strdup_printf("%s nodes", role), *label = NULL;
         bool have_inv = false;
@@ -299,7 +299,7 @@ static int w_nodes(Installer *in, const char *role, const char *pool)
                         _cleanup_(json_object_putp) json_object *cluster = NULL;
                         r = service_get_cluster_hosts(&in->svc, &cluster, &err);
                         if (r >= 0)
-                                r = inventory_from_cluster(cluster, in->cfg->host_id, &inv, &err);
+                                r = cluster_hosts_from_cluster(cluster, in->cfg->host_id, &inv, &err);
                         if (r < 0) {
                                 wait_status(&w,
                                             strdup_printf("failed to get hosts info from inventory, err %s",
@@ -323,7 +323,7 @@ static int w_nodes(Installer *in, const char *role, const char *pool)
                         return r;
                 for (size_t i = 0; i < n_actions; i++) {
                         NodeAction *a = &actions[i];
-                        InventoryHost *h = a->host >= 0 ? &inv.hosts[a->host] : NULL;
+                        ClusterHost *h = a->host >= 0 ? &inv.hosts[a->host] : NULL;
 
                         log_info("Found a new ready %s node %s", role, a->node);
                         if (h && a->report_joined &&
@@ -340,7 +340,7 @@ static int w_nodes(Installer *in, const char *role, const char *pool)
                                         "Failed to update ready %s nodes: node %s is not in inventory hosts",
                                         role, a->node);
                                 /* fetch the inventory again next time */
-                                inventory_done(&inv);
+                                cluster_hosts_done(&inv);
                                 have_inv = false;
                         }
                 }
@@ -490,7 +490,7 @@ static void upload_controller_logs(Installer *in)
                             strna(st.message));
                 return;
         }
-        path = strdup_printf("%s/controller_logs.tar.gz.XXXXXX", in->cfg->install_dir);
+        path = strdup_printf("%s/" CONTROLLER_LOGS_ARCHIVE ".XXXXXX", in->cfg->install_dir);
         if (!path)
                 return;
         fd = mkostemp(path, O_CLOEXEC);
@@ -500,7 +500,7 @@ static void upload_controller_logs(Installer *in)
         }
         r = tar_writer_new(fd, time(NULL), &t);
         if (r >= 0)
-                r = tar_writer_add_data(t, "assisted-installer-controller.logs", 0644, logs, strlen(logs));
+                r = tar_writer_add_data(t, CONTROLLER_LOGS_ENTRY, 0644, logs, strlen(logs));
         if (r >= 0)
                 r = tar_writer_finish(t);
         if (r >= 0)
@@ -750,7 +750,7 @@ static void *configuring_thread(void *userdata)
 {
         Configuring *c = userdata;
         Installer *in = c->in;
-        _cleanup_(inventory_done) Inventory inv = {};
+        _cleanup_(cluster_hosts_done) ClusterHosts inv = {};
         bool have_inv = false;
 
         log_info("Start waiting for configuring state");
@@ -766,7 +766,7 @@ static void *configuring_thread(void *userdata)
                         _cleanup_(json_object_putp) json_object *cluster = NULL;
                         int r = service_get_cluster_hosts(&c->svc, &cluster, &err);
                         if (r >= 0)
-                                r = inventory_from_cluster(cluster, in->cfg->host_id, &inv, &err);
+                                r = cluster_hosts_from_cluster(cluster, in->cfg->host_id, &inv, &err);
                         if (r < 0) {
                                 log_warning("Failed to get hosts info from inventory, err %s", strna(err));
                                 continue;
@@ -776,7 +776,7 @@ static void *configuring_thread(void *userdata)
                 if (read_mcs_log(in, &log) < 0)
                         log_info("Failed to get MCS logs, will retry");
                 for (size_t i = 0; i < inv.n; i++) {
-                        InventoryHost *h = &inv.hosts[i];
+                        ClusterHost *h = &inv.hosts[i];
                         const char *stage;
                         if (configuring_stage_done(h->stage))
                                 continue;

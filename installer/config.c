@@ -99,14 +99,6 @@ int installer_args_parse(const char *json, char ***ret, char **reterr)
         return 0;
 }
 
-static int seconds_to_usec(double s, usec_t *ret)
-{
-        if (!(s >= 0) || s > 1e9)
-                return -EINVAL;
-        *ret = (usec_t)(s * (double)USEC_PER_SEC);
-        return 0;
-}
-
 /* --high-availability-mode, as the installers before --control-plane-count
  * took it: None is one control-plane node; Full (or nothing) keeps the count */
 static int installer_apply_high_availability_mode(InstallerConfig *c)
@@ -305,14 +297,14 @@ int installer_config_parse(int argc, char **argv, InstallerConfig *ret)
                 goto fail;
         }
         if (c.host_exec < 0 || log_level_from_string(c.log_level) < 0 ||
-            seconds_to_usec(retry_delay, &c.retry_delay) < 0 ||
-            seconds_to_usec(retry_max_delay, &c.retry_max_delay) < 0 ||
-            seconds_to_usec(poll, &c.poll_interval) < 0 ||
-            seconds_to_usec(slow_poll, &c.slow_poll_interval) < 0 ||
-            seconds_to_usec(controller_logs, &c.controller_logs_interval) < 0 ||
-            seconds_to_usec(write_delay, &c.write_retry_delay) < 0 ||
-            seconds_to_usec(cmd_delay, &c.command_retry_delay) < 0 ||
-            seconds_to_usec(mc_timeout, &c.mc_fetch_timeout) < 0) {
+            usec_from_seconds(retry_delay, &c.retry_delay) < 0 ||
+            usec_from_seconds(retry_max_delay, &c.retry_max_delay) < 0 ||
+            usec_from_seconds(poll, &c.poll_interval) < 0 ||
+            usec_from_seconds(slow_poll, &c.slow_poll_interval) < 0 ||
+            usec_from_seconds(controller_logs, &c.controller_logs_interval) < 0 ||
+            usec_from_seconds(write_delay, &c.write_retry_delay) < 0 ||
+            usec_from_seconds(cmd_delay, &c.command_retry_delay) < 0 ||
+            usec_from_seconds(mc_timeout, &c.mc_fetch_timeout) < 0) {
                 fprintf(stderr, "installer: invalid value of a cradle option (--host-exec, --log-level or a "
                                 "delay)\n");
                 r = -EINVAL;

@@ -21,10 +21,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "assisted/controller-contract.h"
+
 typedef struct json_object json_object;
 
-#define CONTROLLER_CONFIGMAP "assisted-installer-controller-config"
-#define CONTROLLER_SECRET "assisted-installer-controller-secret"
 #define SSH_MACHINE_CONFIG "99-assisted-installer-master-ssh"
 #define SSH_MANIFEST_FILE "99_openshift-machineconfig_99-assisted-installer-master-ssh.yaml"
 

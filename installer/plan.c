@@ -197,25 +197,6 @@ int rsync_progress_parse(const char *line, unsigned *ret_percent)
         return 0;
 }
 
-bool service_should_retry(const ServiceRetryPolicy *p, int r, long status, unsigned retries)
-{
-        if (r == 0)
-                return false;
-        if (r == -EREMOTEIO) {
-                if (status == 404 || status == 423 || status == 425)
-                        return retries < p->short_retries;
-                if (status == 408 || status == 429 || (status >= 500 && status <= 599))
-                        return retries < p->long_retries;
-                return false; /* other 4xx: the answer */
-        }
-        /* no answer at all: refused, reset, timed out, not resolved, TLS
-         * handshake cut (Go's temporary net errors) */
-        if (r == -ECONNREFUSED || r == -ECONNRESET || r == -ETIMEDOUT || r == -EHOSTUNREACH ||
-            r == -EPROTO || r == -EIO)
-                return retries < p->long_retries;
-        return false;
-}
-
 bool worker_may_continue(const char *cluster_kind, unsigned done_hosts)
 {
         return streq_ptr(cluster_kind, "AddHostsCluster") || done_hosts >= 2;

@@ -108,22 +108,8 @@ int rsync_progress_parse(const char *line, unsigned *ret_percent);
 
 /* ---- service calls --------------------------------------------------- */
 
-typedef struct ServiceRetryPolicy {
-        unsigned short_retries; /* 404, 423, 425: 10 (dry run 3) */
-        unsigned long_retries; /* 408, 429, 5xx, no answer: 360 (dry run 3) */
-        usec_t base_delay; /* 2 s */
-        usec_t max_delay; /* 10 s */
-} ServiceRetryPolicy;
-
-#define SERVICE_RETRY_UPSTREAM \
-        ((ServiceRetryPolicy){ .short_retries = 10, \
-                               .long_retries = 360, \
-                               .base_delay = 2 * USEC_PER_SEC, \
-                               .max_delay = 10 * USEC_PER_SEC })
-
-/* After a call that returned r (0, -EREMOTEIO with the HTTP status, or a
- * transport errno) and `retries` retries so far: true when it is retried. */
-bool service_should_retry(const ServiceRetryPolicy *p, int r, long status, unsigned retries);
+/* The retry rule: AssistedRetryPolicy of lib/assisted/assisted.h
+ * (ASSISTED_RETRY_INSTALLER). */
 
 /* ---- worker wait ----------------------------------------------------- */
 

@@ -832,7 +832,7 @@ int installer_run(const InstallerConfig *c, HostExec *host)
         }
         in.svc = (Service){
                 .client = in.client,
-                .retry = SERVICE_RETRY_UPSTREAM,
+                .retry = ASSISTED_RETRY_INSTALLER,
                 .infra_env_id = c->infra_env_id,
                 .host_id = c->host_id,
                 .cluster_id = c->cluster_id,

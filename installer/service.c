@@ -10,31 +10,15 @@
 #include "strutil.h"
 #include "timeutil.h"
 
+static void retry_notify(const char *what, const char *error, unsigned retry, usec_t delay)
+{
+        log_info("%s failed (%s), retry %u in %.1f s", what, strna(error), retry,
+                 (double)delay / (double)USEC_PER_SEC);
+}
+
 int service_call(Service *s, const char *what, ServiceOp op, void *userdata, char **reterr)
 {
-        for (unsigned retries = 0;; retries++) {
-                _cleanup_free_ char *err = NULL;
-                long status = 0;
-                usec_t delay;
-                int r;
-
-                /* every call is its own request, as utils.GenerateRequestContext() */
-                assisted_client_new_session(s->client);
-                r = op(s->client, userdata, &status, &err);
-                if (!service_should_retry(&s->retry, r, status, retries)) {
-                        if (r < 0 && reterr)
-                                *reterr = TAKE_PTR(err);
-                        return r;
-                }
-                delay = backoff_full_jitter(s->retry.base_delay, s->retry.max_delay, retries);
-                log_info("%s failed (%s), retry %u in %.1f s", what, strna(err), retries + 1,
-                         (double)delay / (double)USEC_PER_SEC);
-                if (sleep_usec(delay) < 0) {
-                        if (reterr)
-                                *reterr = strdup("stop requested");
-                        return -ECANCELED;
-                }
-        }
+        return assisted_call_retrying(s->client, &s->retry, what, op, userdata, retry_notify, NULL, reterr);
 }
 
 typedef struct ProgressArgs {

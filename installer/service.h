@@ -3,7 +3,7 @@
 
 /*
  * The installer's service calls: lib/assisted.h with the Go installer's
- * retry policy on top (plan.h service_should_retry(): 404/423/425 up to 10
+ * retry policy on top (assisted.h assisted_should_retry(): 404/423/425 up to 10
  * retries, 408/429/5xx and no answer up to 360, 2-10 s jittered back-off;
  * 3 in dry run), a fresh X-Request-Id per call, and the progress call's
  * rules: nothing is sent without a host ID, and a failure is logged, never
@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "assisted/assisted.h"
 #include "installer/plan.h"
 
 typedef struct AssistedClient AssistedClient;
@@ -20,7 +21,7 @@ typedef struct json_object json_object;
 
 typedef struct Service {
         AssistedClient *client;
-        ServiceRetryPolicy retry;
+        AssistedRetryPolicy retry;
         const char *infra_env_id;
         const char *host_id;
         const char *cluster_id;

@@ -128,6 +128,14 @@ uint64_t random_below(uint64_t n)
         return n == 0 ? 0 : random_u64() % n;
 }
 
+int usec_from_seconds(double s, usec_t *ret)
+{
+        if (!(s >= 0) || s > 1e9)
+                return -EINVAL;
+        *ret = (usec_t)(s * (double)USEC_PER_SEC);
+        return 0;
+}
+
 usec_t backoff_full_jitter(usec_t base, usec_t cap, unsigned attempt)
 {
         usec_t ceiling = base;

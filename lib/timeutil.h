@@ -47,6 +47,10 @@ uint64_t random_u64(void);
 /* Uniform in [0, n); 0 when n is 0. */
 uint64_t random_below(uint64_t n);
 
+/* A command line's seconds (0 to 1e9, fractions allowed) as usec_t;
+ * -EINVAL for anything else (negative, NaN, too large). */
+int usec_from_seconds(double s, usec_t *ret);
+
 /* "Full jitter": uniform in [0, min(cap, base * 2^attempt)), attempt from 0.
  * This is the schedule of rehttp's ExpJitterDelay used by the Go clients. */
 usec_t backoff_full_jitter(usec_t base, usec_t cap, unsigned attempt);

@@ -12,6 +12,7 @@
 
 #include "agent/agent.h"
 #include "agent/steps/applets.h"
+#include "controller/controller.h"
 #include "cp.h"
 #include "ignition/ignition-verb.h"
 #include "installer/installer.h"
@@ -81,6 +82,8 @@ const Verb cradle_verbs[] = {
         { "next_step_runner", next_step_runner_main, "poll and run the steps of a registered host", 0 },
         { "installer", installer_main,
           "install this host: write RHCOS and its Ignition config, report, reboot", 0 },
+        { "controller", controller_main,
+          "the assisted-installer-controller: a Job in the new cluster that takes it to installed", 0 },
         { "logs_sender", logs_sender_main, "collect this host's logs and upload them to assisted-service",
           0 },
         { "free_addresses", free_addresses_main, "list the free addresses of IPv4 networks (ARP/ICMP sweep)",
@@ -95,6 +98,9 @@ const Verb cradle_verbs[] = {
         { "kube", kube_cli_main, "get and watch Kubernetes objects (a small kubectl)", 0 },
         /* the container image's plumbing (packaging/containers/README.md) */
         { "cp", cp_main, "copy regular files (the agent image's \"cp /usr/bin/agent /hostbin\")",
+          VERB_HIDDEN },
+        /* the upstream controller image's program, /usr/bin/assisted-installer-controller */
+        { "assisted-installer-controller", controller_main, "cradle controller by its upstream name",
           VERB_HIDDEN },
         { "entrypoint", verb_entrypoint,
           "the container image's entrypoint: a program name or installer flags", VERB_HIDDEN },

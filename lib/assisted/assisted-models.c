@@ -42,6 +42,17 @@ static const char *const host_stage_names[_HOST_STAGE_MAX] = {
         [HOST_STAGE_FAILED] = "Failed",
 };
 
+static const char *const finalizing_stage_names[_FINALIZING_STAGE_MAX] = {
+        [FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS] = "Waiting for cluster operators",
+        [FINALIZING_STAGE_ADDING_ROUTER_CA] = "Adding router ca",
+        [FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION] =
+                "Waiting for olm operators csv initialization",
+        [FINALIZING_STAGE_APPLYING_OLM_MANIFESTS] = "Applying olm manifests",
+        [FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV] = "Waiting for olm operators csv",
+        [FINALIZING_STAGE_WAITING_FOR_OLM_OPERATOR_SETUP_JOBS] = "Waiting for OLM operator setup jobs",
+        [FINALIZING_STAGE_DONE] = "Done",
+};
+
 const char *step_type_to_string(StepType t)
 {
         return t >= 0 && t < _STEP_TYPE_MAX ? step_type_names[t] : NULL;
@@ -66,4 +77,17 @@ HostStage host_stage_from_string(const char *s)
                 if (streq(host_stage_names[i], s))
                         return (HostStage)i;
         return _HOST_STAGE_INVALID;
+}
+
+const char *finalizing_stage_to_string(FinalizingStage s)
+{
+        return s >= 0 && s < _FINALIZING_STAGE_MAX ? finalizing_stage_names[s] : NULL;
+}
+
+FinalizingStage finalizing_stage_from_string(const char *s)
+{
+        for (int i = 0; s && i < _FINALIZING_STAGE_MAX; i++)
+                if (streq(finalizing_stage_names[i], s))
+                        return (FinalizingStage)i;
+        return _FINALIZING_STAGE_INVALID;
 }

@@ -58,6 +58,32 @@ typedef enum HostStage {
 const char *host_stage_to_string(HostStage s);
 HostStage host_stage_from_string(const char *s);
 
+/* finalizing-stage: what the assisted-installer-controller reports while
+ * the cluster is finalizing, in the order it reports them (swagger's enum
+ * order differs: Applying olm manifests comes after the CSV initialization);
+ * Waiting for OLM operator setup jobs is in the enum but never sent. */
+typedef enum FinalizingStage {
+        FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS,
+        FINALIZING_STAGE_ADDING_ROUTER_CA,
+        FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION,
+        FINALIZING_STAGE_APPLYING_OLM_MANIFESTS,
+        FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV,
+        FINALIZING_STAGE_WAITING_FOR_OLM_OPERATOR_SETUP_JOBS,
+        FINALIZING_STAGE_DONE,
+        _FINALIZING_STAGE_MAX,
+        _FINALIZING_STAGE_INVALID = -22,
+} FinalizingStage;
+
+const char *finalizing_stage_to_string(FinalizingStage s);
+FinalizingStage finalizing_stage_from_string(const char *s);
+
+/* operator-status and operator-type */
+#define OPERATOR_STATUS_AVAILABLE "available"
+#define OPERATOR_STATUS_PROGRESSING "progressing"
+#define OPERATOR_STATUS_FAILED "failed"
+#define OPERATOR_TYPE_BUILTIN "builtin"
+#define OPERATOR_TYPE_OLM "olm"
+
 /* logs-progress states */
 #define LOGS_STATE_REQUESTED "requested"
 #define LOGS_STATE_COLLECTING "collecting"

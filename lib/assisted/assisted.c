@@ -15,6 +15,7 @@
 #include "jsonutil.h"
 #include "redact.h"
 #include "strutil.h"
+#include "timeutil.h"
 #include "uuid.h"
 
 struct AssistedClient {
@@ -455,4 +456,53 @@ int assisted_upload_logs(AssistedClient *c, const char *cluster_id, const char *
         return assisted_upload(c, path, file,
                                streq(logs_type, "controller") ? "controller_logs.tar.gz" : "logs.tar.gz",
                                204, ret_status, reterr);
+}
+
+bool assisted_should_retry(const AssistedRetryPolicy *p, int r, long status, unsigned retries)
+{
+        if (r == 0)
+                return false;
+        if (r == -EREMOTEIO) {
+                if (status == 404 || status == 423 || status == 425)
+                        return retries < p->short_retries;
+                if (status == 408 || status == 429 || (status >= 500 && status <= 599))
+                        return retries < p->long_retries;
+                return false; /* other 4xx: the answer */
+        }
+        /* no answer at all: refused, reset, timed out, not resolved, TLS
+         * handshake cut (Go's temporary net errors) */
+        if (r == -ECONNREFUSED || r == -ECONNRESET || r == -ETIMEDOUT || r == -EHOSTUNREACH ||
+            r == -EPROTO || r == -EIO)
+                return retries < p->long_retries;
+        return false;
+}
+
+int assisted_call_retrying(AssistedClient *c, const AssistedRetryPolicy *p, const char *what,
+                           AssistedCallFunc call, void *userdata, AssistedRetryNotify notify,
+                           long *ret_status, char **reterr)
+{
+        for (unsigned retries = 0;; retries++) {
+                _cleanup_free_ char *err = NULL;
+                long status = 0;
+                usec_t delay;
+                int r;
+
+                assisted_client_new_session(c);
+                r = call(c, userdata, &status, &err);
+                if (!assisted_should_retry(p, r, status, retries)) {
+                        if (ret_status)
+                                *ret_status = status;
+                        if (r < 0 && reterr)
+                                *reterr = TAKE_PTR(err);
+                        return r;
+                }
+                delay = backoff_full_jitter(p->base_delay, p->max_delay, retries);
+                if (notify)
+                        notify(what, err, retries + 1, delay);
+                if (sleep_usec(delay) < 0) {
+                        if (reterr)
+                                *reterr = strdup("stop requested");
+                        return -ECANCELED;
+                }
+        }
 }

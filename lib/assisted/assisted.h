@@ -41,6 +41,47 @@ typedef struct AssistedClientOptions {
         usec_t total_timeout; /* per request; 0 none (the Go clients have none) */
 } AssistedClientOptions;
 
+/* The Go programs' retry rule over the service (inventory_client's rehttp
+ * transport): 404, 423 and 425 up to short_retries; 408, 429, 5xx and no
+ * answer at all up to long_retries; other answers never. The delays are
+ * full jitter between base_delay and max_delay (timeutil.h). */
+typedef struct AssistedRetryPolicy {
+        unsigned short_retries;
+        unsigned long_retries;
+        usec_t base_delay;
+        usec_t max_delay;
+} AssistedRetryPolicy;
+
+/* the installer: 10 and 360 retries, 2-10 s (dry run: 3 and 3) */
+#define ASSISTED_RETRY_INSTALLER \
+        ((AssistedRetryPolicy){ .short_retries = 10, \
+                                .long_retries = 360, \
+                                .base_delay = 2 * USEC_PER_SEC, \
+                                .max_delay = 10 * USEC_PER_SEC })
+/* the assisted-installer-controller: 10 and 15 (its loops retry anyway) */
+#define ASSISTED_RETRY_CONTROLLER \
+        ((AssistedRetryPolicy){ .short_retries = 10, \
+                                .long_retries = 15, \
+                                .base_delay = 2 * USEC_PER_SEC, \
+                                .max_delay = 10 * USEC_PER_SEC })
+
+/* After a call that returned r (0, -EREMOTEIO with the HTTP status, or a
+ * transport errno) and `retries` retries so far: true when it is retried. */
+bool assisted_should_retry(const AssistedRetryPolicy *p, int r, long status, unsigned retries);
+
+/* One call, made again while the policy says so: each attempt a new
+ * session (X-Request-Id, as utils.GenerateRequestContext()), the full-jitter
+ * back-off slept between them (sleep_usec(): a stop request ends the wait
+ * with -ECANCELED and *reterr "stop requested"). call returns what the
+ * assisted_* functions return; notify (may be NULL) hears of each retry
+ * before its sleep, for the program to log it. *ret_status (may be NULL):
+ * the last attempt's HTTP status. Returns the last attempt's result. */
+typedef int (*AssistedCallFunc)(AssistedClient *c, void *userdata, long *ret_status, char **reterr);
+typedef void (*AssistedRetryNotify)(const char *what, const char *error, unsigned retry, usec_t delay);
+int assisted_call_retrying(AssistedClient *c, const AssistedRetryPolicy *p, const char *what,
+                           AssistedCallFunc call, void *userdata, AssistedRetryNotify notify,
+                           long *ret_status, char **reterr);
+
 int assisted_client_new(const AssistedClientOptions *o, AssistedClient **ret, char **reterr);
 AssistedClient *assisted_client_free(AssistedClient *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(AssistedClient *, assisted_client_free)

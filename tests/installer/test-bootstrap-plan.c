@@ -264,10 +264,10 @@ TEST(inventory_and_matching)
         _cleanup_(json_object_putp) json_object *by_ip = J(NODE("node-x", "True", "198.51.100.12"));
         _cleanup_(json_object_putp) json_object *v6 = J(NODE("node-y", "False", "2001:db8::11"));
         _cleanup_(json_object_putp) json_object *nobody = J(NODE("stranger", "True", "203.0.113.9"));
-        _cleanup_(inventory_done) Inventory inv = {};
+        _cleanup_(cluster_hosts_done) ClusterHosts inv = {};
         _cleanup_free_ char *err = NULL;
 
-        ASSERT_OK(inventory_from_cluster(cluster, "h-self", &inv, &err));
+        ASSERT_OK(cluster_hosts_from_cluster(cluster, "h-self", &inv, &err));
         ASSERT_EQ(inv.n, 3u); /* not this host, not the disabled one (whose inventory is not even read) */
         ASSERT_STREQ(inv.hosts[0].id, "h-1");
         ASSERT_STREQ(inv.hosts[0].name, "master-1");
@@ -278,20 +278,20 @@ TEST(inventory_and_matching)
 
         ASSERT_TRUE(kube_node_ready(by_name));
         ASSERT_FALSE(kube_node_ready(v6));
-        ASSERT_EQ(inventory_match_node(&inv, by_name), 0);
-        ASSERT_EQ(inventory_match_node(&inv, by_ip), 1);
-        ASSERT_EQ(inventory_match_node(&inv, v6), 0);
-        ASSERT_ERROR(inventory_match_node(&inv, nobody), ENOENT);
+        ASSERT_EQ(cluster_hosts_match_node(&inv, by_name), 0);
+        ASSERT_EQ(cluster_hosts_match_node(&inv, by_ip), 1);
+        ASSERT_EQ(cluster_hosts_match_node(&inv, v6), 0);
+        ASSERT_ERROR(cluster_hosts_match_node(&inv, nobody), ENOENT);
 }
 
 TEST(inventory_that_does_not_parse)
 {
         _cleanup_(json_object_putp) json_object *cluster =
                 J("{\"hosts\": [{\"id\": \"h-1\", \"status\": \"known\", \"inventory\": \"{not json\"}]}");
-        _cleanup_(inventory_done) Inventory inv = {};
+        _cleanup_(cluster_hosts_done) ClusterHosts inv = {};
         _cleanup_free_ char *err = NULL;
 
-        ASSERT_ERROR(inventory_from_cluster(cluster, "self", &inv, &err), EBADMSG);
+        ASSERT_ERROR(cluster_hosts_from_cluster(cluster, "self", &inv, &err), EBADMSG);
         ASSERT_CONTAINS(err, "cannot parse the inventory of host h-1");
 }
 
@@ -307,12 +307,12 @@ TEST(ready_nodes_rounds)
                                                                                                     "False",
                                                                                                     "198.51."
                                                                                                     "100.99") "]}");
-        _cleanup_(inventory_done) Inventory inv = {};
+        _cleanup_(cluster_hosts_done) ClusterHosts inv = {};
         char *ready[] = { (char *)"master-2", NULL };
         NodeAction *a = NULL;
         size_t n = 0;
 
-        ASSERT_OK(inventory_from_cluster(cluster, "h-self", &inv, NULL));
+        ASSERT_OK(cluster_hosts_from_cluster(cluster, "h-self", &inv, NULL));
         ASSERT_EQ(ready_nodes_plan(nodes, NULL, &inv, &a, &n), 3);
         /* master-1: Joined; master-2: installed already, counted without a
          * report; the stranger stops the round */
@@ -401,7 +401,8 @@ TEST(uninitialized_taint)
                   "\"NoSchedule\"},"
                   " {\"key\": \"" UNINITIALIZED_TAINT
                   "\", \"value\": \"true\", \"effect\": \"NoSchedule\"}]}}");
-        _cleanup_(json_object_putp) json_object *patch = taint_remove_patch(1, UNINITIALIZED_TAINT);
+        _cleanup_(json_object_putp) json_object *patch =
+                kube_node_taint_remove_patch(1, UNINITIALIZED_TAINT);
         _cleanup_free_ char *text = json_to_string(patch, 0);
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)

@@ -16,6 +16,7 @@
 #include "installer/config.h"
 #include "installer/devclean.h"
 #include "installer/osimage.h"
+#include "assisted/assisted.h"
 #include "installer/plan.h"
 #include "jsonutil.h"
 #include "shell.h"
@@ -225,7 +226,7 @@ TEST(rsync_progress)
 
 TEST(service_retry_policy)
 {
-        ServiceRetryPolicy p = SERVICE_RETRY_UPSTREAM;
+        AssistedRetryPolicy p = ASSISTED_RETRY_INSTALLER;
         static const struct {
                 int r;
                 long status;
@@ -259,7 +260,7 @@ TEST(service_retry_policy)
                 { -ENOMEM, 0, 0, false },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
-                ASSERT_EQ(service_should_retry(&p, cases[i].r, cases[i].status, cases[i].retries),
+                ASSERT_EQ(assisted_should_retry(&p, cases[i].r, cases[i].status, cases[i].retries),
                           cases[i].retry);
         ASSERT_EQ(p.base_delay, 2 * USEC_PER_SEC);
         ASSERT_EQ(p.max_delay, 10 * USEC_PER_SEC);

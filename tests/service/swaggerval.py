@@ -495,10 +495,13 @@ class Swagger(object):
                     return e
             return None
         if t == "object":
-            if kind != "object":
-                return err()
             props, _req = self.properties(s)
             extra = s.get("additionalProperties")
+            if not props and extra is None and not self.ref_name(schema):
+                # go-swagger makes a bare object schema interface{}: any JSON
+                return None
+            if kind != "object":
+                return err()
             for k, item in v.items():
                 if k in props:
                     e = self._unmarshal(props[k], item, model, path + [k], False)

@@ -2186,6 +2186,21 @@ class TestClusters(HubBase):
         self.assertEqual((st, d2["kind"], d2["status"], d2["api_vip_dns_name"]),
                          (202, "AddHostsCluster", "adding-hosts", "api.%s.example.com" % c["name"]))
 
+    def test_complete_installation_with_operators_report(self):
+        """The controller's failure body (notes/controller.md §4 #10): data's
+        values are anything JSON (models.CompletionParams.Data is a
+        map[string]interface{}), CLUSTER_OPERATORS_REPORT an array."""
+        c = self.new_cluster()
+        body = {"data": {"CLUSTER_OPERATORS_REPORT": [
+                    {"name": "console", "status": "failed", "status_info": "route not admitted"},
+                    {"name": "dns", "status": "available"}]},
+                "error_info": "Stopped waiting for cluster operators to be available: context deadline exceeded",
+                "is_success": False}
+        st, answer = self.hub.agent_call("POST", "/v2/clusters/%s/actions/complete-installation" % c["id"], body)
+        self.assertNotEqual(st, 400, answer)
+        if not self.hub.real:
+            self.assertEqual(st, 202, answer)
+
     def test_cancel_and_reset(self):
         self.svc.need_control("hosts that become known from the observed inventory alone")
         c = self.new_cluster()

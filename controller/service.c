@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assisted/assisted-user.h"
+#include "cleanup.h"
+#include "controller/service.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "strutil.h"
+#include "timeutil.h"
+
+static void retry_notify(const char *what, const char *error, unsigned retry, usec_t delay)
+{
+        log_info("%s failed (%s), retry %u in %.1f s", what, strna(error), retry,
+                 (double)delay / (double)USEC_PER_SEC);
+}
+
+static int call(ControllerService *s, const char *what, AssistedCallFunc op, void *userdata,
+                long *ret_status, char **reterr)
+{
+        return assisted_call_retrying(s->client, &s->retry, what, op, userdata, retry_notify, ret_status,
+                                      reterr);
+}
+
+typedef struct ClusterArgs {
+        ControllerService *s;
+        bool with_hosts;
+        json_object *cluster;
+} ClusterArgs;
+
+static int op_get_cluster(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        ClusterArgs *a = userdata;
+
+        json_object_put(a->cluster);
+        a->cluster = NULL;
+        return assisted_get_cluster(c, a->s->cluster_id, a->with_hosts, ret_status, &a->cluster, reterr);
+}
+
+int controller_service_get_cluster(ControllerService *s, bool with_hosts, long *ret_status,
+                                   json_object **ret, char **reterr)
+{
+        ClusterArgs a = { .s = s, .with_hosts = with_hosts };
+        int r;
+
+        r = call(s, "get cluster", op_get_cluster, &a, ret_status, reterr);
+        if (r < 0) {
+                json_object_put(a.cluster);
+                return r;
+        }
+        if (!a.cluster) {
+                if (reterr)
+                        *reterr = strdup("the service answered the cluster without a body");
+                return -EBADMSG;
+        }
+        *ret = a.cluster;
+        return 0;
+}
+
+typedef struct StageArgs {
+        const char *infra_env_id;
+        const char *host_id;
+        const char *stage;
+} StageArgs;
+
+static int op_host_stage(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        StageArgs *a = userdata;
+
+        return assisted_update_progress(c, a->infra_env_id, a->host_id, a->stage, NULL, ret_status, reterr);
+}
+
+int controller_service_host_stage(ControllerService *s, const char *infra_env_id, const char *host_id,
+                                  const char *stage, char **reterr)
+{
+        StageArgs a = { .infra_env_id = infra_env_id, .host_id = host_id, .stage = stage };
+
+        return call(s, "host progress update", op_host_stage, &a, NULL, reterr);
+}
+
+typedef struct OpArgs {
+        ControllerService *s;
+        AssistedOp op;
+        json_object *body;
+        json_object *answer;
+} OpArgs;
+
+static int op_cluster_call(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        OpArgs *a = userdata;
+
+        json_object_put(a->answer);
+        a->answer = NULL;
+        return assisted_op_call(c, a->op, (char *[]){ (char *)a->s->cluster_id, NULL }, NULL, a->body,
+                                ret_status, &a->answer, reterr);
+}
+
+static int cluster_call(ControllerService *s, const char *what, AssistedOp op, json_object *body,
+                        json_object **ret, char **reterr)
+{
+        OpArgs a = { .s = s, .op = op, .body = body };
+        int r;
+
+        r = call(s, what, op_cluster_call, &a, NULL, reterr);
+        if (r >= 0 && ret)
+                *ret = TAKE_PTR(a.answer);
+        json_object_put(a.answer);
+        return r;
+}
+
+int controller_service_finalizing_stage(ControllerService *s, const char *stage, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *body = json_new_object();
+
+        if (!body || json_add_string(body, "finalizing_stage", stage) < 0)
+                return -ENOMEM;
+        return cluster_call(s, "finalizing stage update", ASSISTED_OP_UPDATE_CLUSTER_FINALIZING_PROGRESS,
+                            body, NULL, reterr);
+}
+
+int controller_service_operators(ControllerService *s, json_object **ret, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *list = NULL;
+        int r;
+
+        r = cluster_call(s, "monitored operators query", ASSISTED_OP_LIST_MONITORED_OPERATORS, NULL, &list,
+                         reterr);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(list, json_type_array)) {
+                if (reterr)
+                        *reterr = strdup("the service's monitored operators are not a list");
+                return -EBADMSG;
+        }
+        *ret = TAKE_PTR(list);
+        return 0;
+}
+
+int controller_service_report_operator(ControllerService *s, json_object *report, char **reterr)
+{
+        return cluster_call(s, "operator status report", ASSISTED_OP_REPORT_MONITORED_OPERATOR, report, NULL,
+                            reterr);
+}
+
+int controller_service_ingress_ca(ControllerService *s, const char *pem, char **reterr)
+{
+        _cleanup_(json_object_putp) json_object *body = json_new_string(pem);
+
+        if (!body)
+                return -ENOMEM;
+        return cluster_call(s, "ingress CA upload", ASSISTED_OP_UPLOAD_CLUSTER_INGRESS_CERT, body, NULL,
+                            reterr);
+}
+
+int controller_service_complete(ControllerService *s, json_object *body, char **reterr)
+{
+        return cluster_call(s, "complete installation", ASSISTED_OP_COMPLETE_INSTALLATION, body, NULL,
+                            reterr);
+}

@@ -1,0 +1,661 @@
+#!/usr/bin/python3
+"""`cradle controller` end to end (notes/controller.md §11), the test playing
+what the new cluster's own components would do:
+
+  - the service is the reference assisted-service (tests/service), with a
+    cluster registered through the REST API, so that the service decides
+    `finalizing` and `installed` by its own rules (notes §0.2); its hosts
+    are put in `installing` by the fake's control API and report their
+    stages through the agent API up to `Rebooting`, as the installer does;
+  - the new cluster is the test kube-apiserver (tests/kubeapi), or the
+    cluster CRADLE_TEST_KUBECONFIG names, with the OpenShift CRDs of
+    tests/reference/openshift-api: the test creates proxies/cluster, Nodes
+    that register and turn Ready (tests/installer/kubelab.py), kubelets'
+    certificate requests made as the kubelet and the node bootstrapper make
+    them, and the machine-config-server's log (test server only);
+  - the controller runs as its Job runs it, configured by upstream's
+    variables, by its upstream program name, with intervals of a fraction
+    of a second (its cradle options).
+
+Each test asserts on what the service recorded and on the cluster's state.
+On a real cluster and service the tests that need a fake's control API
+(seeding installing hosts, faults, pod log text) skip, saying why; every
+name a test makes is its own (nodes, namespaces), and nothing assumes the
+test is alone in the cluster.
+
+Environment: CRADLE_BINARY, CRADLE_SOURCE_ROOT, CRADLE_TEST_KUBECONFIG and
+CRADLE_TEST_SERVICE_URL (optional).
+"""
+import copy
+import json
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.parse
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("CRADLE_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SRC, "tests", "installer"))
+sys.path.insert(0, os.path.join(SRC, "tests", "service"))
+sys.path.insert(0, os.path.join(SRC, "tests", "kubeapi"))
+
+try:
+    import yaml  # noqa: F401
+except ImportError:
+    print("SKIP: python3-yaml is not installed")
+    sys.exit(77)
+
+import kubeapi_harness  # noqa: E402
+import kubelab  # noqa: E402
+from refclient import HubClient, RefService  # noqa: E402
+
+BINARY = os.environ.get("CRADLE_BINARY") or os.path.join(SRC, "build", "cradle")
+REFERENCE = os.path.join(SRC, "tests", "reference")
+CONFIG_CRDS = os.path.join(REFERENCE, "openshift-api", "config", "v1", "zz_generated.crd-manifests")
+OPENSHIFT_CRDS = [os.path.join(CONFIG_CRDS, f) for f in (
+    "0000_03_config-operator_01_proxies.crd.yaml",
+    "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
+    "0000_00_cluster-version-operator_01_clusteroperators.crd.yaml")]
+CV_PATH = "/apis/config.openshift.io/v1/clusterversions"
+CO_PATH = "/apis/config.openshift.io/v1/clusteroperators"
+INGRESS_CA_PATH = "/api/v1/namespaces/openshift-config-managed/configmaps"
+OBSERVED_INVENTORY = os.path.join(REFERENCE, "observed", "07-step-replies.json")
+CSR_PATH = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+BOOTSTRAPPER = "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper"
+BOOTSTRAPPER_GROUPS = ["system:serviceaccounts", "system:serviceaccounts:openshift-machine-config-operator"]
+# the controller's rounds, a fraction of upstream's 30 s and 60 s
+FAST = ["--poll-interval", "0.3", "--slow-poll-interval", "0.5", "--ready-interval", "0.2",
+        "--fetch-interval", "0.2", "--retry-delay", "0.05", "--retry-max-delay", "0.2"]
+WAIT = 60
+KUBECONFIG_NOINGRESS = ("apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://api.test.example.com:6443\n"
+                        "  name: test\ncontexts: []\nusers: []\n")
+
+
+def wait_for(what, predicate, timeout=WAIT, interval=0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out after %d s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def observed_inventory():
+    with open(OBSERVED_INVENTORY) as f:
+        return json.load(f)["by_step_type"]["inventory"]["request_body_output_decoded"]
+
+
+class Controller:
+    """One `cradle controller` process, by the upstream program name."""
+
+    def __init__(self, lab, env, args=()):
+        self.lab = lab
+        self.log_path = os.path.join(lab.tmp, "controller-%s.stderr" % uuid.uuid4().hex[:6])
+        link = os.path.join(lab.tmp, "assisted-installer-controller")
+        if not os.path.lexists(link):
+            os.symlink(os.path.abspath(BINARY), link)
+        full_env = {k: v for k, v in os.environ.items()
+                    if k.startswith(("ASAN_", "UBSAN_", "LSAN_", "CRADLE_LOG_TARGET")) or k in ("PATH", "HOME")}
+        full_env.update(env)
+        self.stderr = open(self.log_path, "w")
+        self.proc = subprocess.Popen([link, "--token-file", os.path.join(lab.tmp, "no-token-file"),
+                                      "--log-file", "", "--log-level", "debug"] + FAST + list(args),
+                                     stdout=subprocess.DEVNULL, stderr=self.stderr, env=full_env,
+                                     start_new_session=True)
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def wait(self, timeout=WAIT):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            interesting = [line for line in self.log().splitlines() if 'msg="task ' not in line]
+            raise AssertionError("the controller did not exit in %d s:\n%s" % (timeout, "\n".join(interesting[-40:])))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.stderr.close()
+        return self.proc.returncode
+
+
+class Lab(unittest.TestCase):
+    """The service, the cluster and what the tests made in them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="cradle-controller-")
+        cls.kube = kubelab.Cluster().start()
+        cls.svc = RefService(token="t0k-controller").start()
+        cls.hub = HubClient(cls.svc)
+        for crd in OPENSHIFT_CRDS:
+            cls.apply_crd(crd)
+        cls.subnet = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.svc.stop()
+        cls.kube.stop()
+        import shutil
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def apply_crd(cls, path):
+        for d in kubeapi_harness.yaml_docs(path):
+            r = cls.kube.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", d)
+            if r.status not in (201, 409):
+                raise AssertionError("CRD %s: %s" % (d["metadata"]["name"], r))
+            cls.kube.wait_established(d["metadata"]["name"])
+
+    def setUp(self):
+        self.controllers = []
+        self.prefix = "ctl-%s" % uuid.uuid4().hex[:6]
+        self.namespace = self.prefix
+        self.kube.ensure_namespace(self.namespace)
+        self.proxy_cluster()
+        type(self).subnet += 1
+        self.net = "10.%d.%d" % (100 + self.subnet // 200, self.subnet % 200)
+
+    def tearDown(self):
+        for c in self.controllers:
+            c.stop()
+        self.kube.cleanup()
+        if not self.svc.real:
+            self.svc.control("DELETE", "/faults")
+        if self.kube.fake:
+            self.kube.ctl("DELETE", "/faults")
+
+    # -- the cluster --------------------------------------------------------
+    def proxy_cluster(self):
+        """proxies.config.openshift.io/cluster, which every OpenShift cluster
+        has (a real one's is left as it is)."""
+        r = self.kube.request("POST", "/apis/config.openshift.io/v1/proxies",
+                              {"apiVersion": "config.openshift.io/v1", "kind": "Proxy",
+                               "metadata": {"name": "cluster"}, "spec": {}})
+        if r.status not in (201, 409):
+            raise AssertionError("proxies/cluster: %s" % r)
+
+    def node(self, name, ip, ready, role="master"):
+        self.kube.node(name, ip, role=role, ready=ready)
+
+    def csr(self, name, user, groups, signer, usages, cn, orgs, sans=()):
+        """A kubelet's certificate request, created as user (the test
+        server's bearer token for it, or impersonation on a real cluster)."""
+        key = os.path.join(self.tmp, name + ".key")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-out", key], check=True, capture_output=True)
+        subj = "".join("/O=%s" % o for o in orgs) + "/CN=%s" % cn
+        cmd = ["openssl", "req", "-new", "-key", key, "-subj", subj]
+        if sans:
+            cmd += ["-addext", "subjectAltName=" + ",".join(sans)]
+        pem = subprocess.run(cmd, check=True, capture_output=True).stdout
+        import base64
+        obj = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+               "metadata": {"name": name},
+               "spec": {"request": base64.b64encode(pem).decode(), "signerName": signer, "usages": usages}}
+        if self.kube.fake:
+            token = "tok-" + uuid.uuid4().hex
+            self.kube.ctl("POST", "/tokens", {"token": token, "user": user, "groups": groups})
+            headers = {"Authorization": "Bearer " + token}
+        else:
+            headers = {"Impersonate-User": user}
+        r = self.raw_request("POST", CSR_PATH, obj, headers, impersonate_groups=None if self.kube.fake else groups)
+        if r[0] != 201:
+            raise AssertionError("CSR %s: %s %s" % (name, r[0], r[1][:500]))
+        self.kube.made.append(CSR_PATH + "/" + name)
+        return name
+
+    def raw_request(self, method, path, body, headers, impersonate_groups=None):
+        import http.client
+        k = self.kube
+        h = {"Accept": "application/json", "Content-Type": "application/json"}
+        if not headers.get("Authorization") and k.kc["token"]:
+            h["Authorization"] = "Bearer " + k.kc["token"]
+        h.update(headers)
+        ctx = k.ctx
+        if headers.get("Authorization"):
+            # the token is the identity: no client certificate beside it
+            ctx = ssl.create_default_context()
+            if k.kc["insecure"]:
+                ctx.check_hostname = False
+                ctx.verify_mode = ssl.CERT_NONE
+            elif k.kc["ca"]:
+                ctx.load_verify_locations(cadata=k.kc["ca"].decode())
+        c = http.client.HTTPSConnection(k.host, k.port, context=ctx, timeout=60)
+        try:
+            c.putrequest(method, k.base + path)
+            for name, value in h.items():
+                c.putheader(name, value)
+            for g in impersonate_groups or ():
+                c.putheader("Impersonate-Group", g)
+            data = json.dumps(body).encode()
+            c.putheader("Content-Length", str(len(data)))
+            c.endheaders(data)
+            r = c.getresponse()
+            return r.status, r.read()
+        finally:
+            c.close()
+
+    def get(self, path):
+        """The object at path, or None when there is none."""
+        r = self.kube.request("GET", path)
+        if r.status == 404:
+            return None
+        if r.status != 200:
+            raise AssertionError("GET %s: %s" % (path, r))
+        return r.json
+
+    def own(self, path, obj):
+        """Creates obj at path for this test (deleted afterwards); skips when
+        the cluster has its own already (a real OpenShift cluster's
+        ClusterVersion, console, ingress CA are never touched)."""
+        r = self.kube.request("POST", path, obj)
+        if r.status == 409:
+            raise unittest.SkipTest("the cluster has its own %s/%s" % (path, obj["metadata"]["name"]))
+        if r.status != 201:
+            raise AssertionError("create %s: %s" % (path, r))
+        self.kube.made.append(path + "/" + obj["metadata"]["name"])
+        return r.json
+
+    def status_patch(self, path, status):
+        self.kube.ok("PATCH", path + "/status", {"status": status}, ctype="application/merge-patch+json")
+
+    @staticmethod
+    def condition(type_, status, message=""):
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        return {"type": type_, "status": status, "lastTransitionTime": now, "message": message}
+
+    def openshift_objects(self, console_conditions):
+        """What the cluster's own operators publish: the ClusterVersion (the
+        Console capability on) and the console ClusterOperator."""
+        self.own(CV_PATH, {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+                           "metadata": {"name": "version"}, "spec": {"clusterID": str(uuid.uuid4())}})
+        self.status_patch(CV_PATH + "/version", {
+            "availableUpdates": [], "observedGeneration": 1, "versionHash": "x",
+            "desired": {"image": "quay.io/openshift-release-dev/ocp-release:4.13.18-x86_64", "version": "4.13.18"},
+            "capabilities": {"enabledCapabilities": ["Console", "Insights"],
+                             "knownCapabilities": ["Console", "Insights"]},
+            "conditions": [self.condition("Available", "False"), self.condition("Progressing", "True")]})
+        self.own(CO_PATH, {"apiVersion": "config.openshift.io/v1", "kind": "ClusterOperator",
+                           "metadata": {"name": "console"}, "spec": {}})
+        self.status_patch(CO_PATH + "/console", {"conditions": console_conditions,
+                                                  "versions": [{"name": "operator", "version": "4.13.18"}]})
+
+    def ingress_ca(self, pem):
+        self.kube.ensure_namespace("openshift-config-managed")
+        self.own(INGRESS_CA_PATH, {"apiVersion": "v1", "kind": "ConfigMap",
+                                   "metadata": {"name": "default-ingress-cert"}, "data": {"ca-bundle.crt": pem}})
+
+    def cluster_requests(self, cid, suffix, method):
+        return [r for r in self.svc.requests(path="/clusters/%s/%s$" % (cid, suffix), method=method)
+                if r.get("status") is not None and r["status"] < 300]
+
+    def finalizing_stages(self, cid):
+        return [r["body"]["finalizing_stage"] for r in self.cluster_requests(cid, "progress", "PUT")]
+
+    def csr_get(self, name):
+        return self.kube.ok("GET", CSR_PATH + "/" + name).json
+
+    # -- the service --------------------------------------------------------
+    def seed(self, masters=3, workers=0, names=None):
+        """A cluster registered through the REST API, its hosts installing
+        and at Rebooting, each with an inventory (one address on self.net).
+        Returns (cluster id, infra-env id, [(host id, name, ip, role)])."""
+        self.svc.need_control("hosts put in installing without agents")
+        st, c = self.hub.register_cluster(name=self.prefix, control_plane_count=masters)
+        self.assertEqual(st, 201, c)
+        cid = c["id"]
+        self.addCleanup(self.hub.call, "DELETE", "/v2/clusters/%s" % cid)
+        st, ie = self.hub.register_infra_env(cluster_id=cid)
+        self.assertEqual(st, 201, ie)
+        hosts = []
+        for i in range(masters + workers):
+            role = "master" if i < masters else "worker"
+            name = (names or {}).get(i) or "%s-%s-%d" % (self.prefix, role, i if role == "master" else i - masters)
+            ip = "%s.%d" % (self.net, 10 + i)
+            inv = copy.deepcopy(observed_inventory())
+            inv["hostname"] = name
+            itf = inv["interfaces"][0]
+            itf["mac_address"] = "52:54:00:%02x:%02x:%02x" % (self.subnet // 256, self.subnet % 256, i)
+            itf["ipv4_addresses"] = ["%s/24" % ip]
+            itf["ipv6_addresses"] = []
+            hid = str(uuid.uuid4())
+            self.svc.control("POST", "/hosts", {"infra_env_id": ie["id"], "id": hid, "inventory": inv,
+                                                "requested_hostname": name, "role": role})
+            hosts.append((hid, name, ip, role))
+        self.svc.install(cid, force=True)
+        # what the service generates when the installation starts (the
+        # control API's install does not): the ingress CA is merged into it
+        self.svc.raw("PUT", "/__control/clusters/%s/files/kubeconfig-noingress" % cid, KUBECONFIG_NOINGRESS)
+        for hid, name, ip, role in hosts:
+            for stage in ("Starting installation", "Rebooting"):
+                st, body = self.svc.progress(ie["id"], hid, stage)
+                self.assertEqual(st, 200, body)
+        return cid, ie["id"], hosts
+
+    def stages(self, host_id):
+        """The stages the service recorded for a host, in order."""
+        return [r["body"]["current_stage"] for r in self.svc.requests(path="/hosts/%s/progress$" % host_id,
+                                                                         method="PUT")
+                if r.get("status") == 200]
+
+    def controller(self, cluster_id, args=(), env=None):
+        e = {"CLUSTER_ID": cluster_id, "INVENTORY_URL": self.svc.url, "OPENSHIFT_VERSION": "4.13",
+             "NAMESPACE": self.namespace, "KUBECONFIG": self.kube.kubeconfig_path}
+        if self.svc.token:
+            e["PULL_SECRET_TOKEN"] = self.svc.token
+        e.update(env or {})
+        c = Controller(self, e, args)
+        self.controllers.append(c)
+        return c
+
+
+class TestStart(Lab):
+    def test_usage_errors(self):
+        c = self.controller("x", env={"CLUSTER_ID": ""})
+        self.assertEqual(c.wait(), 2)
+        self.assertIn("required key CLUSTER_ID missing value", c.log())
+        c = self.controller("x", args=["stray"])
+        self.assertEqual(c.wait(), 2)
+
+    def test_ready_event_and_exit_when_the_cluster_is_gone(self):
+        """SetReadyState: the Event the bootstrap waits for, once; then a
+        cluster the service no longer knows ends the run with 0."""
+        st, cl = self.hub.register_cluster(name=self.prefix)
+        self.assertEqual(st, 201, cl)
+        cid = cl["id"]
+        c = self.controller(cid)
+        path = "/api/v1/namespaces/%s/events/AssistedControllerIsReady" % self.namespace
+        ev = wait_for("the ready event", lambda: self.get(path))
+        self.assertEqual(ev["reason"], "AssistedControllerIsReady")
+        self.assertEqual(ev["type"], "Normal")
+        self.assertEqual(ev["count"], 1)
+        self.assertEqual(ev["message"], "Assisted controller managed to connect to assisted service and "
+                                        "kube-apiserver and is ready to start")
+        self.assertEqual(ev["involvedObject"]["name"], "assisted-installer-controller")
+        self.assertEqual(ev["involvedObject"]["namespace"], self.namespace)
+        self.assertEqual(ev["firstTimestamp"], ev["lastTimestamp"])
+        # a second controller (the Job's next pod) finds it there: no error
+        c2 = self.controller(cid)
+        wait_for("the second controller's start", lambda: "Remove uninitialized taint" in c2.log())
+        self.assertNotIn("Failed to spawn event", c2.log())
+        self.assertEqual(self.kube.request("GET", path).json["metadata"]["uid"], ev["metadata"]["uid"])
+        # the cluster goes: both end, with 0 (the Job is complete)
+        st, body = self.hub.call("DELETE", "/v2/clusters/%s" % cid)
+        self.assertEqual(st, 204, body)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        self.assertEqual(c2.wait(), 0, c2.log()[-3000:])
+        self.assertIn("errors from assisted service in a row, exiting", c.log())
+
+    def test_missing_proxy_is_fatal(self):
+        self.kube.need_server("a fault on proxies/cluster (every OpenShift cluster has it)")
+        self.kube.ctl("POST", "/faults", {"match": {"resource": "proxies", "name": "cluster", "verb": "get"},
+                                          "code": 404, "reason": "NotFound",
+                                          "message": 'proxies.config.openshift.io "cluster" not found', "count": 0})
+        c = self.controller(str(uuid.uuid4()))
+        self.assertEqual(c.wait(), 1)
+        self.assertIn("Failed to set env vars for installer-controller pod", c.log())
+        # nothing was asked of the service
+        self.assertEqual(self.kube.request("GET", "/api/v1/namespaces/%s/events/AssistedControllerIsReady"
+                                           % self.namespace).status, 404)
+
+    def test_proxy_variables_reach_the_service_client(self):
+        """The cluster-wide proxy's status becomes HTTP(S)_PROXY/NO_PROXY for
+        the service client: the service, by a name only the proxy resolves,
+        is reached through the proxy named in proxies/cluster."""
+        self.kube.need_server("a proxies/cluster status of the test's choosing")
+        self.svc.need_control("a service the proxy can name")
+        proxy = ForwardProxy({"assisted-api.proxied.test": urllib.parse.urlsplit(self.svc.url).port})
+        self.addCleanup(proxy.stop)
+        self.kube.ctl("POST", "/faults", {
+            "match": {"resource": "proxies", "name": "cluster", "verb": "get"}, "code": 200, "count": 0,
+            "body": {"apiVersion": "config.openshift.io/v1", "kind": "Proxy", "metadata": {"name": "cluster"},
+                     "spec": {}, "status": {"httpProxy": proxy.url, "httpsProxy": proxy.url,
+                                            "noProxy": ".cluster.local,.svc"}}})
+        st, cl = self.hub.register_cluster(name=self.prefix)
+        self.assertEqual(st, 201, cl)
+        c = self.controller(cl["id"], env={"INVENTORY_URL": "http://assisted-api.proxied.test:%d"
+                                                            % urllib.parse.urlsplit(self.svc.url).port})
+        wait_for("the ready event", lambda: self.get("/api/v1/namespaces/%s/events/AssistedControllerIsReady"
+                                                      % self.namespace))
+        self.assertIn("GET /api/assisted-install/v2/clusters/%s" % cl["id"], " ".join(proxy.seen))
+        self.assertIn("to set env-vars for installer-controller pod", c.log())
+
+
+class ForwardProxy:
+    """An HTTP proxy on 127.0.0.1 that knows some names the resolver does
+    not (name -> port on 127.0.0.1); it records the requests it forwards."""
+
+    def __init__(self, names):
+        import http.client
+        import http.server
+        import threading
+        proxy = self
+        self.seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def forward(self):
+                u = urllib.parse.urlsplit(self.path)
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else None
+                if u.hostname not in names:
+                    self.send_error(502)
+                    return
+                proxy.seen.append("%s %s" % (self.command, u.path))
+                c = http.client.HTTPConnection("127.0.0.1", names[u.hostname], timeout=30)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("proxy-connection",)}
+                c.request(self.command, u.path + ("?" + u.query if u.query else ""), body, headers)
+                r = c.getresponse()
+                data = r.read()
+                self.send_response(r.status)
+                for k, v in r.getheaders():
+                    if k.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                c.close()
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_PATCH = forward
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class TestHosts(Lab):
+    def test_joined_done_and_finalizing(self):
+        """Nodes join NotReady (Joined), then turn Ready (Done): every host
+        installed, the cluster finalizing by the service's own rule. A node
+        known by another name than its host's is matched by its address."""
+        cid, ie, hosts = self.seed(masters=3, workers=1)
+        # master-2 registers under a name of its own
+        names = {h[0]: (h[1] if i != 2 else self.prefix + "-renamed") for i, h in enumerate(hosts)}
+        c = self.controller(cid)
+        for hid, name, ip, role in hosts:
+            self.node(names[hid], ip, ready=False, role=role)
+        for hid, name, ip, role in hosts:
+            wait_for("Joined of %s" % name, lambda: "Joined" in self.stages(hid))
+        self.assertTrue(all("Done" not in self.stages(h[0]) for h in hosts))
+        for hid, name, ip, role in hosts:
+            self.kube.node_status(names[hid], ip, True)
+        for hid, name, ip, role in hosts:
+            wait_for("Done of %s" % name, lambda: "Done" in self.stages(hid))
+        for hid, name, ip, role in hosts:
+            st = self.stages(hid)
+            self.assertEqual(st[-2:], ["Joined", "Done"], (name, st))
+            self.assertEqual(st.count("Done"), 1, (name, st))
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual(cl["status"], "finalizing", cl.get("status_info"))
+        self.assertTrue(all(h["status"] == "installed" for h in cl["hosts"]))
+        wait_for("the end of the node rounds", lambda: "All nodes were successfully installed" in c.log())
+
+    def test_ready_at_first_sight(self):
+        """A node first seen Ready gets Joined and Done in the same round."""
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        self.controller(cid)
+        wait_for("Done", lambda: "Done" in self.stages(hid))
+        self.assertEqual(self.stages(hid)[-2:], ["Joined", "Done"])
+
+    def test_configuring_from_the_mcs_log(self):
+        """A host whose address fetched its Ignition config from the
+        machine-config-server is Configuring (workers too)."""
+        self.kube.need_server("pod log text")
+        cid, ie, hosts = self.seed(masters=1, workers=1)
+        worker = hosts[1]
+        self.kube.ensure_namespace("openshift-machine-config-operator")
+        pod = "machine-config-server-" + uuid.uuid4().hex[:5]
+        self.kube.create("/api/v1/namespaces/openshift-machine-config-operator/pods",
+                         {"apiVersion": "v1", "kind": "Pod",
+                          "metadata": {"name": pod, "labels": {"k8s-app": "machine-config-server"}},
+                          "spec": {"nodeName": hosts[0][1],
+                                   "containers": [{"name": "machine-config-server", "image": "x"}]}})
+        self.kube.ctl("POST", "/pods/log", {
+            "namespace": "openshift-machine-config-operator", "name": pod, "container": "machine-config-server",
+            "text": 'I0101 00:00:00.000000 1 api.go:116] Pool worker requested by address:"%s:50000" '
+                    'User-Agent:"Ignition/2.14.0" Accept-Header: "application/vnd.coreos.ignition+json"\n'
+                    % worker[2]})
+        self.controller(cid)
+        wait_for("Configuring of the worker", lambda: "Configuring" in self.stages(worker[0]))
+        self.assertNotIn("Configuring", self.stages(hosts[0][0]))
+
+
+class TestFinalize(Lab):
+    def test_to_installed(self):
+        """From every host Rebooting to installed: the finalizing stages in
+        order, console reported as it changes, the ingress CA from its
+        ConfigMap, complete-installation; the service decides installed by
+        its own rules, and the controller ends with 0."""
+        cid, ie, hosts = self.seed(masters=3, workers=1)
+        self.openshift_objects([self.condition("Progressing", "True", "rolling out the console"),
+                                self.condition("Available", "False", "no console pods")])
+        c = self.controller(cid)
+        for hid, name, ip, role in hosts:
+            self.node(name, ip, ready=True, role=role)
+        wait_for("finalizing", lambda: self.hub.cluster(cid)[1]["status"] == "finalizing")
+        wait_for("the operators stage", lambda: self.finalizing_stages(cid) == ["Waiting for cluster operators"])
+        reports = wait_for("console reported", lambda: self.cluster_requests(cid, "monitored-operators", "PUT"))
+        self.assertEqual(reports[0]["body"], {"name": "console", "status": "progressing",
+                                              "status_info": "rolling out the console", "version": "4.13.18"})
+        # nothing changes: nothing more is reported
+        wait_for("two more operator checks", lambda: c.log().count("will wait for the console operator") >= 3)
+        self.assertEqual(len(self.cluster_requests(cid, "monitored-operators", "PUT")), 1)
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators"])
+        self.status_patch(CO_PATH + "/console", {"conditions": [self.condition("Available", "True", "All is well")]})
+        wait_for("the router CA stage", lambda: "Adding router ca" in self.finalizing_stages(cid))
+        reports = self.cluster_requests(cid, "monitored-operators", "PUT")
+        self.assertEqual(reports[-1]["body"], {"name": "console", "status": "available", "status_info": "All is well",
+                                               "version": "4.13.18"})
+        # the ingress CA appears later than the stage: the controller keeps reading
+        time.sleep(1)
+        self.assertEqual(self.cluster_requests(cid, "uploads/ingress-cert", "POST"), [])
+        self.ingress_ca(HubClient.TEST_INGRESS_CA)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        uploads = self.cluster_requests(cid, "uploads/ingress-cert", "POST")
+        self.assertEqual(len(uploads), 1)
+        self.assertEqual(uploads[0]["body"], HubClient.TEST_INGRESS_CA)
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators", "Adding router ca",
+                                                       "Waiting for olm operators csv initialization", "Done"])
+        done = self.cluster_requests(cid, "actions/complete-installation", "POST")
+        self.assertEqual([r["body"] for r in done], [{"is_success": True}])
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual((cl["status"], cl["status_info"]), ("installed", "Cluster is installed"))
+        self.assertIn("Cluster installation successfully finished.", c.log())
+
+    def test_operators_time_out(self):
+        """The console never available in time: complete-installation says
+        so with the operators report; the service fails the cluster and the
+        controller ends with 0."""
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        self.openshift_objects([self.condition("Degraded", "True", "route not admitted")])
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        c = self.controller(cid, args=["--operators-timeout", "2"])
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        done = self.cluster_requests(cid, "actions/complete-installation", "POST")
+        self.assertEqual(len(done), 1)
+        body = done[0]["body"]
+        self.assertEqual(body["is_success"], False)
+        self.assertEqual(body["error_info"], "Stopped waiting for cluster operators to be available: context "
+                                             "deadline exceeded")
+        report = body["data"]["CLUSTER_OPERATORS_REPORT"]
+        self.assertIn({"name": "console", "status": "failed", "status_info": "route not admitted"}, report)
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators"])
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "error")
+        self.assertIn("Cluster installation failed.", c.log())
+
+
+class TestCsrs(Lab):
+    def test_only_the_cluster_kubelets_are_approved(self):
+        cid, ie, hosts = self.seed(masters=1, workers=1)
+        master, worker = hosts
+        self.node(master[1], master[2], ready=False)
+        c = self.controller(cid)
+        client = self.csr(self.prefix + "-client", BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                          "kubernetes.io/kube-apiserver-client-kubelet", ["digital signature", "client auth"],
+                          "system:node:" + worker[1], ["system:nodes"])
+        serving = self.csr(self.prefix + "-serving", "system:node:" + master[1], ["system:nodes"],
+                           "kubernetes.io/kubelet-serving", ["digital signature", "server auth"],
+                           "system:node:" + master[1], ["system:nodes"], ["DNS:" + master[1], "IP:" + master[2]])
+        # a node that is no host of this cluster, and a host's serving
+        # certificate for an address that is not its own
+        stranger = self.csr(self.prefix + "-stranger", BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                            "kubernetes.io/kube-apiserver-client-kubelet", ["digital signature", "client auth"],
+                            "system:node:%s-intruder" % self.prefix, ["system:nodes"])
+        other_ip = self.csr(self.prefix + "-other-ip", "system:node:" + master[1], ["system:nodes"],
+                            "kubernetes.io/kubelet-serving", ["digital signature", "server auth"],
+                            "system:node:" + master[1], ["system:nodes"], ["IP:203.0.113.99"])
+
+        def approved(name):
+            conds = (self.csr_get(name).get("status") or {}).get("conditions") or []
+            return next((x for x in conds if x["type"] == "Approved"), None)
+
+        for name in (client, serving):
+            cond = wait_for("approval of %s" % name, lambda: approved(name))
+            self.assertEqual(cond["status"], "True")
+            if self.kube.fake or cond["reason"] == "NodeCSRApprove":
+                self.assertEqual(cond["reason"], "NodeCSRApprove")
+                self.assertEqual(cond["message"], "This CSR was approved by the assisted-installer-controller")
+        # several rounds later the others are still pending, each refusal
+        # logged once with its reason
+        wait_for("three CSR rounds", lambda: c.log().count("task csrs") >= 4)
+        self.assertIsNone(approved(stranger))
+        self.assertIsNone(approved(other_ip))
+        log = c.log()
+        self.assertEqual(log.count("Not approving CSR %s:" % stranger), 1, log[-3000:])
+        self.assertIn("node %s-intruder is no host of this cluster" % self.prefix, log)
+        self.assertEqual(log.count("Not approving CSR %s:" % other_ip), 1)
+        self.assertIn("IP address 203.0.113.99 is not an address of host %s" % master[1], log)
+        # the kubelet gets its certificate (the test server's signer, or the real one)
+        wait_for("the signed certificate", lambda: (self.csr_get(client).get("status") or {}).get("certificate"))
+
+
+if __name__ == "__main__":
+    if not os.path.exists(BINARY):
+        print("SKIP: %s is missing" % BINARY)
+        sys.exit(77)
+    unittest.main(verbosity=2)
