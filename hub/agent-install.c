@@ -86,10 +86,24 @@ static const char *agent_hostname(json_object *agent)
         return !isempty(h) ? h : json_get_string(json_get_path(agent, "status.inventory"), "hostname");
 }
 
-static bool is_day2_joining(json_object *host)
+/* A day-2 host after its reboot, the service done with it: over REST the
+ * service sets its stage Done (and added-to-existing-cluster) at once,
+ * where with its own controllers (kube-api mode) it keeps Rebooting until
+ * they report the node. The Agent says Done only once the node is Ready
+ * on the spoke (day2_stage()): until then cradle-hub does what those
+ * controllers do. */
+static bool is_day2_rest_done(json_object *host, json_object *agent)
+{
+        return streq_ptr(host_stage(host), "Done") &&
+               streq_ptr(json_get_string(host, "status"), "added-to-existing-cluster") &&
+               !streq_ptr(json_get_string(json_get_path(agent, "status.progress"), "currentStage"), "Done");
+}
+
+static bool is_day2_joining(json_object *host, json_object *agent)
 {
         return streq_ptr(json_get_string(host, "kind"), "AddToExistingClusterHost") &&
-               STR_IN_SET(strempty(host_stage(host)), "Rebooting", "Joined", "Configuring");
+               (STR_IN_SET(strempty(host_stage(host)), "Rebooting", "Joined", "Configuring") ||
+                is_day2_rest_done(host, agent));
 }
 
 static json_object *cd_ref(json_object *agent)
@@ -253,7 +267,7 @@ int agent_install_observe(HubContext *ctx, AgentObserved *o)
                 return 0;
         /* day-2 joining, or deletion of a node that joined: the spoke */
         skip_spoke = hub_object_annotation(agent, HUB_ANNOTATION_SKIP_SPOKE_CLEANUP) != NULL;
-        if ((o->host && is_day2_joining(o->host)) ||
+        if ((o->host && is_day2_joining(o->host, agent)) ||
             (hub_object_deleting(agent) && !skip_spoke && ai->aci && !hub_object_deleting(ai->aci) &&
              streq_ptr(json_get_string(json_get_path(agent, "status.progress"), "currentStage"), "Done")))
                 return observe_spoke(ctx, ai, agent);
@@ -1258,7 +1272,8 @@ static bool should_approve_csrs(const AgentObserved *o)
 {
         json_object *agent = o->base.object;
 
-        if (!STR_IN_SET(strempty(host_stage(o->host)), "Rebooting", "Joined"))
+        if (!STR_IN_SET(strempty(host_stage(o->host)), "Rebooting", "Joined") &&
+            !is_day2_rest_done(o->host, agent))
                 return false;
         return streq_ptr(json_get_string(json_get(o->install.aci, "status"), "platformType"), "None") ||
                isempty(hub_object_label(agent, HUB_LABEL_BMH));
@@ -1370,7 +1385,7 @@ static int day2(const AgentObserved *o, json_object *host, json_object *desired,
         json_object *p, *body;
         int r;
 
-        if (!is_day2_joining(host) || !cd_ref(o->base.object) || !ai->spoke_read)
+        if (!is_day2_joining(host, o->base.object) || !cd_ref(o->base.object) || !ai->spoke_read)
                 return 0;
         if (ai->spoke_error < 0) {
                 *ret_requeue = HUB_REQUEUE_ON_ERROR;
@@ -1393,7 +1408,8 @@ static int day2(const AgentObserved *o, json_object *host, json_object *desired,
         p = hub_json_ensure_object(desired, "status.progress");
         if (!p || json_add_string(p, "currentStage", want) < 0)
                 return -ENOMEM;
-        if (streq_ptr(have, want) || pr)
+        /* a service that is done with the host takes no progress any more */
+        if (streq_ptr(have, want) || streq_ptr(have, "Done") || pr)
                 return 0;
         body = body_with("current_stage", want);
         if (!body)
@@ -1626,13 +1642,17 @@ int agent_install_decide(const AgentObserved *o, json_object *desired, HubPlan *
                          hub_link_source_of_infraenv(o->infraenv), o->base.now);
         if (r < 0)
                 return r;
-        /* a day-2 progress answered: the stage it set */
-        if (hub_call_results_find(&o->base.results, TAG_PROGRESS) && is_day2_joining(host) &&
-            o->install.spoke_node) {
+        /* a day-2 progress answered: the stage it set; a service done
+         * with the host: the node's own (Rebooting until it appears) */
+        if (is_day2_joining(host, agent) &&
+            ((hub_call_results_find(&o->base.results, TAG_PROGRESS) && o->install.spoke_node) ||
+             is_day2_rest_done(host, agent))) {
                 json_object *p = hub_json_ensure_object(desired, "status.progress");
+                const char *stage = !o->install.spoke_node              ? "Rebooting"
+                                    : node_ready(o->install.spoke_node) ? "Done"
+                                                                        : "Joined";
 
-                if (!p || json_add_string(p, "currentStage",
-                                          node_ready(o->install.spoke_node) ? "Done" : "Joined") < 0)
+                if (!p || json_add_string(p, "currentStage", stage) < 0)
                         return -ENOMEM;
         }
         r = hub_plan_move(plan, &spoke);

@@ -814,6 +814,59 @@ TEST(day2_serving_csr_labels_joined_then_done)
         fixture_done(&f);
 }
 
+/* Over REST the service sets a day-2 host Done at its reboot (it keeps
+ * Rebooting only for its own controllers, in kube-api mode): cradle-hub
+ * still approves the node's CSRs and labels it, sends no progress (the
+ * service takes none now), and the Agent shows the node's stage, Done only
+ * once it is Ready; from then on the host is left alone. */
+TEST(day2_host_the_service_set_done_at_its_reboot)
+{
+        Fixture f;
+        HubTestRun run;
+
+        /* no node yet: the client CSR, the Agent at Rebooting */
+        day2_fixture(&f, "Done", NULL);
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->name, "csr-client");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Rebooting");
+        ASSERT_TRUE(run.requeue_after > 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* the node, not Ready: the serving CSR, Joined */
+        day2_fixture(&f, "Done", node(false));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->name, "csr-serving");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Joined");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
+        /* Ready: labelled, Done, no more requeues */
+        day2_fixture(&f, "Done", node(true));
+        for (size_t i = 0; i < 2; i++)
+                json_object_object_add(
+                        json_get(json_object_array_get_idx(f.o.install.spoke_csrs, i), "status"),
+                        "conditions", hubtest_json("[{\"type\":\"Approved\",\"status\":\"True\"}]"));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1);
+        ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->spoke_verb, "patch");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Done");
+        ASSERT_EQ(run.requeue_after, 0);
+        hubtest_run_done(&run);
+
+        /* the Agent says Done: nothing of the spoke any more */
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 0);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Done");
+        hubtest_run_done(&run);
+        fixture_done(&f);
+}
+
 TEST(csr_validation)
 {
         _cleanup_(json_object_putp) json_object *a = agent(NULL, "{\"hostname\":\"worker-0\"}"),

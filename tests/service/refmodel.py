@@ -1755,7 +1755,12 @@ class Model(object):
             if stage == "Done":
                 h.set_status("installed", "Done")
             elif stage == "Rebooting" and h.kind == "AddToExistingClusterHost":
-                # a day-2 host posts nothing after its reboot
+                # a day-2 host posts nothing after its reboot: over REST the
+                # service is done with it, stage Done at once (host.go
+                # UpdateInstallProgress; only its own controllers, in kube-api
+                # mode, keep Rebooting and report the node later)
+                prev["current_stage"] = "Done"
+                prev["installation_percentage"] = 100
                 h.set_status("added-to-existing-cluster", "Host has rebooted and no further updates will be "
                              "posted. Please check console for progress and to possibly approve pending CSRs")
             else:
