@@ -524,7 +524,12 @@ static int fill_result(HubCallResult *ret, const char *tag, int error, long stat
                 if (!ret->message)
                         return -ENOMEM;
                 /* statuses get its beginning (hub-text.h), the log all of it */
-                hub_text_log_long(tag, status, ret->message);
+                if (hub_text_too_long(ret->message, HUB_TEXT_MAX / 2))
+                        hub_text_log_long(tag, status, ret->message);
+                else if (status > 0)
+                        log_info("%s: assisted-service answered %ld: %s", tag, status, ret->message);
+                else
+                        log_info("%s: %s", tag, ret->message);
         }
         return 0;
 }
