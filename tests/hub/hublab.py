@@ -905,8 +905,10 @@ class Install(object):
     REFUSAL_SETTLES = 30
 
     def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=(),
-                 static_network=True):
+                 static_network=True, service_settings=None):
         self.lab, self.ns, self.release = lab, ns, release
+        # settings of the reference service beyond the lab's (api_generation)
+        self.service_settings = dict(service_settings or {})
         self.image_set = image_set or image_set_name(ns)
         self.static_network = static_network
         self.say = say or (lambda s: None)
@@ -944,7 +946,7 @@ class Install(object):
             "installer_image": AGENT_IMAGE,
             # the lab's NICs are veth pairs, which the service drops unless told
             "enable_virtual_interfaces": True,
-            "next_instruction_seconds": 2, "backoff_instruction_seconds": 2})
+            "next_instruction_seconds": 2, "backoff_instruction_seconds": 2, **self.service_settings})
         self.relay = Relay(self.lab, self.sw, "198.51.100.1", self.svc.url).start()
         self.say("%s at %s, reached by the hosts through a relay at %s" % (
             "the assisted-service of CRADLE_TEST_SERVICE_URL" if self.svc.real else
@@ -1234,6 +1236,43 @@ class Install(object):
 
 
 # ---- the spoke cluster of a day-2 host ----------------------------------------------------------------
+
+class ClusterDNS(object):
+    """The DNS records an OpenShift installation needs of its network:
+    api.<cluster>.<domain>, api-int and *.apps, all at the API VIP, served by
+    dnsmasq on the switch (198.51.100.1:53, nothing else answered, nothing
+    forwarded) to the hosts given, through /etc/netns/<host>/resolv.conf
+    (`ip netns exec` mounts it over /etc/resolv.conf for the agents started
+    afterwards). A day-2 host of an imported cluster reaches the spoke's
+    machine-config server by that name, and a real service checks it."""
+
+    def __init__(self, lab, sw, domain, address):
+        exe = which("dnsmasq") or ("/usr/sbin/dnsmasq" if os.path.exists("/usr/sbin/dnsmasq") else None)
+        if not exe:
+            raise LabError("dnsmasq is not installed (tools/deps --test)")
+        self.lab, self.domain, self.address = lab, domain, address
+        self.dirs = []
+        conf = lab.path("sw-dns.conf")
+        with open(conf, "w") as f:
+            f.write("\n".join(["no-resolv", "no-hosts", "no-poll", "bind-interfaces", "listen-address=198.51.100.1",
+                               "except-interface=lo", "address=/%s/%s" % (domain, address),
+                               "pid-file=" + lab.path("sw-dns.pid"), "log-queries",
+                               "log-facility=" + lab.path("sw-dns-queries.log")]) + "\n")
+        lab.spawn("sw-dns", [exe, "-k", "-C", conf], ns=sw)
+        lab.on_close.append(self.close)
+
+    def serve(self, hosts):
+        for h in hosts:
+            d = os.path.join("/etc/netns", h["ns"])
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "resolv.conf"), "w") as f:
+                f.write("nameserver 198.51.100.1\n")
+            self.dirs.append(d)
+
+    def close(self):
+        for d in self.dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
 
 class MachineConfigServer(object):
     """THE SPOKE'S MACHINE CONFIG SERVER, a stand-in: a day-2 host's

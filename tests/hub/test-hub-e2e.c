@@ -2284,7 +2284,9 @@ TEST(dry_run_agents_register)
                         "(the meson test hub-agents)");
         need_refservice("the dry-run agents reach only the namespace's own loopback");
         if (kube_test_real())
-                test_skip("the agents' network namespace reaches no real cluster");
+                test_skip("this case runs whole inside a network namespace of its own, which reaches no "
+                          "cluster outside it; hub-install takes dry-run agents through a real cluster "
+                          "and service (its lab relays them)");
         setup();
         c = kube_test_client();
         ns = kube_test_namespace("hub-dryrun");

@@ -441,7 +441,60 @@ class MidInstall(Base):
         self.assertEqual(f.hub.stop(), 0)
 
 
+class Generations(Base):
+    """Day 1 to Completed on the reference service playing each generation
+    of the API strictly (tests/service/generations.py): the late-2023 one
+    (no control_plane_count, high_availability_mode) and the current one
+    (control_plane_count, no singular VIPs). Against CRADLE_TEST_SERVICE_URL
+    the service is whichever it is: the rehearsal and the other classes
+    install on it."""
+
+    def day1(self, generation):
+        import refclient
+        if refclient.real_service():
+            self.skipTest("plays a generation with the reference service; CRADLE_TEST_SERVICE_URL is set "
+                          "(the other classes install on that service, whichever it is)")
+        f = self.install(static_network=False, service_settings={"api_generation": generation})
+        f.apply()
+        f.boot()
+        f.run(timeout=600)
+        aci = f.kube.get("AgentClusterInstall", self.ns, "test-agent-cluster-install")
+        completed = H.condition(aci, "Completed")
+        self.assertEqual((completed["status"], completed["reason"]), ("True", "InstallationCompleted"), completed)
+        # the cluster as the service's API shows it
+        status, cluster = f.svc.api("GET", "/v2/clusters/" + f.cluster_id)
+        self.assertEqual(status, 200, cluster)
+        return f, cluster
+
+    def test_day1_on_a_late_2023_service(self):
+        f, cluster = self.day1("2023")
+        self.assertNotIn("control_plane_count", cluster)
+        self.assertEqual(cluster.get("high_availability_mode"), "Full")
+        # one refusal taught cradle-hub the API, one registration took
+        self.assertEqual(self.calls("v2RegisterCluster", 400), 1)
+        self.assertEqual(self.calls("v2RegisterCluster", 201), 1)
+        self.assertEqual(self.install_calls(), 1)
+
+    def test_day1_on_a_current_service(self):
+        f, cluster = self.day1("head")
+        self.assertEqual(cluster.get("control_plane_count"), 3)
+        self.assertNotIn("api_vip", cluster)
+        self.assertEqual(self.calls("v2RegisterCluster", 201), 1)
+        self.assertEqual(self.install_calls(), 1)
+
+
 class Day2(Base):
+    def spoke_network(self, f, hosts):
+        """What the spoke's network gives a day-2 host: its machine-config
+        server at the API VIP, and DNS names for the cluster (an imported
+        cluster is known to the service by api.<cluster>.<domain> alone).
+        Returns the machine-config server."""
+        resources = f.resources()
+        cd = next(o for o in resources if o["kind"] == "ClusterDeployment")["spec"]
+        vip = next(o for o in resources if o["kind"] == "AgentClusterInstall")["spec"]["apiVIP"]
+        H.ClusterDNS(self.lab, f.sw, "%s.%s" % (cd["clusterName"], cd["baseDomain"]), vip).serve(hosts)
+        return H.MachineConfigServer(self.lab, f.sw, vip)
+
     def join(self, f, spoke, host, labels):
         """the host's Agent approved with labels, its installation, the
         node joining the spoke; returns the Agent when Done"""
@@ -496,9 +549,13 @@ class Day2(Base):
                 o["spec"]["clusterMetadata"] = {"clusterID": str(uuid.uuid4()), "infraID": "spoke-x1",
                                                 "adminKubeconfigSecretRef": {"name": "spoke-admin-kubeconfig"}}
         f.apply(resources)
+        mcs = self.spoke_network(f, [host])
         f.boot()
         self.wait("the imported cluster", lambda: (f.step(approve=False), f.state() == "adding-hosts")[1], 120)
         self.join(f, spoke, host, {"node-role.kubernetes.io/infra": "", "location": "rack-7"})
+        if f.svc.real:
+            # the service asked for the check (the reference service never does)
+            self.assertIn(host["ip"], mcs.served)
         self.assertEqual(self.calls("v2ImportCluster", 201), 1)
         self.assertEqual(f.hub.stop(), 0)
 
@@ -515,10 +572,9 @@ class Day2(Base):
         # api.<cluster>.<domain>, which this machine cannot resolve)
         f.kube.patch("Secret", self.ns, f.secrets()[0], {"stringData": {"kubeconfig": kubeconfig}})
         self.wait("the day-2 cluster", lambda: (f.step(approve=False), f.state() == "adding-hosts")[1], 60)
-        # the new host's check of the spoke's machine-config server, at the API VIP
-        aci = next(o for o in f.resources() if o["kind"] == "AgentClusterInstall")
-        mcs = H.MachineConfigServer(self.lab, f.sw, aci["spec"]["apiVIP"])
         worker, = f.add_hosts(1)
+        # the new host's check of the spoke's machine-config server, at the API VIP
+        mcs = self.spoke_network(f, [worker])
         f.boot([worker])
         self.join(f, spoke, worker, {"node-role.kubernetes.io/worker": ""})
         if f.svc.real:
