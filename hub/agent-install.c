@@ -1351,6 +1351,64 @@ static int approve_csrs(const AgentObserved *o, json_object *desired, HubPlan *s
         return 0;
 }
 
+/* The node's client and serving CSRs are approved: recorded in the
+ * Agent's csrStatus (this reconcile or before), or approved on the spoke
+ * by anyone. Upstream reports Done once they are and the node is Ready. */
+static int node_csrs_approved(const AgentObserved *o, json_object *desired, bool *ret)
+{
+        const AgentInstallObserved *ai = &o->install;
+        json_object *l = json_get_path(desired, "status.csrStatus.approvedCSRs");
+        bool client = false, serving = false;
+
+        for (size_t i = 0; json_object_is_type(l, json_type_array) && i < json_object_array_length(l); i++) {
+                const char *type = json_get_string(json_object_array_get_idx(l, i), "type");
+
+                client = client || streq_ptr(type, "client");
+                serving = serving || streq_ptr(type, "serving");
+        }
+        for (size_t i = 0; json_object_is_type(ai->spoke_csrs, json_type_array) &&
+                           i < json_object_array_length(ai->spoke_csrs);
+             i++) {
+                json_object *csr = json_object_array_get_idx(ai->spoke_csrs, i);
+                _cleanup_free_ char *why_client = NULL, *why_serving = NULL;
+                int kind_client, kind_serving;
+
+                if (!csr_approved(csr))
+                        continue;
+                /* a client CSR is one of a node not there yet */
+                kind_client = agent_csr_kind(o->base.object, csr, NULL, &why_client);
+                kind_serving = agent_csr_kind(o->base.object, csr, ai->spoke_node, &why_serving);
+                if (kind_client < 0)
+                        return kind_client;
+                if (kind_serving < 0)
+                        return kind_serving;
+                client = client || kind_client == 1;
+                serving = serving || kind_serving == 2;
+        }
+        *ret = client && serving;
+        return 0;
+}
+
+/* The day-2 node's stage: Rebooting until it appears, Joined, Done once
+ * Ready and (where cradle-hub approves them) its CSRs approved. */
+static int day2_node_stage(const AgentObserved *o, json_object *desired, const char **ret)
+{
+        bool approved = true;
+        int r;
+
+        if (!o->install.spoke_node) {
+                *ret = "Rebooting";
+                return 0;
+        }
+        if (should_approve_csrs(o)) {
+                r = node_csrs_approved(o, desired, &approved);
+                if (r < 0)
+                        return r;
+        }
+        *ret = node_ready(o->install.spoke_node) && approved ? "Done" : "Joined";
+        return 0;
+}
+
 /* spec.nodeLabels on the Node once it is Ready (applyDay2NodeLabels) */
 static int node_labels_on_spoke(const AgentObserved *o, HubPlan *spoke)
 {
@@ -1402,7 +1460,9 @@ static int day2(const AgentObserved *o, json_object *host, json_object *desired,
         *ret_requeue = csr_requeue;
         if (!ai->spoke_node)
                 return 0;
-        want = node_ready(ai->spoke_node) ? "Done" : "Joined";
+        r = day2_node_stage(o, desired, &want);
+        if (r < 0)
+                return r;
         if (streq(want, "Done"))
                 *ret_requeue = 0;
         p = hub_json_ensure_object(desired, "status.progress");
@@ -1648,10 +1708,11 @@ int agent_install_decide(const AgentObserved *o, json_object *desired, HubPlan *
             ((hub_call_results_find(&o->base.results, TAG_PROGRESS) && o->install.spoke_node) ||
              is_day2_rest_done(host, agent))) {
                 json_object *p = hub_json_ensure_object(desired, "status.progress");
-                const char *stage = !o->install.spoke_node              ? "Rebooting"
-                                    : node_ready(o->install.spoke_node) ? "Done"
-                                                                        : "Joined";
+                const char *stage;
 
+                r = day2_node_stage(o, desired, &stage);
+                if (r < 0)
+                        return r;
                 if (!p || json_add_string(p, "currentStage", stage) < 0)
                         return -ENOMEM;
         }

@@ -845,6 +845,18 @@ TEST(day2_host_the_service_set_done_at_its_reboot)
         hubtest_run_done(&run);
         fixture_done(&f);
 
+        /* Ready before its serving CSR came: still Joined (upstream waits for
+         * both CSRs), and looked at again */
+        day2_fixture(&f, "Done", node(true));
+        json_object_array_del_idx(f.o.install.spoke_csrs, 1, 2);
+        json_object_object_add(json_get(json_object_array_get_idx(f.o.install.spoke_csrs, 0), "status"),
+                               "conditions", hubtest_json("[{\"type\":\"Approved\",\"status\":\"True\"}]"));
+        hubtest_reconcile(agent_decide, &f.o.base, NULL, &run);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.progress.currentStage"), "Joined");
+        ASSERT_TRUE(run.requeue_after > 0);
+        hubtest_run_done(&run);
+        fixture_done(&f);
+
         /* Ready: labelled, Done, no more requeues */
         day2_fixture(&f, "Done", node(true));
         for (size_t i = 0; i < 2; i++)
