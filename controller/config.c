@@ -23,9 +23,18 @@
 void controller_config_done(ControllerConfig *c)
 {
         char **strs[] = {
-                &c->cluster_id, &c->inventory_url,     &c->openshift_version, &c->ca_cert_path,
-                &c->namespace,  &c->must_gather_image, &c->kubeconfig,        &c->token_file,
-                &c->log_file,   &c->log_level,
+                &c->cluster_id,
+                &c->inventory_url,
+                &c->openshift_version,
+                &c->ca_cert_path,
+                &c->namespace,
+                &c->must_gather_image,
+                &c->kubeconfig,
+                &c->token_file,
+                &c->log_file,
+                &c->log_level,
+                &c->dry_fake_reboot_marker_path,
+                &c->dry_cluster_hosts_path,
         };
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -65,11 +74,14 @@ char *controller_config_describe(const ControllerConfig *c)
         return strdup_printf(
                 "cluster-id=%s inventory-url=%s openshift-version=%s skip-cert-verification=%s "
                 "ca-cert-path=%s namespace=%s control-plane-count=%d check-cluster-version=%s "
-                "must-gather-image=%s notify-num-reboots=%s dry-run=%s pull-secret-token=%s",
+                "must-gather-image=%s notify-num-reboots=%s dry-run=%s dry-fake-reboot-marker-path=%s "
+                "dry-cluster-hosts-path=%s pull-secret-token=%s",
                 strempty(c->cluster_id), strempty(c->inventory_url), strempty(c->openshift_version),
                 bool_text(c->skip_cert_verification), strempty(c->ca_cert_path), strempty(c->namespace),
                 c->control_plane_count, bool_text(c->check_cluster_version), strempty(c->must_gather_image),
-                bool_text(c->notify_num_reboots), bool_text(c->dry_run), c->token ? "<SECRET>" : "");
+                bool_text(c->notify_num_reboots), bool_text(c->dry_run),
+                strempty(c->dry_fake_reboot_marker_path), strempty(c->dry_cluster_hosts_path),
+                c->token ? "<SECRET>" : "");
 }
 
 int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
@@ -105,6 +117,13 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
                   "Report the number of reboots of each node", ENV("NOTIFY_NUM_REBOOTS") },
                 { "dry-run", GOFLAG_BOOL, &c.dry_run, "false", "Dry run avoids/fakes certain actions",
                   ENV("DRY_ENABLE") },
+                { "dry-fake-reboot-marker-path", GOFLAG_STRING, &c.dry_fake_reboot_marker_path, NULL,
+                  "Dry run: the controller starts once this path exists (a host's fake reboot marker)",
+                  ENV("DRY_FAKE_REBOOT_MARKER_PATH") },
+                { "dry-cluster-hosts-path", GOFLAG_STRING, &c.dry_cluster_hosts_path, NULL,
+                  "Dry run: a JSON file of the cluster's hosts [{hostname, ip, rebootMarkerPath}], each a "
+                  "Ready node once its reboot marker exists",
+                  ENV("DRY_CLUSTER_HOSTS_PATH") },
                 { "help", GOFLAG_BOOL, &help, "false", "Help message" },
                 /* cradle's own */
                 { "kubeconfig", GOFLAG_STRING, &c.kubeconfig, NULL,
@@ -181,6 +200,16 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
                         r = -EINVAL;
                         goto fail;
                 }
+        /* upstream's mock would play a cluster of no hosts: nothing would
+         * ever join */
+        if (c.dry_run && isempty(c.dry_cluster_hosts_path)) {
+                fprintf(stderr,
+                        "%s: the dry run (DRY_ENABLE) needs DRY_CLUSTER_HOSTS_PATH, the hosts that "
+                        "play the new cluster's nodes\n",
+                        CONTROLLER_PROGRAM);
+                r = -EINVAL;
+                goto fail;
+        }
         if (log_level_from_string(c.log_level) < 0 ||
             usec_from_seconds(ready_interval, &c.ready_interval) < 0 ||
             usec_from_seconds(ready_timeout, &c.ready_timeout) < 0 ||

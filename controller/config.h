@@ -31,6 +31,8 @@ typedef struct ControllerConfig {
         char *must_gather_image; /* MUST_GATHER_IMAGE */
         bool notify_num_reboots; /* NOTIFY_NUM_REBOOTS */
         bool dry_run; /* DRY_ENABLE */
+        char *dry_fake_reboot_marker_path; /* DRY_FAKE_REBOOT_MARKER_PATH: dry run starts once it exists */
+        char *dry_cluster_hosts_path; /* DRY_CLUSTER_HOSTS_PATH: the hosts that play the Nodes */
         char *token; /* the token file or PULL_SECRET_TOKEN; a registered secret */
 
         /* cradle's own */

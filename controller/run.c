@@ -18,14 +18,17 @@
 #include "assisted/assisted.h"
 #include "assisted/cluster-hosts.h"
 #include "assisted/controller-contract.h"
+#include "buf.h"
 #include "cleanup.h"
 #include "controller/config.h"
 #include "controller/controller.h"
 #include "controller/csr.h"
+#include "controller/dry.h"
 #include "controller/ending.h"
 #include "controller/finalize.h"
 #include "controller/nodes.h"
 #include "controller/service.h"
+#include "fileio.h"
 #include "jsonutil.h"
 #include "kube/kube-node.h"
 #include "kube/kube.h"
@@ -77,7 +80,9 @@ typedef struct Finalize {
 
 typedef struct Controller {
         const ControllerConfig *cfg;
-        KubeClient *kube;
+        KubeClient *kube; /* NULL in dry run */
+        DryCluster dry; /* the dry run's cluster (dry.hosts set) */
+        bool *dry_rebooted;
         ControllerService svc;
         bool remove_uninitialized_taint;
         bool nodes_done; /* the node rounds ended: so does CSR approval */
@@ -91,11 +96,94 @@ typedef struct Controller {
 static void controller_done(Controller *ctl)
 {
         kube_client_free(ctl->kube);
+        dry_cluster_hosts_free(ctl->dry.hosts, ctl->dry.n);
+        free(ctl->dry_rebooted);
         assisted_client_free(ctl->svc.client);
         strv_free(ctl->warned_nodes);
         strv_free(ctl->refused_csrs);
         free(ctl->fin.error);
         json_object_put(ctl->fin.report);
+}
+
+/* ---- the new cluster: its API server, or the dry run's ------------------------ */
+
+static bool dry_run(const Controller *ctl)
+{
+        return !!ctl->dry.hosts;
+}
+
+/* which hosts of the dry run rebooted, now */
+static void dry_markers_look(Controller *ctl)
+{
+        struct stat st;
+
+        for (size_t i = 0; i < ctl->dry.n; i++)
+                ctl->dry_rebooted[i] = !isempty(ctl->dry.hosts[i].reboot_marker_path) &&
+                                       stat(ctl->dry.hosts[i].reboot_marker_path, &st) == 0;
+}
+
+static int dry_status(int r, const KubeResource *res, const char *name, KubeStatus *st)
+{
+        if (r < 0 && st) {
+                st->error = r;
+                st->code = r == -ENOENT ? 404 : 0;
+                st->message = strdup_printf("dry run: %s %s %s", r == -ENOENT ? "no" : "cannot make",
+                                            res->resource, strempty(name));
+        }
+        return r;
+}
+
+static int cluster_get(Controller *ctl, const KubeResource *res, const char *ns, const char *name,
+                       json_object **ret, KubeStatus *st)
+{
+        if (!dry_run(ctl))
+                return kube_get(ctl->kube, res, ns, name, ret, st);
+        dry_markers_look(ctl);
+        return dry_status(dry_cluster_get(&ctl->dry, res, ns, name, ret), res, name, st);
+}
+
+static int cluster_list(Controller *ctl, const KubeResource *res, const char *ns, const KubeListOptions *o,
+                        json_object **ret, KubeStatus *st)
+{
+        if (!dry_run(ctl))
+                return kube_list(ctl->kube, res, ns, o, ret, st);
+        /* the dry run lists no pods and no certificate requests: the
+         * writes that follow them (approvals, pod logs) never happen */
+        dry_markers_look(ctl);
+        return dry_status(dry_cluster_list(&ctl->dry, res, ns, ret), res, NULL, st);
+}
+
+/* Dry run: the hosts file, then the wait for the fake reboot marker
+ * (upstream's start is delayed until it exists). */
+static int dry_cluster_load(Controller *ctl)
+{
+        const ControllerConfig *c = ctl->cfg;
+        _cleanup_free_ char *data = NULL, *err = NULL;
+        struct stat st;
+        size_t len = 0;
+        int r;
+
+        r = read_full_file(c->dry_cluster_hosts_path, BUF_MAX_JSON_DOC, &data, &len);
+        if (r >= 0)
+                r = dry_cluster_hosts_parse(data, len, &ctl->dry.hosts, &ctl->dry.n, &err);
+        if (r < 0)
+                return log_error_errno(r, "dry run: cannot read the cluster hosts %s: %s",
+                                       c->dry_cluster_hosts_path, err ? err : strerror(-r));
+        ctl->dry_rebooted = calloc(ctl->dry.n + 1, sizeof(bool));
+        if (!ctl->dry_rebooted)
+                return log_oom();
+        ctl->dry.rebooted = ctl->dry_rebooted;
+        ctl->dry.openshift_version = c->openshift_version;
+        log_info("dry run: the cluster is the %zu hosts of %s, each a Ready node once its reboot marker "
+                 "exists",
+                 ctl->dry.n, c->dry_cluster_hosts_path);
+        if (isempty(c->dry_fake_reboot_marker_path))
+                return 0;
+        log_info("dry run: waiting for %s", c->dry_fake_reboot_marker_path);
+        while (stat(c->dry_fake_reboot_marker_path, &st) < 0)
+                if (sleep_usec(c->ready_interval) < 0 || stop_requested())
+                        return -ECANCELED;
+        return 0;
 }
 
 /* ---- start-up -------------------------------------------------------------- */
@@ -122,7 +210,7 @@ static int kube_client_for(const ControllerConfig *c, KubeClient **ret)
 
 /* SetProxyEnvVars: the cluster-wide proxy, for the service client (and the
  * commands the controller runs) */
-static int proxy_env_set(KubeClient *kube)
+static int proxy_env_set(Controller *ctl)
 {
         _cleanup_kube_status_ KubeStatus st = {};
         _cleanup_(json_object_putp) json_object *proxy = NULL;
@@ -137,7 +225,7 @@ static int proxy_env_set(KubeClient *kube)
         json_object *status;
         int r;
 
-        r = kube_get(kube, &resource_proxies, NULL, "cluster", &proxy, &st);
+        r = cluster_get(ctl, &resource_proxies, NULL, "cluster", &proxy, &st);
         if (r < 0)
                 return log_error_errno(r, "Failed to set env vars for installer-controller pod: %s",
                                        strna(st.message));
@@ -194,6 +282,8 @@ static int ready_event_create(Controller *ctl)
             json_add_int64(ev, "count", 1) < 0 || json_add_string(ev, "firstTimestamp", now) < 0 ||
             json_add_string(ev, "lastTimestamp", now) < 0 || json_add_string(ev, "type", "Normal") < 0)
                 return log_oom();
+        if (dry_run(ctl))
+                return log_info("dry run: the event %s is not sent anywhere", CONTROLLER_READY_EVENT), 0;
         r = kube_create(ctl->kube, &kube_resource_events, ns, ev, NULL, &st);
         if (r == -EEXIST)
                 return 0;
@@ -222,7 +312,7 @@ static int ready_state(Controller *ctl, json_object **ret_cluster)
                         log_warning("Failed to connect to assisted service: %s", strna(err));
                 else {
                         log_info("assisted-service is available");
-                        r = kube_list(ctl->kube, &kube_resource_nodes, NULL, NULL, &nodes, &st);
+                        r = cluster_list(ctl, &kube_resource_nodes, NULL, NULL, &nodes, &st);
                         if (r < 0)
                                 log_warning("Failed to connect to ocp cluster: %s", strna(st.message));
                         else {
@@ -292,7 +382,7 @@ static bool node_untaint(Controller *ctl, const char *name)
         _cleanup_kube_status_ KubeStatus st = {}, st2 = {};
         int idx, r;
 
-        r = kube_get(ctl->kube, &kube_resource_nodes, NULL, name, &node, &st);
+        r = cluster_get(ctl, &kube_resource_nodes, NULL, name, &node, &st);
         if (r < 0) {
                 log_error("Failed to remove uninitialized taint from node %s: %s", name, strna(st.message));
                 return false;
@@ -324,8 +414,8 @@ static char *mcs_logs(Controller *ctl)
 
         if (!all)
                 return NULL;
-        r = kube_list(ctl->kube, &kube_resource_pods, MCS_NAMESPACE,
-                      &(KubeListOptions){ .label_selector = MCS_SELECTOR }, &pods, &st);
+        r = cluster_list(ctl, &kube_resource_pods, MCS_NAMESPACE,
+                         &(KubeListOptions){ .label_selector = MCS_SELECTOR }, &pods, &st);
         if (r < 0) {
                 log_warning("Failed to get mcs pods: %s", strna(st.message));
                 return all;
@@ -397,7 +487,7 @@ static bool nodes_round(Controller *ctl)
                 break;
         }
         log_info("Checking if cluster nodes are ready. %zu nodes remaining", remaining);
-        r = kube_list(ctl->kube, &kube_resource_nodes, NULL, NULL, &nodes, &st);
+        r = cluster_list(ctl, &kube_resource_nodes, NULL, NULL, &nodes, &st);
         if (r < 0) {
                 log_error("Failed to get list of nodes from k8s client: %s", strna(st.message));
                 return true;
@@ -462,7 +552,7 @@ static void csrs_round(Controller *ctl)
         json_object *items;
         int r;
 
-        r = kube_list(ctl->kube, &kube_resource_csrs, NULL, NULL, &csrs, &st);
+        r = cluster_list(ctl, &kube_resource_csrs, NULL, NULL, &csrs, &st);
         if (r < 0) {
                 log_debug("Failed to list CSRs: %s", strna(st.message));
                 return;
@@ -473,7 +563,7 @@ static void csrs_round(Controller *ctl)
         if (hosts_get(ctl, &hosts) < 0)
                 return;
         kube_status_done(&st);
-        r = kube_list(ctl->kube, &kube_resource_nodes, NULL, NULL, &nodes, &st);
+        r = cluster_list(ctl, &kube_resource_nodes, NULL, NULL, &nodes, &st);
         if (r < 0) {
                 log_error("Failed to get list of nodes from k8s client: %s", strna(st.message));
                 return;
@@ -569,7 +659,7 @@ static bool operators_available(Controller *ctl)
         bool result = true;
         int r;
 
-        r = kube_get(ctl->kube, &resource_cluster_versions, NULL, "version", &cv, &st);
+        r = cluster_get(ctl, &resource_cluster_versions, NULL, "version", &cv, &st);
         if (r < 0) {
                 log_error("Failed to check if console is enabled: %s", strna(st.message));
                 return false;
@@ -580,7 +670,7 @@ static bool operators_available(Controller *ctl)
                 json_object *versions;
 
                 log_info("Console is enabled, will wait for the console operator to be available");
-                r = kube_get(ctl->kube, &resource_cluster_operators, NULL, CONSOLE_OPERATOR, &co, &st2);
+                r = cluster_get(ctl, &resource_cluster_operators, NULL, CONSOLE_OPERATOR, &co, &st2);
                 if (r < 0)
                         log_warning("Failed to get <%s> operator: %s", CONSOLE_OPERATOR, strna(st2.message));
                 versions = json_get_path(co, "status.versions");
@@ -606,7 +696,7 @@ static void operators_report_take(Controller *ctl)
         json_object *items;
         int r;
 
-        r = kube_list(ctl->kube, &resource_cluster_operators, NULL, NULL, &list, &st);
+        r = cluster_list(ctl, &resource_cluster_operators, NULL, NULL, &list, &st);
         if (r < 0) {
                 log_warning("Failed to list cluster operators: %s", strna(st.message));
                 return;
@@ -632,8 +722,8 @@ static bool router_ca_upload(Controller *ctl)
         int r;
 
         log_info("Start adding ingress ca to cluster");
-        r = kube_get(ctl->kube, &kube_resource_configmaps, INGRESS_CA_NAMESPACE, INGRESS_CA_CONFIGMAP, &cm,
-                     &st);
+        r = cluster_get(ctl, &kube_resource_configmaps, INGRESS_CA_NAMESPACE, INGRESS_CA_CONFIGMAP, &cm,
+                        &st);
         if (r < 0) {
                 log_warning("fetching %s configmap from %s namespace: %s", INGRESS_CA_CONFIGMAP,
                             INGRESS_CA_NAMESPACE, strna(st.message));
@@ -954,8 +1044,17 @@ int controller_run(const ControllerConfig *c)
         ctl.svc.retry.base_delay = c->retry_delay;
         ctl.svc.retry.max_delay = c->retry_max_delay;
 
-        if (kube_client_for(c, &ctl.kube) < 0 || proxy_env_set(ctl.kube) < 0 ||
-            service_client_for(c, &ctl.svc.client) < 0)
+        if (c->dry_run) {
+                r = dry_cluster_load(&ctl);
+                if (r == -ECANCELED) {
+                        log_info("stopped before the dry run's first reboot");
+                        return 1;
+                }
+                if (r < 0)
+                        return 1;
+        } else if (kube_client_for(c, &ctl.kube) < 0)
+                return 1;
+        if (proxy_env_set(&ctl) < 0 || service_client_for(c, &ctl.svc.client) < 0)
                 return 1;
 
         r = ready_state(&ctl, &cluster);
@@ -1014,11 +1113,6 @@ int controller_main(int argc, char **argv)
         r = controller_config_parse(argc, argv, &c);
         if (r <= 0)
                 return r == 0 ? 0 : r == -EINVAL ? 2 : 1;
-        if (c.dry_run) {
-                fprintf(stderr, "%s: the dry run (DRY_ENABLE) is not implemented yet\n", CONTROLLER_PROGRAM);
-                controller_config_done(&c);
-                return 2;
-        }
         if (setup_logging(&c) < 0) {
                 controller_config_done(&c);
                 return 1;

@@ -525,59 +525,6 @@ bool abi_workers_joining(json_object *workers, char **ret_waiting)
         return true;
 }
 
-/* ---- dry run ----------------------------------------------------------------------- */
-
-void dry_cluster_hosts_free(DryClusterHost *h, size_t n)
-{
-        for (size_t i = 0; h && i < n; i++) {
-                free(h[i].hostname);
-                free(h[i].ip);
-                free(h[i].reboot_marker_path);
-        }
-        free(h);
-}
-
-int dry_cluster_hosts_parse(const char *json, size_t len, DryClusterHost **ret, size_t *ret_n, char **reterr)
-{
-        _cleanup_(json_object_putp) json_object *o = NULL;
-        DryClusterHost *hosts = NULL;
-        size_t n = 0;
-        int r;
-
-        r = json_parse(json, len, BUF_MAX_JSON_DOC, &o, reterr);
-        if (r < 0)
-                return r;
-        if (!json_object_is_type(o, json_type_array)) {
-                if (reterr)
-                        *reterr = strdup_printf("expected a JSON array of hosts, got %s", json_kind_name(o));
-                return -EBADMSG;
-        }
-        hosts = calloc(json_object_array_length(o) + 1, sizeof(DryClusterHost));
-        if (!hosts)
-                return -ENOMEM;
-        for (size_t i = 0; i < json_object_array_length(o); i++) {
-                static const JsonDispatch table[] = {
-                        { "hostname", json_dispatch_string, offsetof(DryClusterHost, hostname), 0 },
-                        { "ip", json_dispatch_string, offsetof(DryClusterHost, ip), 0 },
-                        { "rebootMarkerPath", json_dispatch_string,
-                          offsetof(DryClusterHost, reboot_marker_path), 0 },
-                        {},
-                };
-                _cleanup_free_ char *err = NULL;
-
-                r = json_dispatch(json_object_array_get_idx(o, i), table, &hosts[n++], 0, &err);
-                if (r < 0) {
-                        if (reterr)
-                                *reterr = strdup_printf("host %zu: %s", i, strna(err));
-                        dry_cluster_hosts_free(hosts, n);
-                        return r;
-                }
-        }
-        *ret = hosts;
-        *ret_n = n;
-        return 0;
-}
-
 /* ---- messages ----------------------------------------------------------------------- */
 
 char *nodes_wait_status(const char *role, char *const *ready, unsigned target)

@@ -221,19 +221,6 @@ bool mc_annotations_consistent(json_object *nodes, char *const *existing, char *
  * that did not (id and stage). */
 bool abi_workers_joining(json_object *workers, char **ret_waiting);
 
-/* ---- dry run (--dry-run-cluster-hosts-path) -------------------------------- */
-
-typedef struct DryClusterHost {
-        char *hostname;
-        char *ip;
-        char *reboot_marker_path;
-} DryClusterHost;
-
-/* [{"hostname": ..., "ip": ..., "rebootMarkerPath": ...}] */
-int dry_cluster_hosts_parse(const char *json, size_t len, DryClusterHost **ret, size_t *ret_n,
-                            char **reterr);
-void dry_cluster_hosts_free(DryClusterHost *h, size_t n);
-
 /* ---- what a wait says --------------------------------------------------------- */
 
 /* "1 of 2 master nodes Ready (master-1)", "0 of 2 master nodes Ready". */

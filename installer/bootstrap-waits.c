@@ -328,9 +328,17 @@ static int w_nodes(Installer *in, const char *role, const char *pool)
                         log_info("Found a new ready %s node %s", role, a->node);
                         if (h && a->report_joined &&
                             !service_progress_for(&in->svc, h->infra_env_id, h->id,
-                                                  host_stage_to_string(HOST_STAGE_JOINED), ""))
-                                /* counted once it is reported */
+                                                  host_stage_to_string(HOST_STAGE_JOINED), "")) {
+                                /* counted once it is reported; the host may have
+                                 * moved on since the inventory was read (the
+                                 * controller reports a Ready node Done, and the
+                                 * service then refuses Joined): read it again,
+                                 * so that an installed host is counted without
+                                 * a report */
+                                cluster_hosts_done(&inv);
+                                have_inv = false;
                                 break;
+                        }
                         if (strv_extend(&ready, a->node) < 0) {
                                 node_actions_free(actions, n_actions);
                                 return -ENOMEM;

@@ -47,3 +47,20 @@ int cluster_hosts_match_node(const ClusterHosts *l, json_object *node);
  * address must not continue another one (upstream's pattern has a word
  * boundary after it only: cradle also wants one before it). */
 bool mcs_log_shows(const char *log, char *const *ips);
+
+/* ---- dry run: the hosts file of DRY_CLUSTER_HOSTS_PATH -------------------- */
+
+/* The hosts a dry run plays as the new cluster's Nodes (the bootstrap
+ * installer's and the controller's, as upstream's drymock): each becomes a
+ * Ready Node once its fake reboot marker exists. */
+
+typedef struct DryClusterHost {
+        char *hostname;
+        char *ip;
+        char *reboot_marker_path;
+} DryClusterHost;
+
+/* [{"hostname": ..., "ip": ..., "rebootMarkerPath": ...}] */
+int dry_cluster_hosts_parse(const char *json, size_t len, DryClusterHost **ret, size_t *ret_n,
+                            char **reterr);
+void dry_cluster_hosts_free(DryClusterHost *h, size_t n);

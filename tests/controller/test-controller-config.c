@@ -22,9 +22,19 @@
 #include "tests.h"
 
 static const char *const variables[] = {
-        "CLUSTER_ID",        "INVENTORY_URL",      "OPENSHIFT_VERSION",   "SKIP_CERT_VERIFICATION",
-        "CA_CERT_PATH",      "NAMESPACE",          "CONTROL_PLANE_COUNT", "CHECK_CLUSTER_VERSION",
-        "MUST_GATHER_IMAGE", "NOTIFY_NUM_REBOOTS", "DRY_ENABLE",
+        "CLUSTER_ID",
+        "INVENTORY_URL",
+        "OPENSHIFT_VERSION",
+        "SKIP_CERT_VERIFICATION",
+        "CA_CERT_PATH",
+        "NAMESPACE",
+        "CONTROL_PLANE_COUNT",
+        "CHECK_CLUSTER_VERSION",
+        "MUST_GATHER_IMAGE",
+        "NOTIFY_NUM_REBOOTS",
+        "DRY_ENABLE",
+        "DRY_FAKE_REBOOT_MARKER_PATH",
+        "DRY_CLUSTER_HOSTS_PATH",
 };
 
 /* a clean environment: none of upstream's variables, no token, a token
@@ -87,6 +97,28 @@ TEST(defaults)
         ASSERT_EQ(c.ready_timeout, 70 * 60 * USEC_PER_SEC);
         ASSERT_EQ(c.operators_timeout, 10 * 60 * 60 * USEC_PER_SEC);
         ASSERT_STREQ(c.log_file, "/tmp/controller_logs.log");
+}
+
+/* upstream's dry-run variables; a dry run without the hosts file would
+ * play a cluster of no nodes: a usage error */
+TEST(dry_run)
+{
+        _cleanup_free_ char *missing = clean_env();
+        ControllerConfig c = {};
+
+        required_env();
+        setenv("DRY_ENABLE", "true", 1);
+        ASSERT_EQ(parse(&c, NULL), -EINVAL);
+        setenv("DRY_CLUSTER_HOSTS_PATH", "/run/hosts.json", 1);
+        setenv("MYAPP_CONTROLLERCONFIG_DRY_FAKE_REBOOT_MARKER_PATH", "/run/master-1-rebooted", 1);
+        ASSERT_EQ(parse(&c, NULL), 1);
+        ASSERT_TRUE(c.dry_run);
+        ASSERT_STREQ(c.dry_cluster_hosts_path, "/run/hosts.json");
+        ASSERT_STREQ(c.dry_fake_reboot_marker_path, "/run/master-1-rebooted");
+        controller_config_done(&c);
+        unsetenv("DRY_ENABLE");
+        unsetenv("DRY_CLUSTER_HOSTS_PATH");
+        unsetenv("MYAPP_CONTROLLERCONFIG_DRY_FAKE_REBOOT_MARKER_PATH");
 }
 
 TEST(required_keys)

@@ -654,6 +654,80 @@ class TestCsrs(Lab):
         wait_for("the signed certificate", lambda: (self.csr_get(client).get("status") or {}).get("certificate"))
 
 
+class TestDryRun(Lab):
+    """DRY_ENABLE (notes §8): no Kubernetes API at all (the kubeconfig names
+    nothing that exists); the new cluster is the hosts file, each host a
+    Ready node once its reboot marker exists; every call to the service is
+    real, and the service decides finalizing and installed by its own
+    rules."""
+
+    def hosts_file(self, hosts):
+        path = os.path.join(self.tmp, self.prefix + "-hosts.json")
+        markers = {}
+        with open(path, "w") as f:
+            entries = []
+            for hid, name, ip, role in hosts:
+                markers[hid] = os.path.join(self.tmp, "%s-rebooted" % name)
+                entries.append({"hostname": name, "ip": ip, "rebootMarkerPath": markers[hid]})
+            json.dump(entries, f)
+        return path, markers
+
+    def dry_controller(self, cid, env=None):
+        e = {"DRY_ENABLE": "true", "SKIP_CERT_VERIFICATION": "true",
+             "KUBECONFIG": os.path.join(self.tmp, "no-such-kubeconfig")}
+        e.update(env or {})
+        return self.controller(cid, env=e)
+
+    def test_needs_the_hosts_file(self):
+        c = self.dry_controller("x")
+        self.assertEqual(c.wait(), 2)
+        self.assertIn("the dry run (DRY_ENABLE) needs DRY_CLUSTER_HOSTS_PATH", c.log())
+
+    def test_to_installed(self):
+        cid, ie, hosts = self.seed(masters=3, workers=1)
+        path, markers = self.hosts_file(hosts)
+        first = hosts[0][0]
+        c = self.dry_controller(cid, {"DRY_CLUSTER_HOSTS_PATH": path, "DRY_FAKE_REBOOT_MARKER_PATH": markers[first]})
+        # nothing before the first host's reboot
+        wait_for("the wait for the marker", lambda: "dry run: waiting for %s" % markers[first] in c.log())
+        time.sleep(1)
+        self.assertIsNone(c.proc.poll())
+        self.assertEqual(self.stages(first), ["Starting installation", "Rebooting"])
+        # the first host reboots: its node is Ready, it is Joined and Done;
+        # the others have not rebooted and stay at Rebooting
+        open(markers[first], "w").close()
+        wait_for("the first host Done", lambda: "Done" in self.stages(first))
+        self.assertEqual(self.stages(first), ["Starting installation", "Rebooting", "Joined", "Done"])
+        rounds = c.log().count("task nodes")
+        wait_for("two node rounds more", lambda: c.log().count("task nodes") >= rounds + 2)
+        for hid, name, ip, role in hosts[1:]:
+            self.assertEqual(self.stages(hid), ["Starting installation", "Rebooting"])
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "installing")
+        # the others reboot
+        for hid, name, ip, role in hosts[1:]:
+            open(markers[hid], "w").close()
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        for hid, name, ip, role in hosts:
+            self.assertEqual(self.stages(hid), ["Starting installation", "Rebooting", "Joined", "Done"])
+        # the finalizing stages, the console operator the dry cluster has
+        # (the reference service monitors no cvo), its ingress CA, completion
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators", "Adding router ca",
+                                                       "Waiting for olm operators csv initialization", "Done"])
+        reports = {r["body"]["name"]: r["body"] for r in self.cluster_requests(cid, "monitored-operators", "PUT")}
+        self.assertEqual(reports["console"], {"name": "console", "status": "available", "status_info": "All is well",
+                                              "version": "4.13"})
+        uploads = self.cluster_requests(cid, "uploads/ingress-cert", "POST")
+        self.assertEqual(len(uploads), 1)
+        self.assertTrue(uploads[0]["body"].startswith("-----BEGIN CERTIFICATE-----\n"), uploads[0]["body"])
+        done = self.cluster_requests(cid, "actions/complete-installation", "POST")
+        self.assertEqual([r["body"] for r in done], [{"is_success": True}])
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual((cl["status"], cl["status_info"]), ("installed", "Cluster is installed"))
+        log = c.log()
+        self.assertIn("dry run: the cluster is the 4 hosts of %s" % path, log)
+        self.assertNotIn("k8 client", log)
+
+
 if __name__ == "__main__":
     if not os.path.exists(BINARY):
         print("SKIP: %s is missing" % BINARY)

@@ -15,17 +15,15 @@ machine. tools/rehearse and tests/hub/test_hub_install.py build on it.
   * start_agent(): a cradle agent in dry run inside a host's namespace,
     with its own disk (--lab-disks) and the installer's stand-ins first on
     PATH (nothing of this machine is ever written);
-  * ControllerStandIn: THE DRY-RUN STAND-IN FOR THE
-    ASSISTED-INSTALLER-CONTROLLER. Upstream, once the hosts reboot, a
-    workload in the new cluster (assisted-installer-controller,
-    notes/installer.md §7) reports the hosts Joined and Done and finishes
-    the installation. A dry run has no new cluster, so this thread calls
-    exactly the REST endpoints the controller calls, in its order: host
-    progress Joined then Done (v2UpdateHostInstallProgress) once a host's
-    fake reboot marker exists, then the finalizing progress, the ingress
-    CA, the monitored operators available and complete-installation
-    (refclient.HubClient.finish_installation). It never touches the
-    service's state any other way, and it is no part of cradle-hub.
+  * start_controller(): cradle's assisted-installer-controller (`cradle
+    controller`, controller/) in dry run. Upstream, once the hosts reboot,
+    a workload in the new cluster (notes/controller.md) reports the hosts
+    Joined and Done and finishes the installation. A dry run has no new
+    cluster: the controller plays it from the hosts file the agents get
+    (each host a Ready node once its fake reboot marker exists, the console
+    operator available, an ingress CA), and makes its real calls to the
+    service: host progress, the finalizing stages, the operators, the
+    ingress CA, complete-installation.
 
 Standard library and python3-yaml; root for namespaces and loop devices.
 """
@@ -748,66 +746,26 @@ def start_chronyd(lab, name, ns, lines):
     return lab.spawn(name + "-chrony", [exe, "-d", "-x", "-f", conf], ns=ns)
 
 
-# ---- the controller stand-in -------------------------------------------------------------------------
+# ---- the controller -----------------------------------------------------------------------------------
 
-class ControllerStandIn(threading.Thread):
-    """DRY-RUN STAND-IN for the assisted-installer-controller (see the
-    module's doc): the REST calls the controller makes once the hosts have
-    rebooted, and nothing else."""
-
-    def __init__(self, svc, cluster_id, hosts, say=None, interval=1.0):
-        threading.Thread.__init__(self, daemon=True, name="controller-stand-in")
-        import refclient
-        self.client = refclient.HubClient(svc)
-        self.cluster_id = cluster_id
-        self.markers = {h["id"]: h["marker"] for h in hosts}
-        self.say = say or (lambda s: None)
-        self.interval = interval
-        self.stopped = threading.Event()
-        self.calls = []
-        self.finished = False
-        self.error = None
-
-    def stop(self):
-        self.stopped.set()
-
-    def _call(self, what, fn, *args):
-        st, body = fn(*args)
-        self.calls.append((what, st))
-        return st, body
-
-    def run(self):
-        done = set()
-        joined = set()
-        try:
-            while not self.stopped.is_set() and not self.finished:
-                st, cluster = self.client.call("GET", "/v2/clusters/%s" % self.cluster_id)
-                if st == 200:
-                    for h in cluster.get("hosts") or []:
-                        hid, stage = h["id"], (h.get("progress") or {}).get("current_stage", "")
-                        if hid in done or h.get("kind") != "Host":
-                            continue
-                        rebooted = os.path.exists(self.markers.get(hid, "/nonexistent"))
-                        if not rebooted or stage not in ("Rebooting", "Configuring", "Joined", "Waiting for ignition"):
-                            continue
-                        if hid not in joined and stage != "Joined":
-                            self._call("host %s Joined" % hid, self.client.host_progress, h["infra_env_id"], hid,
-                                       "Joined")
-                            joined.add(hid)
-                            self.say("controller stand-in: host %s Joined" % h.get("requested_hostname", hid))
-                            continue
-                        self._call("host %s Done" % hid, self.client.host_progress, h["infra_env_id"], hid, "Done")
-                        done.add(hid)
-                        self.say("controller stand-in: host %s Done" % h.get("requested_hostname", hid))
-                    if cluster.get("status") == "finalizing":
-                        self.say("controller stand-in: finalizing (operators available, ingress CA, "
-                                 "complete-installation)")
-                        for what, code in self.client.finish_installation(self.cluster_id):
-                            self.calls.append((what, code))
-                        self.finished = True
-                self.stopped.wait(self.interval)
-        except Exception as e:  # noqa: BLE001 - reported by whoever waits on it
-            self.error = e
+def start_controller(lab, svc, cluster_id, hosts_file, first_marker):
+    """cradle's assisted-installer-controller in dry run (DRY_ENABLE, with
+    upstream's variables), configured as its Job is but for its rounds
+    (fractions of upstream's 30 s and 60 s); output in controller.log. It
+    ends by itself (0) once the service says installed."""
+    cradle = os.environ.get("CRADLE_BINARY") or os.path.join(BUILD, "cradle")
+    env = dict(os.environ, CLUSTER_ID=cluster_id, INVENTORY_URL=svc.url, OPENSHIFT_VERSION="4.13",
+               SKIP_CERT_VERIFICATION="true", DRY_ENABLE="true", DRY_CLUSTER_HOSTS_PATH=hosts_file,
+               DRY_FAKE_REBOOT_MARKER_PATH=first_marker, CRADLE_LOG_TARGET="stderr")
+    env.pop("KUBECONFIG", None)
+    env.pop("PULL_SECRET_TOKEN", None)
+    if svc.token:
+        env["PULL_SECRET_TOKEN"] = svc.token
+    return lab.spawn("controller", [
+        cradle, "controller", "--token-file", lab.path("no-controller-token"),
+        "--log-file", lab.path("controller_logs.log"), "--ready-interval", "0.5", "--poll-interval", "1",
+        "--slow-poll-interval", "1", "--fetch-interval", "0.5", "--retry-delay", "0.2",
+        "--retry-max-delay", "1"], env=env)
 
 
 # ---- the documentation's day-1 flow ------------------------------------------------------------------
@@ -886,8 +844,8 @@ class Install(object):
     """The day-1 flow of tools/rehearse, in steps a test can interleave
     with faults: up() makes the lab, the servers and cradle-hub; apply()
     the documentation's resources; boot() the hosts' agents once the
-    InfraEnv's image exists; step() approves new Agents, starts the
-    controller stand-in once the cluster installs and reports what
+    InfraEnv's image exists; step() approves new Agents, starts cradle's
+    controller (dry run) once the cluster installs and reports what
     changed; run() steps until the AgentClusterInstall is Completed with
     both Secrets, or says why not (LabError).
 
@@ -916,7 +874,7 @@ class Install(object):
         self.hub_args = list(hub_args)
         self.hosts = []
         self.approved = set()
-        self.standin = None
+        self.controller = None
         self.cluster_id = None
         self.rows = {}
         self.hub = self.kube = self.svc = self.kubeconfig = self.sw = self.relay = None
@@ -1121,8 +1079,8 @@ class Install(object):
 
     def step(self, approve=True, controller=True):
         """One look: returns "completed", "failed: <why>", "changed" or None
-        (nothing changed). controller: start the controller stand-in once
-        the cluster installs."""
+        (nothing changed). controller: start cradle's controller (dry run)
+        once the cluster installs."""
         changed = self.report()
         if approve:
             self.approve()
@@ -1134,20 +1092,20 @@ class Install(object):
         self.check_nics()
         aci = self.aci()
         state = ((aci or {}).get("status") or {}).get("debugInfo", {}).get("state")
-        if controller and self.cluster_id and self.standin is None and state in ("installing", "finalizing"):
-            self.standin = ControllerStandIn(self.svc, self.cluster_id, self.hosts, say=self.say)
-            self.standin.start()
-            self.lab.on_close.append(self.standin.stop)
-            self.say("controller stand-in started: the DRY-RUN STAND-IN for the assisted-installer-controller "
-                     "(no new cluster exists in a dry run; it makes the controller's REST calls)")
+        if controller and self.cluster_id and self.controller is None and state in ("installing", "finalizing"):
+            self.controller = start_controller(self.lab, self.svc, self.cluster_id, self.hosts_file(),
+                                               self.hosts[0]["marker"])
+            self.say("assisted-installer-controller started: cradle controller in dry run (its new cluster is "
+                     "the hosts, each a Ready node once it reboots; its calls to the service are real)")
         done = condition(aci, "Completed")
         if done and done["status"] == "True" and all(self.kube.get("Secret", self.ns, n) for n in self.secrets()):
             return "completed"
         failed = condition(aci, "Failed")
         if failed and failed["status"] == "True":
             return "failed: %s\n%s" % (failed["message"], self.where())
-        if self.standin and self.standin.error:
-            return "failed: the controller stand-in stopped: %s" % self.standin.error
+        if self.controller and self.controller.poll() not in (None, 0):
+            tail = self.lab.log("controller").splitlines()[-15:]
+            return "failed: the controller exited %d:\n%s" % (self.controller.returncode, "\n".join(tail))
         return "changed" if changed else None
 
     def fit_requirements(self):

@@ -317,7 +317,7 @@ class Rehearsal(Base):
         self.assertIn("cleaning up: processes, namespaces, loop devices", p.stdout)
         for row in ("applied ClusterDeployment/single-node", "applied AgentClusterInstall/test-agent-cluster-install",
                     "applied InfraEnv/myinfraenv", "approved agent/spoke-master-1",
-                    "controller stand-in started: the DRY-RUN STAND-IN for the assisted-installer-controller"):
+                    "assisted-installer-controller started: cradle controller in dry run"):
             self.assertIn(row, p.stdout)
         self.assertEqual(p.returncode, 0)
         self.assertIn("Completed: The installation has completed", p.stdout)
@@ -327,6 +327,8 @@ class Rehearsal(Base):
                                    r'"infraID": "[0-9a-f-]{36}"')
         self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s")
         self.assertIn("stage=Done", p.stdout)
+        # the controller is cradle's, and no stand-in is left
+        self.assertNotIn("stand-in", p.stdout.lower())
 
     def test_rehearsal_interrupted(self):
         """Ctrl-C halfway: everything it made is removed"""
@@ -390,7 +392,7 @@ class MidInstall(Base):
         f = self.install(static_network=False)
         f.apply()
         f.boot()
-        # as far as the installation, the controller stand-in not started
+        # as far as the installation, the controller not started
         f.run(timeout=300, until=lambda f: f.state() in ("installing", "installing-in-progress"), controller=False)
         return f
 
