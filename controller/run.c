@@ -84,6 +84,8 @@ typedef struct Controller {
         DryCluster dry; /* the dry run's cluster (dry.hosts set) */
         bool *dry_rebooted;
         ControllerService svc;
+        /* the service has no finalizing stages (late 2023) */
+        bool no_finalizing_stages;
         bool remove_uninitialized_taint;
         bool nodes_done; /* the node rounds ended: so does CSR approval */
         char **warned_nodes; /* Nodes of no host of the cluster, warned once */
@@ -595,8 +597,18 @@ static bool stage_report(Controller *ctl, FinalizingStage stage)
         const char *s = finalizing_stage_to_string(stage);
         int r;
 
+        if (ctl->no_finalizing_stages)
+                return true;
         log_info("Updating cluster finalizing stage to %s", s);
         r = controller_service_finalizing_stage(&ctl->svc, s, &err);
+        if (r < 0 && err && strstr(err, "[404] path ") && strstr(err, " was not found")) {
+                /* the router knows no such operation: a service older than
+                 * v2UpdateClusterFinalizingProgress (late 2023) finalizes
+                 * without stages */
+                log_warning("This assisted-service has no finalizing stages (%s): not reported", err);
+                ctl->no_finalizing_stages = true;
+                return true;
+        }
         if (r < 0) {
                 /* retried every round without limit, as upstream */
                 log_error("Failed to update the finalizing stage %s: %s", s, err ? err : strerror(-r));
