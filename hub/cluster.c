@@ -788,13 +788,6 @@ static HubServiceApi flow_api(const ClusterObserved *o)
         return hub_service_api_learn(api, hub_call_results_find(&o->base.results, TAG_UPDATE));
 }
 
-/* a call refused for a field its body should not have had: its answer
- * showed an API other than the one the body was shaped for */
-static bool refused_for_api(const Flow *f, const HubCallResult *r)
-{
-        return r && r->error < 0 && hub_service_api_learn(f->o->api, r) != f->o->api;
-}
-
 static const char *image_set_name(const Flow *f)
 {
         return strempty(json_get_string(json_get_path(f->aci, "spec.imageSetRef"), "name"));
@@ -934,7 +927,7 @@ static int find_cluster(Flow *f, json_object **ret)
                 d.action = HUB_CLAIM_MARK;
         }
         if (made) {
-                if (made == reg && refused_for_api(f, reg)) {
+                if (made == reg && hub_service_api_refused(f->o->api, reg)) {
                         /* once more, as the service's API wants it (the
                          * marker covers both calls) */
                         r = release_offered(f);
@@ -1100,7 +1093,7 @@ static int sync_spec(Flow *f, json_object **cluster)
                         "pending-for-input", "adding-hosts"))
                 return 1;
         /* refused for a field its API lacks: once more, shaped for it */
-        if (upd == first && refused_for_api(f, first))
+        if (upd == first && hub_service_api_refused(f->o->api, first))
                 upd = NULL;
         if (upd) {
                 if (upd->error < 0) {

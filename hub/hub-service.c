@@ -446,6 +446,11 @@ HubServiceApi hub_service_api_learn(HubServiceApi current, const HubCallResult *
         return current;
 }
 
+bool hub_service_api_refused(HubServiceApi shaped_for, const HubCallResult *r)
+{
+        return r && r->error < 0 && hub_service_api_learn(shaped_for, r) != shaped_for;
+}
+
 HubServiceApi hub_service_api(HubService *s)
 {
         HubServiceApi api;

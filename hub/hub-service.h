@@ -86,6 +86,9 @@ HubServiceApi hub_service_api_learn(HubServiceApi current, const HubCallResult *
 /* The field a 400 refuses as unknown to the service's model, or NULL
  * (pure; points into r->message, copied into ret of size n). */
 const char *hub_call_unknown_field(const HubCallResult *r, char *ret, size_t n);
+/* r refused a field its body should not have had: its answer showed an
+ * API other than shaped_for, the one the body was shaped for (pure). */
+bool hub_service_api_refused(HubServiceApi shaped_for, const HubCallResult *r);
 /* What the service has shown so far. */
 HubServiceApi hub_service_api(HubService *s);
 

@@ -322,13 +322,6 @@ static int set_failure(const InfraEnvObserved *o, json_object *desired, HubPlan 
         return 0;
 }
 
-/* a call refused for a field its body should not have had: its answer
- * showed an API other than the one the body was shaped for */
-static bool refused_for_api(const InfraEnvObserved *o, const HubCallResult *r)
-{
-        return r && r->error < 0 && hub_service_api_learn(o->api, r) != o->api;
-}
-
 static int finish(const InfraEnvObserved *o, json_object *desired, HubPlan *plan)
 {
         return hub_plan_patch_object(plan, HUB_KIND_INFRAENV, o->base.object, desired, true, true);
@@ -949,7 +942,7 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                 hub_claim_decision_done(&d);
                 d.action = HUB_CLAIM_MARK;
         }
-        if (reg && !reg_again && refused_for_api(o, reg)) {
+        if (reg && !reg_again && hub_service_api_refused(o->api, reg)) {
                 /* refused for a field of the other generation: once more,
                  * shaped for the one it showed */
                 r = shaped_create_params(o, desired, plan, api, secret, static_config, &params);
@@ -1071,7 +1064,7 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                         r = hub_object_set_annotation(desired, HUB_ANNOTATION_PULL_SECRET_DIGEST, dg);
                 if (r < 0)
                         return r;
-        } else if (upd && !upd_again && refused_for_api(o, upd)) {
+        } else if (upd && !upd_again && hub_service_api_refused(o->api, upd)) {
                 r = refuse_for_api(o, desired, plan, service, api);
                 if (r != 0)
                         return r < 0 ? r : 0;
