@@ -25,38 +25,22 @@ static int call(ControllerService *s, const char *what, AssistedCallFunc op, voi
                                       reterr);
 }
 
-typedef struct ClusterArgs {
-        ControllerService *s;
-        bool with_hosts;
-        json_object *cluster;
-} ClusterArgs;
-
-static int op_get_cluster(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
-{
-        ClusterArgs *a = userdata;
-
-        json_object_put(a->cluster);
-        a->cluster = NULL;
-        return assisted_get_cluster(c, a->s->cluster_id, a->with_hosts, ret_status, &a->cluster, reterr);
-}
-
 int controller_service_get_cluster(ControllerService *s, bool with_hosts, long *ret_status,
                                    json_object **ret, char **reterr)
 {
-        ClusterArgs a = { .s = s, .with_hosts = with_hosts };
+        json_object *cluster = NULL;
         int r;
 
-        r = call(s, "get cluster", op_get_cluster, &a, ret_status, reterr);
-        if (r < 0) {
-                json_object_put(a.cluster);
+        r = assisted_get_cluster_retrying(s->client, &s->retry, "get cluster", retry_notify, s->cluster_id,
+                                          with_hosts, ret_status, &cluster, reterr);
+        if (r < 0)
                 return r;
-        }
-        if (!a.cluster) {
+        if (!cluster) {
                 if (reterr)
                         *reterr = strdup("the service answered the cluster without a body");
                 return -EBADMSG;
         }
-        *ret = a.cluster;
+        *ret = cluster;
         return 0;
 }
 

@@ -151,18 +151,8 @@ int service_download_ignition(Service *s, char **ret, size_t *ret_len, char **re
 typedef struct JsonArgs {
         Service *s;
         const char *role;
-        bool with_hosts;
         json_object *out;
 } JsonArgs;
-
-static int op_cluster(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
-{
-        JsonArgs *a = userdata;
-
-        json_object_put(a->out);
-        a->out = NULL;
-        return assisted_get_cluster(c, a->s->cluster_id, a->with_hosts, ret_status, &a->out, reterr);
-}
 
 static int op_hosts(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
 {
@@ -175,28 +165,18 @@ static int op_hosts(AssistedClient *c, void *userdata, long *ret_status, char **
 
 int service_get_cluster(Service *s, json_object **ret, char **reterr)
 {
-        JsonArgs a = { .s = s };
-        int r = service_call(s, "cluster query", op_cluster, &a, reterr);
+        int r = assisted_get_cluster_retrying(s->client, &s->retry, "cluster query", retry_notify,
+                                              s->cluster_id, false, NULL, ret, reterr);
 
-        if (r < 0) {
-                json_object_put(a.out);
-                return r;
-        }
-        *ret = a.out;
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 int service_get_cluster_hosts(Service *s, json_object **ret, char **reterr)
 {
-        JsonArgs a = { .s = s, .with_hosts = true };
-        int r = service_call(s, "cluster query", op_cluster, &a, reterr);
+        int r = assisted_get_cluster_retrying(s->client, &s->retry, "cluster query", retry_notify,
+                                              s->cluster_id, true, NULL, ret, reterr);
 
-        if (r < 0) {
-                json_object_put(a.out);
-                return r;
-        }
-        *ret = a.out;
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 int service_list_hosts(Service *s, const char *role, json_object **ret, char **reterr)

@@ -392,6 +392,37 @@ int assisted_get_cluster(AssistedClient *c, const char *cluster_id, bool with_ho
         return assisted_call(c, "GET", path, NULL, 200, ret_status, ret_cluster, reterr);
 }
 
+typedef struct GetClusterArgs {
+        const char *cluster_id;
+        bool with_hosts;
+        json_object *cluster;
+} GetClusterArgs;
+
+static int get_cluster_attempt(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        GetClusterArgs *a = userdata;
+
+        json_object_put(a->cluster);
+        a->cluster = NULL;
+        return assisted_get_cluster(c, a->cluster_id, a->with_hosts, ret_status, &a->cluster, reterr);
+}
+
+int assisted_get_cluster_retrying(AssistedClient *c, const AssistedRetryPolicy *p, const char *what,
+                                  AssistedRetryNotify notify, const char *cluster_id, bool with_hosts,
+                                  long *ret_status, json_object **ret_cluster, char **reterr)
+{
+        GetClusterArgs a = { .cluster_id = cluster_id, .with_hosts = with_hosts };
+        int r;
+
+        r = assisted_call_retrying(c, p, what, get_cluster_attempt, &a, notify, ret_status, reterr);
+        if (r < 0) {
+                json_object_put(a.cluster);
+                return r;
+        }
+        *ret_cluster = a.cluster;
+        return r;
+}
+
 int assisted_list_cluster_hosts(AssistedClient *c, const char *cluster_id, const char *role,
                                 long *ret_status, json_object **ret_hosts, char **reterr)
 {

@@ -127,6 +127,11 @@ int assisted_update_cluster_logs_progress(AssistedClient *c, const char *cluster
                                           long *ret_status, char **reterr);
 int assisted_get_cluster(AssistedClient *c, const char *cluster_id, bool with_hosts, long *ret_status,
                          json_object **ret_cluster, char **reterr);
+/* assisted_get_cluster() through assisted_call_retrying(); *ret_cluster
+ * set only on success. */
+int assisted_get_cluster_retrying(AssistedClient *c, const AssistedRetryPolicy *p, const char *what,
+                                  AssistedRetryNotify notify, const char *cluster_id, bool with_hosts,
+                                  long *ret_status, json_object **ret_cluster, char **reterr);
 int assisted_list_cluster_hosts(AssistedClient *c, const char *cluster_id, const char *role,
                                 long *ret_status, json_object **ret_hosts, char **reterr);
 int assisted_download_host_ignition(AssistedClient *c, const char *infra_env_id, const char *host_id,
