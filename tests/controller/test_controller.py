@@ -214,11 +214,30 @@ class Lab(unittest.TestCase):
             headers = {"Authorization": "Bearer " + token}
         else:
             headers = {"Impersonate-User": user}
+            if user == BOOTSTRAPPER:
+                self.bootstrapper_may_request()
         r = self.raw_request("POST", CSR_PATH, obj, headers, impersonate_groups=None if self.kube.fake else groups)
         if r[0] != 201:
             raise AssertionError("CSR %s: %s %s" % (name, r[0], r[1][:500]))
         self.kube.made.append(CSR_PATH + "/" + name)
         return name
+
+    def bootstrapper_may_request(self):
+        """On a real cluster: what OpenShift grants the machine-config
+        operator's node-bootstrapper (Kubernetes' own system:node-bootstrapper
+        ClusterRole: create and read CSRs), bound for this test's run only."""
+        name = "cradle-test-%s-node-bootstrapper" % self.prefix
+        path = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
+        if path + "/" + name in self.kube.made:
+            return
+        r = self.kube.request("POST", path, {
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": "system:node-bootstrapper"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": BOOTSTRAPPER}]})
+        if r.status not in (201, 409):
+            raise AssertionError("ClusterRoleBinding %s: %s" % (name, r))
+        self.kube.made.append(path + "/" + name)
 
     def raw_request(self, method, path, body, headers, impersonate_groups=None):
         import http.client
