@@ -1031,6 +1031,12 @@ class Model(object):
             h.discovery_agent_version = header_version
         s = self.settings
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
+        if h.status == "preparing-successful" and cluster is not None and cluster.status == "installing":
+            # the real service's host monitor moves a prepared host after its
+            # cluster, on its own next round: the cluster shows installing
+            # while its hosts still show preparing-successful (seen against
+            # b29f9bcf); here the host's next call is that round
+            h.set_status("installing", "Installation is in progress")
         st = h.status
         interval = s["next_instruction_seconds"]
         action = "continue"
@@ -1704,7 +1710,8 @@ class Model(object):
             cluster.spec["openshift_cluster_id"] = str(uuid.uuid4())
         cluster.set_status("installing", "Installation in progress")
         for h in hosts:
-            h.set_status("installing", "Installation is in progress")
+            if h.status != "preparing-successful":
+                h.set_status("installing", "Installation is in progress")
 
     # -- progress (V2UpdateHostInstallProgress + host.UpdateInstallProgress)
     def update_progress(self, ie_id, host_id, progress):
