@@ -3,9 +3,9 @@
 
 /*
  * A small writer of .tar.gz archives: POSIX ustar headers in a gzip stream
- * (lib/gzip.h's GzipWriter), the format of "tar -czf". Only what the logs
- * sender needs: directories, regular files (from disk or from memory) and
- * nothing else (no links, devices, sparse files or PAX records). Names
+ * (gzip.h's GzipWriter), the format of "tar -czf". Only what the logs
+ * senders need (the agent's, the bootstrap's and the controller's logs):
+ * directories, regular files (from disk or from memory) and nothing else (no links, devices, sparse files or PAX records). Names
  * longer than ustar can hold (100 bytes, or 155 + 100 split at a slash)
  * are refused with -ENAMETOOLONG.
  *

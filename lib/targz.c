@@ -10,7 +10,7 @@
 
 #include "cleanup.h"
 #include "gzip.h"
-#include "logs/targz.h"
+#include "targz.h"
 #include "strutil.h"
 
 #define TAR_BLOCK 512
