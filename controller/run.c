@@ -40,10 +40,11 @@ static const KubeResource resource_proxies =
 /* The tasks, in the order they run when due at the same time and finish
  * once the installation is over. */
 static const ControllerTask *const tasks[] = {
-        &controller_task_nodes,
-        &controller_task_csrs,
-        &controller_task_finalize,
-        &controller_task_installation,
+        &controller_task_nodes, /* Joined, Done, Configuring */
+        &controller_task_csrs, /* the kubelets' certificate requests */
+        &controller_task_finalize, /* the finalizing stages, complete-installation */
+        &controller_task_installation, /* the end of the run */
+        &controller_task_logs, /* controller_logs.tar.gz, last: after everything else was said */
 };
 
 static void controller_done(Controller *ctl)
@@ -65,6 +66,11 @@ usec_t controller_after_poll_interval(const ControllerConfig *c)
 usec_t controller_after_slow_poll_interval(const ControllerConfig *c)
 {
         return c->slow_poll_interval;
+}
+
+usec_t controller_after_logs_interval(const ControllerConfig *c)
+{
+        return c->logs_interval;
 }
 
 /* ---- the new cluster: its API server, or the dry run's ------------------------ */

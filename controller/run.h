@@ -61,6 +61,9 @@ typedef struct Controller {
         InstallationState end;
         unsigned refusals;
         Finalize fin;
+        /* the OLM operators the controller reported failed (their
+         * must-gather images) */
+        char **failed_operators;
 } Controller;
 
 typedef struct ControllerTask {
@@ -80,10 +83,12 @@ extern const ControllerTask controller_task_nodes; /* task-nodes.c */
 extern const ControllerTask controller_task_csrs; /* task-csrs.c */
 extern const ControllerTask controller_task_finalize; /* task-finalize.c */
 extern const ControllerTask controller_task_installation; /* task-installation.c */
+extern const ControllerTask controller_task_logs; /* task-logs.c */
 
 /* upstream's first round after one interval */
 usec_t controller_after_poll_interval(const ControllerConfig *c);
 usec_t controller_after_slow_poll_interval(const ControllerConfig *c);
+usec_t controller_after_logs_interval(const ControllerConfig *c);
 
 /* The new cluster: its API server, or the dry run's (dry.h). */
 bool controller_dry_run(const Controller *ctl);

@@ -226,6 +226,8 @@ static bool olm_mark_failed(Controller *ctl)
                         log_warning("Failed to update olm %s status: %s", *name, strna(err2));
                         return false;
                 }
+                if (!strv_contains(ctl->failed_operators, *name))
+                        (void)strv_extend(&ctl->failed_operators, *name);
         }
         return true;
 }
@@ -381,6 +383,7 @@ static void task_finalize_done(Controller *ctl)
 {
         free(ctl->fin.error);
         json_object_put(ctl->fin.report);
+        strv_free(ctl->failed_operators);
 }
 
 const ControllerTask controller_task_finalize = {
