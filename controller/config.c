@@ -35,6 +35,7 @@ void controller_config_done(ControllerConfig *c)
                 &c->log_level,
                 &c->dry_fake_reboot_marker_path,
                 &c->dry_cluster_hosts_path,
+                &c->must_gather_dir,
         };
 
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
@@ -88,7 +89,8 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
 {
         ControllerConfig c = {};
         double ready_interval = 1, ready_timeout = 70 * 60, poll = 30, slow_poll = 60, fetch = 10,
-               operators_timeout = 10 * 60 * 60, retry_delay = 2, retry_max_delay = 10;
+               operators_timeout = 10 * 60 * 60, retry_delay = 2, retry_max_delay = 10,
+               logs_interval = 5 * 60, logs_timeout = 70 * 60;
         bool help = false;
         int optind, r;
         const GoFlag flags[] = {
@@ -157,6 +159,17 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
                 { "operators-timeout", GOFLAG_DOUBLE, &operators_timeout, "36000",
                   "cradle: seconds the controller waits for the cluster operators",
                   "CRADLE_CONTROLLER_OPERATORS_TIMEOUT" },
+                { "logs-interval", GOFLAG_DOUBLE, &logs_interval, "300",
+                  "cradle: seconds between the uploads of the controller's log while the installation "
+                  "goes on",
+                  "CRADLE_CONTROLLER_LOGS_INTERVAL" },
+                { "logs-timeout", GOFLAG_DOUBLE, &logs_timeout, "4200",
+                  "cradle: seconds the last upload of the logs (with must-gather after a failure) is "
+                  "tried for",
+                  "CRADLE_CONTROLLER_LOGS_TIMEOUT" },
+                { "must-gather-dir", GOFLAG_STRING, &c.must_gather_dir, "/tmp/must-gather-logs",
+                  "cradle: where oc adm must-gather runs after a failure (its archive there is reused)",
+                  "CRADLE_CONTROLLER_MUST_GATHER_DIR" },
                 { "retry-delay", GOFLAG_DOUBLE, &retry_delay, "2",
                   "cradle: seconds, base of the jittered back-off of service calls", "CRADLE_RETRY_DELAY" },
                 { "retry-max-delay", GOFLAG_DOUBLE, &retry_max_delay, "10",
@@ -217,6 +230,8 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
             usec_from_seconds(slow_poll, &c.slow_poll_interval) < 0 ||
             usec_from_seconds(fetch, &c.fetch_interval) < 0 ||
             usec_from_seconds(operators_timeout, &c.operators_timeout) < 0 ||
+            usec_from_seconds(logs_interval, &c.logs_interval) < 0 ||
+            usec_from_seconds(logs_timeout, &c.logs_timeout) < 0 ||
             usec_from_seconds(retry_delay, &c.retry_delay) < 0 ||
             usec_from_seconds(retry_max_delay, &c.retry_max_delay) < 0) {
                 fprintf(stderr, "%s: invalid value of a cradle option (--log-level or a delay)\n",

@@ -46,6 +46,9 @@ typedef struct ControllerConfig {
         usec_t slow_poll_interval; /* operators, complete-installation, end of the installation: 60 s */
         usec_t fetch_interval; /* the ingress CA: 10 s */
         usec_t operators_timeout; /* the cluster operators: 10 h */
+        usec_t logs_interval; /* the log upload while the installation goes on: 5 min */
+        usec_t logs_timeout; /* the last upload (with must-gather after a failure): 70 min */
+        char *must_gather_dir; /* where oc adm must-gather runs: /tmp/must-gather-logs */
         usec_t retry_delay; /* service calls: 2 s base */
         usec_t retry_max_delay; /* 10 s */
 } ControllerConfig;

@@ -144,3 +144,78 @@ int controller_service_complete(ControllerService *s, json_object *body, char **
         return cluster_call(s, "complete installation", ASSISTED_OP_COMPLETE_INSTALLATION, body, NULL,
                             reterr);
 }
+
+typedef struct LogsArgs {
+        ControllerService *s;
+        const char *arg; /* the logs state, or the archive's path */
+} LogsArgs;
+
+static int op_logs_progress(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        LogsArgs *a = userdata;
+
+        return assisted_update_cluster_logs_progress(c, a->s->cluster_id, a->arg, ret_status, reterr);
+}
+
+int controller_service_logs_progress(ControllerService *s, const char *state, char **reterr)
+{
+        LogsArgs a = { .s = s, .arg = state };
+
+        return call(s, "cluster logs progress", op_logs_progress, &a, NULL, reterr);
+}
+
+static int op_upload_logs(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        LogsArgs *a = userdata;
+
+        return assisted_upload_logs(c, a->s->cluster_id, "controller", NULL, NULL, a->arg, ret_status,
+                                    reterr);
+}
+
+int controller_service_upload_logs(ControllerService *s, const char *path, char **reterr)
+{
+        LogsArgs a = { .s = s, .arg = path };
+
+        return call(s, "controller logs upload", op_upload_logs, &a, NULL, reterr);
+}
+
+typedef struct DownloadArgs {
+        ControllerService *s;
+        const char *path;
+        char *data;
+        size_t len;
+} DownloadArgs;
+
+static int op_download(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        DownloadArgs *a = userdata;
+
+        free(a->data);
+        a->data = NULL;
+        return assisted_download(c, a->path, CONTROLLER_CREDENTIALS_MAX, ret_status, &a->data, &a->len,
+                                 reterr);
+}
+
+int controller_service_credentials(ControllerService *s, const char *file_name, char **ret, size_t *ret_len,
+                                   char **reterr)
+{
+        _cleanup_free_ char *query = strdup_printf("file_name=%s", file_name), *path = NULL;
+        DownloadArgs a = { .s = s };
+        int r;
+
+        if (!query)
+                return -ENOMEM;
+        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_CLUSTER_CREDENTIALS,
+                             (char *[]){ (char *)s->cluster_id, NULL }, query, &path);
+        if (r < 0)
+                return r;
+        a.path = path;
+        r = call(s, "credentials download", op_download, &a, NULL, reterr);
+        if (r < 0) {
+                free(a.data);
+                return r;
+        }
+        *ret = a.data;
+        *ret_len = a.len;
+        return 0;
+}

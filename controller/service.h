@@ -44,3 +44,17 @@ int controller_service_report_operator(ControllerService *s, json_object *report
 int controller_service_ingress_ca(ControllerService *s, const char *pem, char **reterr);
 /* POST /v2/clusters/{id}/actions/complete-installation with body (finalize.h) */
 int controller_service_complete(ControllerService *s, json_object *body, char **reterr);
+
+/* PUT /v2/clusters/{id}/logs-progress {"logs_state": state} */
+int controller_service_logs_progress(ControllerService *s, const char *state, char **reterr);
+/* POST /v2/clusters/{id}/logs?logs_type=controller, the file at path as
+ * the multipart field upfile named controller_logs.tar.gz */
+int controller_service_upload_logs(ControllerService *s, const char *path, char **reterr);
+
+/* a kubeconfig is a few kilobytes; the cap keeps a wrong answer out of memory */
+#define CONTROLLER_CREDENTIALS_MAX (1024u * 1024u)
+/* GET /v2/clusters/{id}/downloads/credentials?file_name=<file_name>
+ * (kubeconfig-noingress: the admin kubeconfig must-gather runs with). *ret
+ * is a secret: never logged. */
+int controller_service_credentials(ControllerService *s, const char *file_name, char **ret, size_t *ret_len,
+                                   char **reterr);

@@ -33,7 +33,7 @@
 #include "installer/installer-private.h"
 #include "jsonutil.h"
 #include "log.h"
-#include "logs/targz.h"
+#include "targz.h"
 #include "strutil.h"
 #include "yamlutil.h"
 

@@ -19,7 +19,7 @@
 #include "log.h"
 #include "logs/journal-text.h"
 #include "logs/logs-sender.h"
-#include "logs/targz.h"
+#include "targz.h"
 #include "redact.h"
 #include "shell.h"
 #include "strutil.h"

@@ -631,6 +631,208 @@ class TestFinalize(Lab):
         self.assertIn("Cluster installation failed.", c.log())
 
 
+FAKE_OC = r"""#!/usr/bin/python3
+# a recording `oc`: its argv, its directory and what the kubeconfig it was
+# given held (a digest, never the text); `adm must-gather` makes what the
+# real one makes, a must-gather.local.<n> directory
+import hashlib, json, os, sys
+kc = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--kubeconfig=")), None)
+rec = {"argv": sys.argv[1:], "cwd": os.getcwd(), "kubeconfig": kc,
+       "kubeconfig_sha256": hashlib.sha256(open(kc, "rb").read()).hexdigest() if kc and os.path.exists(kc) else None,
+       "kubeconfig_mode": oct(os.stat(kc).st_mode & 0o777) if kc and os.path.exists(kc) else None}
+with open(os.environ["FAKE_OC_RECORD"], "a") as f:
+    f.write(json.dumps(rec) + "\n")
+if sys.argv[1:2] and sys.argv[2:4] == ["adm", "must-gather"]:
+    d = os.path.join("must-gather.local.4242", "quay-io-must-gather", "cluster-scoped-resources")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "nodes.yaml"), "w") as f:
+        f.write("kind: NodeList\n")
+    print("[must-gather      ] OUT gathered")
+"""
+
+
+class TestLogs(Lab):
+    """UploadLogs (notes §5.7): controller_logs.tar.gz to the service's
+    logs API (logs_type=controller, multipart upfile) while the
+    installation goes on and once at its end between logs-progress
+    requested and completed; after a failure with must-gather (oc on PATH,
+    with the service's kubeconfig-noingress) or, without oc, the cluster's
+    Nodes, ClusterOperators and Events read by cradle itself."""
+
+    def log_file(self):
+        return os.path.join(self.tmp, self.prefix + "-controller.log")
+
+    def uploads(self, cid):
+        """The controller's uploads the service recorded for cid, each with
+        its members read back with tarfile: [(record, {name: bytes})]."""
+        import io
+        import tarfile
+        out = []
+        for meta in self.svc.logs():
+            if meta["cluster_id"] != cid or meta["logs_type"] != "controller":
+                continue
+            data = self.svc.control("GET", "/logs/" + meta["name"])
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tf:
+                members = {m.name: tf.extractfile(m).read() for m in tf.getmembers() if m.isfile()}
+                modes = {m.name: m.mode for m in tf.getmembers()}
+            out.append((meta, members, modes))
+        return out
+
+    def upload_requests(self, cid):
+        return [r for r in self.svc.requests(path="/clusters/%s/logs$" % cid, method="POST") if r.get("status") == 204]
+
+    def logs_progress(self, cid):
+        return [r["body"]["logs_state"] for r in self.cluster_requests(cid, "logs-progress", "PUT")]
+
+    def path_without_oc(self):
+        return ":".join(d for d in os.environ.get("PATH", "/usr/bin:/bin").split(":")
+                        if d and not os.access(os.path.join(d, "oc"), os.X_OK))
+
+    def fake_oc(self):
+        bindir = os.path.join(self.tmp, self.prefix + "-bin")
+        os.makedirs(bindir)
+        path = os.path.join(bindir, "oc")
+        with open(path, "w") as f:
+            f.write(FAKE_OC)
+        os.chmod(path, 0o755)
+        return bindir, os.path.join(self.tmp, self.prefix + "-oc.jsonl")
+
+    def failed_installation(self, env, args=()):
+        """One master, its console never available: the operators wait out
+        of time, the service fails the cluster, the controller ends with 0."""
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        self.openshift_objects([self.condition("Degraded", "True", "route not admitted")])
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        c = self.controller(cid, args=["--operators-timeout", "2", "--log-file", self.log_file(),
+                                       "--must-gather-dir", os.path.join(self.tmp, self.prefix + "-mg")] + list(args),
+                            env=env)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "error")
+        return cid, name, c
+
+    def test_uploads_on_success(self):
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        self.openshift_objects([self.condition("Available", "True", "All is well")])
+        self.ingress_ca(HubClient.TEST_INGRESS_CA)
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        oc_dir, record = self.fake_oc()
+        # an oc on PATH is not run when nothing failed
+        c = self.controller(cid, args=["--log-file", self.log_file(), "--logs-interval", "0.1"],
+                            env={"PATH": oc_dir + ":" + os.environ.get("PATH", ""), "FAKE_OC_RECORD": record})
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "installed")
+        reqs = self.upload_requests(cid)
+        # at least one upload while the installation went on, and the last one
+        self.assertGreaterEqual(len(reqs), 2, [r["query"] for r in reqs])
+        for r in reqs:
+            self.assertEqual(r["query"], "logs_type=controller")
+            self.assertEqual(r["body_multipart"]["upfile"]["filename"], "controller_logs.tar.gz")
+        self.assertEqual(self.logs_progress(cid), ["requested", "completed"])
+        # the last upload came between requested and completed
+        progress = self.cluster_requests(cid, "logs-progress", "PUT")
+        self.assertLess(progress[0]["time"], reqs[-1]["time"])
+        self.assertLessEqual(reqs[-1]["time"], progress[1]["time"])
+        uploads = self.uploads(cid)
+        self.assertEqual(len(uploads), len(reqs))
+        for meta, members, modes in uploads:
+            self.assertTrue(meta["gzip"])
+            self.assertEqual(list(members), ["assisted-installer-controller.logs"])
+            self.assertEqual(modes["assisted-installer-controller.logs"], 0o644)
+        text = uploads[-1][1]["assisted-installer-controller.logs"].decode()
+        # no pod of the controller in this cluster: its text log file
+        self.assertIn("Start running Assisted-controller", text)
+        self.assertIn("Cluster installation successfully finished.", text)
+        self.assertNotIn(self.svc.token or "no token", text)
+        self.assertFalse(os.path.exists(record), "oc ran without a failure")
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual(cl.get("logs_info"), "completed")
+        self.assertNotEqual(cl["controller_logs_collected_at"], "0001-01-01T00:00:00.000Z")
+
+    def test_own_pod_log(self):
+        """The log of the controller's own pod (the Job's Running pod) is
+        what the service gets, not the file."""
+        self.kube.need_server("pod log text")
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        self.openshift_objects([self.condition("Available", "True", "All is well")])
+        self.ingress_ca(HubClient.TEST_INGRESS_CA)
+        pod = "assisted-installer-controller-" + uuid.uuid4().hex[:5]
+        self.kube.create("/api/v1/namespaces/%s/pods" % self.namespace,
+                         {"apiVersion": "v1", "kind": "Pod",
+                          "metadata": {"name": pod, "labels": {"job-name": "assisted-installer-controller"}},
+                          "spec": {"nodeName": hosts[0][1],
+                                   "containers": [{"name": "assisted-installer-controller", "image": "x"}]}})
+        self.status_patch("/api/v1/namespaces/%s/pods/%s" % (self.namespace, pod), {"phase": "Running"})
+        self.kube.ctl("POST", "/pods/log", {"namespace": self.namespace, "name": pod,
+                                            "container": "assisted-installer-controller",
+                                            "text": "the pod's own log line\n"})
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        c = self.controller(cid, args=["--log-file", self.log_file()])
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        meta, members, modes = self.uploads(cid)[-1]
+        self.assertEqual(members, {"assisted-installer-controller.logs": b"the pod's own log line\n"},
+                         [x for x in c.log().splitlines() if "from the pod" in x][-1:])
+
+    def test_must_gather_with_oc(self):
+        """The cluster fails: oc adm must-gather with the images of
+        MUST_GATHER_IMAGE's map for a general error, run with the service's
+        kubeconfig-noingress (removed after), its directory in the archive
+        as must-gather.tar.gz beside the log."""
+        oc_dir, record = self.fake_oc()
+        images = {"ocp": "quay.io/openshift/must-gather:4.13", "lso": "quay.io/lso/must-gather:1"}
+        cid, name, c = self.failed_installation({"PATH": oc_dir + ":" + os.environ.get("PATH", ""),
+                                                 "FAKE_OC_RECORD": record, "MUST_GATHER_IMAGE": json.dumps(images)})
+        with open(record) as f:
+            runs = [json.loads(line) for line in f]
+        self.assertEqual(len(runs), 1, runs)
+        run = runs[0]
+        kc = run["kubeconfig"]
+        self.assertEqual(run["argv"], ["--kubeconfig=" + kc, "adm", "must-gather",
+                                       "--image=quay.io/openshift/must-gather:4.13"])
+        self.assertEqual(run["cwd"], os.path.join(self.tmp, self.prefix + "-mg"))
+        import hashlib
+        self.assertEqual(run["kubeconfig_sha256"], hashlib.sha256(KUBECONFIG_NOINGRESS.encode()).hexdigest())
+        self.assertEqual(run["kubeconfig_mode"], "0o600")
+        self.assertFalse(os.path.exists(kc))
+        self.assertNotIn("server: https://api.test.example.com", c.log())
+        downloads = self.svc.requests(path="/clusters/%s/downloads/credentials$" % cid, method="GET")
+        self.assertEqual([r["query"] for r in downloads], ["file_name=kubeconfig-noingress"])
+        self.assertEqual(self.logs_progress(cid), ["requested", "completed"])
+        meta, members, modes = self.uploads(cid)[-1]
+        self.assertEqual(sorted(members), ["assisted-installer-controller.logs", "must-gather.tar.gz"])
+        import io
+        import tarfile
+        with tarfile.open(fileobj=io.BytesIO(members["must-gather.tar.gz"]), mode="r:gz") as tf:
+            self.assertIn("must-gather.local.4242/quay-io-must-gather/cluster-scoped-resources/nodes.yaml",
+                          tf.getnames())
+        self.assertIn("Cluster installation failed.", members["assisted-installer-controller.logs"].decode())
+
+    def test_gather_without_oc(self):
+        """The cluster fails and no oc is on PATH: cradle reads the Nodes,
+        the ClusterOperators and the Events itself, and the README in the
+        archive says so."""
+        cid, name, c = self.failed_installation({"PATH": self.path_without_oc()})
+        self.assertEqual(self.svc.requests(path="/clusters/%s/downloads/credentials$" % cid, method="GET"), [])
+        meta, members, modes = self.uploads(cid)[-1]
+        self.assertEqual(sorted(members), ["assisted-installer-controller.logs", "cluster/README",
+                                           "cluster/clusteroperators.json", "cluster/events.json",
+                                           "cluster/nodes.json"])
+        readme = members["cluster/README"].decode()
+        self.assertIn("This is not a must-gather: oc is not on the controller's PATH", readme)
+        self.assertIn("cluster/nodes.json: the Nodes", readme)
+        nodes = json.loads(members["cluster/nodes.json"])
+        self.assertIn(name, [n["metadata"]["name"] for n in nodes["items"]])
+        cos = json.loads(members["cluster/clusteroperators.json"])
+        console = next(co for co in cos["items"] if co["metadata"]["name"] == "console")
+        self.assertEqual(console["status"]["conditions"][0]["message"], "route not admitted")
+        events = json.loads(members["cluster/events.json"])
+        self.assertIn("AssistedControllerIsReady", [e["metadata"]["name"] for e in events["items"]
+                                                    if e["metadata"].get("namespace") == self.namespace])
+        self.assertEqual(self.logs_progress(cid), ["requested", "completed"])
+
+
 class TestCsrs(Lab):
     def test_only_the_cluster_kubelets_are_approved(self):
         cid, ie, hosts = self.seed(masters=1, workers=1)

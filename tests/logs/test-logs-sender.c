@@ -16,7 +16,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "logs/journal-text.h"
-#include "logs/targz.h"
+#include "targz.h"
 #include "strutil.h"
 #include "tests.h"
 

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,7 +12,7 @@
 
 #include "cleanup.h"
 #include "gzip.h"
-#include "logs/targz.h"
+#include "targz.h"
 #include "strutil.h"
 
 #define TAR_BLOCK 512
@@ -153,6 +155,11 @@ int tar_writer_add_data(TarWriter *t, const char *name, mode_t mode, const void 
 
 int tar_writer_add_file(TarWriter *t, const char *name, const char *path)
 {
+        return tar_writer_add_file_mode(t, name, path, 0);
+}
+
+int tar_writer_add_file_mode(TarWriter *t, const char *name, const char *path, mode_t mode)
+{
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         char chunk[16384];
         struct stat st;
@@ -166,7 +173,7 @@ int tar_writer_add_file(TarWriter *t, const char *name, const char *path)
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
 
-        r = add_header(t, name, st.st_mode, (uint64_t)st.st_size, st.st_mtime, '0');
+        r = add_header(t, name, mode ?: st.st_mode, (uint64_t)st.st_size, st.st_mtime, '0');
         if (r < 0)
                 return r;
         /* exactly the size the header announced, even if the file changes under us */
@@ -188,6 +195,38 @@ int tar_writer_add_file(TarWriter *t, const char *name, const char *path)
                 left -= (uint64_t)n;
         }
         return pad(t, (uint64_t)st.st_size);
+}
+
+int tar_writer_add_tree(TarWriter *t, const char *name, const char *path)
+{
+        _cleanup_free_ struct dirent **names = NULL;
+        struct stat st;
+        int n, r = 0;
+
+        if (lstat(path, &st) < 0)
+                return negative_errno();
+        if (S_ISREG(st.st_mode))
+                return tar_writer_add_file(t, name, path);
+        if (!S_ISDIR(st.st_mode))
+                return 0; /* links, devices, sockets: not in the archive */
+        r = tar_writer_add_dir(t, name, st.st_mode & 07777);
+        if (r < 0)
+                return r;
+        n = scandir(path, &names, NULL, alphasort);
+        if (n < 0)
+                return negative_errno();
+        for (int i = 0; i < n; i++) {
+                _cleanup_free_ struct dirent *de = names[i];
+                _cleanup_free_ char *sub = NULL, *subname = NULL;
+
+                names[i] = NULL;
+                if (r < 0 || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                sub = strdup_printf("%s/%s", path, de->d_name);
+                subname = strdup_printf("%s/%s", name, de->d_name);
+                r = sub && subname ? tar_writer_add_tree(t, subname, sub) : -ENOMEM;
+        }
+        return r;
 }
 
 int tar_writer_finish(TarWriter *t)

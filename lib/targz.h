@@ -3,9 +3,9 @@
 
 /*
  * A small writer of .tar.gz archives: POSIX ustar headers in a gzip stream
- * (lib/gzip.h's GzipWriter), the format of "tar -czf". Only what the logs
- * sender needs: directories, regular files (from disk or from memory) and
- * nothing else (no links, devices, sparse files or PAX records). Names
+ * (gzip.h's GzipWriter), the format of "tar -czf". Only what the logs
+ * senders need (the agent's, the bootstrap's and the controller's logs):
+ * directories, regular files (from disk or from memory) and nothing else (no links, devices, sparse files or PAX records). Names
  * longer than ustar can hold (100 bytes, or 155 + 100 split at a slash)
  * are refused with -ENAMETOOLONG.
  *
@@ -35,7 +35,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(TarWriter *, tar_writer_free)
 int tar_writer_add_dir(TarWriter *t, const char *name, mode_t mode);
 /* Adds the regular file at path under name, with its mode, size and mtime. */
 int tar_writer_add_file(TarWriter *t, const char *name, const char *path);
+/* The same with the entry's mode given (0: the file's). */
+int tar_writer_add_file_mode(TarWriter *t, const char *name, const char *path, mode_t mode);
 int tar_writer_add_data(TarWriter *t, const char *name, mode_t mode, const void *data, size_t len);
+/* Adds path under name: a regular file, or a directory with everything
+ * under it (names sorted, as "tar -czf ARCHIVE -C PARENT NAME"); what is
+ * neither (links, devices) is left out. */
+int tar_writer_add_tree(TarWriter *t, const char *name, const char *path);
 /* Two zero blocks, then the gzip trailer. Nothing may be added afterwards. */
 int tar_writer_finish(TarWriter *t);
 

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * Inside the controller's I/O (controller/ only): the state of one run and
+ * the tasks that share it. controller/run.c starts up and runs the tasks on
+ * one clock; each task's rounds live in a file of their own
+ * (controller/task-*.c), which observes the service and the new cluster,
+ * asks its pure module (nodes.h, csr.h, finalize.h, ending.h, ...) and
+ * acts. A task is its ControllerTask below plus one line in run.c's table.
+ */
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "assisted/cluster-hosts.h"
+#include "controller/config.h"
+#include "controller/dry.h"
+#include "controller/ending.h"
+#include "controller/service.h"
+#include "kube/kube.h"
+#include "timeutil.h"
+
+/* PostInstallConfigs, one step per round (task-finalize.c) */
+typedef enum FinalizeStep {
+        FINALIZE_WAIT_FINALIZING, /* the service says finalizing */
+        FINALIZE_STAGE_OPERATORS,
+        FINALIZE_OPERATORS, /* console (and cvo) available, at most operators_timeout */
+        FINALIZE_STAGE_ROUTER_CA,
+        FINALIZE_ROUTER_CA, /* the ingress CA uploaded */
+        FINALIZE_STAGE_OLM,
+        FINALIZE_OLM, /* the OLM operators: none, or the service timed the stage out */
+        FINALIZE_OLM_MARK_FAILED,
+        FINALIZE_STAGE_DONE,
+        FINALIZE_COMPLETE, /* complete-installation, until the service takes it */
+        FINALIZE_FINISHED,
+        _FINALIZE_STEP_MAX,
+} FinalizeStep;
+
+typedef struct Finalize {
+        FinalizeStep step;
+        usec_t operators_deadline;
+        bool success;
+        char *error;
+        json_object *report; /* CLUSTER_OPERATORS_REPORT, sent with a failure */
+        unsigned mark_attempts;
+} Finalize;
+
+typedef struct Controller {
+        const ControllerConfig *cfg;
+        KubeClient *kube; /* NULL in dry run */
+        DryCluster dry; /* the dry run's cluster (dry.hosts set) */
+        bool *dry_rebooted;
+        ControllerService svc;
+        /* the service has no finalizing stages (late 2023) */
+        bool no_finalizing_stages;
+        bool remove_uninitialized_taint;
+        bool nodes_done; /* the node rounds ended: so does CSR approval */
+        char **warned_nodes; /* Nodes of no host of the cluster, warned once */
+        char **refused_csrs; /* uids of the refused requests, logged once */
+        InstallationState end;
+        unsigned refusals;
+        Finalize fin;
+        /* the OLM operators the controller reported failed (their
+         * must-gather images) */
+        char **failed_operators;
+} Controller;
+
+typedef struct ControllerTask {
+        const char *name;
+        /* the delay before the first round; NULL: at once */
+        usec_t (*first_delay)(const ControllerConfig *c);
+        /* one round; returns the delay to the next, USEC_INFINITY when done */
+        usec_t (*round)(Controller *ctl);
+        /* once the installation is over (not when the service stopped
+         * answering), in the table's order; may be NULL */
+        void (*finish)(Controller *ctl);
+        /* frees what the task kept in the Controller; may be NULL */
+        void (*done)(Controller *ctl);
+} ControllerTask;
+
+extern const ControllerTask controller_task_nodes; /* task-nodes.c */
+extern const ControllerTask controller_task_csrs; /* task-csrs.c */
+extern const ControllerTask controller_task_finalize; /* task-finalize.c */
+extern const ControllerTask controller_task_installation; /* task-installation.c */
+extern const ControllerTask controller_task_logs; /* task-logs.c */
+
+/* upstream's first round after one interval */
+usec_t controller_after_poll_interval(const ControllerConfig *c);
+usec_t controller_after_slow_poll_interval(const ControllerConfig *c);
+usec_t controller_after_logs_interval(const ControllerConfig *c);
+
+/* The new cluster: its API server, or the dry run's (dry.h). */
+bool controller_dry_run(const Controller *ctl);
+int controller_cluster_get(Controller *ctl, const KubeResource *res, const char *ns, const char *name,
+                           json_object **ret, KubeStatus *st);
+int controller_cluster_list(Controller *ctl, const KubeResource *res, const char *ns,
+                            const KubeListOptions *o, json_object **ret, KubeStatus *st);
+
+/* The cluster's hosts from the service (without the disabled ones);
+ * logged when it fails. */
+int controller_hosts_get(Controller *ctl, ClusterHosts *ret);
