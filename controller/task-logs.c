@@ -214,13 +214,20 @@ static int kubeconfig_fetch(Controller *ctl, char **ret_dir, char **ret_path)
 static char *must_gather_output(const char *dir)
 {
         _cleanup_free_ struct dirent **names = NULL;
+        _cleanup_close_ int dirfd_of_scan = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         char *found = NULL;
         int n;
 
         n = scandir(dir, &names, NULL, alphasort);
         for (int i = 0; i < n; i++) {
                 _cleanup_free_ struct dirent *de = names[i];
-                if (!found && de->d_type == DT_DIR && startswith(de->d_name, "must-gather"))
+                struct stat st;
+                /* some file systems leave d_type unknown */
+                if (!found && startswith(de->d_name, "must-gather") &&
+                    (de->d_type == DT_DIR ||
+                     (de->d_type == DT_UNKNOWN &&
+                      fstatat(dirfd_of_scan, de->d_name, &st, AT_SYMLINK_NOFOLLOW) >= 0 &&
+                      S_ISDIR(st.st_mode))))
                         found = strdup(de->d_name);
         }
         return found;
