@@ -425,20 +425,26 @@ class MidInstall(Base):
         f = self.install(static_network=False)
         f.apply()
         f.boot()
-        # as far as the installation, the controller not started; the real
-        # service moves its hosts to installing a round after the cluster,
-        # on its own, so until then the world does not stand still
-        f.run(timeout=300, until=lambda f: f.state() in ("installing", "installing-in-progress") and not [
-            a for a in f.kube.list("Agent", self.ns)
-            if (((a.get("status") or {}).get("debugInfo") or {}).get("state") or "").startswith("preparing")],
-            controller=False)
+        # as far as the installation, the controller not started
+        f.run(timeout=300, until=lambda f: f.state() in ("installing", "installing-in-progress"), controller=False)
         return f
+
+    def hosts_installing(self, f):
+        """the service moves its hosts to installing a round after their
+        cluster, on its own (its host monitor): until then the world does
+        not stand still, agents or not"""
+        self.wait("the service to move every host to installing", lambda: not [
+            a for a in f.kube.list("Agent", self.ns)
+            if (((a.get("status") or {}).get("debugInfo") or {}).get("state") or "").startswith("preparing")], 120)
 
     def test_restart_installs_once_and_rewrites_nothing(self):
         f = self.start_installation()
         self.assertEqual(self.install_calls(), 1)
-        # the world stands still (the agents stopped), cradle-hub has caught up
+        # the world stands still (the agents stopped before they fetched
+        # the install step, the service done with what it does alone),
+        # cradle-hub has caught up
         self.pause_agents(signal.SIGSTOP)
+        self.hosts_installing(f)
         self.quiet(f.hub)
         before = self.snapshot()
         self.assertIn("Secret/single-node-admin-kubeconfig", before)

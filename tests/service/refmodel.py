@@ -912,6 +912,19 @@ class Model(object):
                            "Failed to get cluster %s: record not found" % cluster_id)
         return c
 
+    def monitor(self):
+        """The real service's host monitor, a round before every call here:
+        it moves a prepared host to installing after its cluster went
+        installing, on its own (no agent needed), so an answer may show the
+        cluster installing and its hosts still preparing-successful (seen
+        against b29f9bcf)."""
+        for h in self.hosts.values():
+            if h.status != "preparing-successful" or not h.cluster_id:
+                continue
+            cluster = self.clusters.get(h.cluster_id)
+            if cluster is not None and cluster.status == "installing":
+                h.set_status("installing", "Installation is in progress")
+
     def cluster_hosts(self, cluster_id):
         return sorted((h for h in self.hosts.values() if h.cluster_id == cluster_id), key=lambda h: h.seq)
 
@@ -1031,12 +1044,6 @@ class Model(object):
             h.discovery_agent_version = header_version
         s = self.settings
         cluster = self.clusters.get(h.cluster_id) if h.cluster_id else None
-        if h.status == "preparing-successful" and cluster is not None and cluster.status == "installing":
-            # the real service's host monitor moves a prepared host after its
-            # cluster, on its own next round: the cluster shows installing
-            # while its hosts still show preparing-successful (seen against
-            # b29f9bcf); here the host's next call is that round
-            h.set_status("installing", "Installation is in progress")
         st = h.status
         interval = s["next_instruction_seconds"]
         action = "continue"

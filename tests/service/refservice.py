@@ -370,6 +370,7 @@ class Api(object):
         if handler is None:
             return openapi_error(501, "operation %s has not yet been implemented by refservice" % op_id)
         with self.model.lock:
+            self.model.monitor()
             try:
                 return handler(args, headers, rec)
             except ApiError as err:
