@@ -120,8 +120,66 @@ static json_object *service_account_manifest(void)
                         "\"" CONTROLLER_NAME "\", \"namespace\": \"" CONTROLLER_NAMESPACE "\"}}");
 }
 
-/* What the controller does across the cluster (notes §7): nodes and their
- * labels and taints, CSR approval, cluster operators and versions, OLM,
+/* Upstream's ClusterRole rules (deploy/assisted-installer-controller/
+ * assisted-installer-controller-role.yaml at 880389d4, notes §1.2), so that
+ * the upstream controller image, which a hub may keep in CONTROLLER_IMAGE
+ * (packaging/containers/README.md), has every grant it uses with the Job
+ * cradle's bootstrap renders: OLM subscriptions, install plans and the
+ * marketplace's Jobs, the machine-config pools, the machine-approver's
+ * status, the SCCs its pod and oc debug need. */
+#define UPSTREAM_RULES \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"pods\", \"configmaps\", \"pods/log\"], \"verbs\": " \
+        "[\"get\", \"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"nodes\"], \"verbs\": [\"get\", \"list\", \"watch\", " \
+        "\"patch\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"events\"], \"verbs\": [\"create\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"namespaces\"], \"verbs\": [\"patch\"]}," \
+        "{\"apiGroups\": [\"certificates.k8s.io\"], \"resources\": [\"certificatesigningrequests\"], " \
+        "\"verbs\": [\"get\", \"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"batch\"], \"resources\": [\"jobs\"], \"verbs\": [\"get\", \"list\", " \
+        "\"delete\"]}," \
+        "{\"apiGroups\": [\"certificates.k8s.io\"], \"resources\": " \
+        "[\"certificatesigningrequests/approval\"], \"verbs\": [\"update\"]}," \
+        "{\"apiGroups\": [\"authentication.k8s.io\"], \"resources\": [\"tokenreviews\"], \"verbs\": " \
+        "[\"create\"]}," \
+        "{\"apiGroups\": [\"authorization.k8s.io\"], \"resources\": [\"subjectaccessreviews\"], " \
+        "\"verbs\": [\"create\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"clusteroperators\"], \"verbs\": " \
+        "[\"get\", \"create\", \"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"clusteroperators/status\"], " \
+        "\"resourceNames\": [\"machine-approver\"], \"verbs\": [\"update\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"proxies\"], \"verbs\": [\"get\", " \
+        "\"list\"]}," \
+        "{\"apiGroups\": [\"certificates.k8s.io\"], \"resources\": [\"signers\"], \"resourceNames\": " \
+        "[\"kubernetes.io/kube-apiserver-client-kubelet\", \"kubernetes.io/kubelet-serving\"], \"verbs\": " \
+        "[\"approve\"]}," \
+        "{\"apiGroups\": [\"operator.openshift.io\"], \"resources\": [\"etcds\", \"ingresscontrollers\"], " \
+        "\"verbs\": [\"patch\"]}," \
+        "{\"apiGroups\": [\"metal3.io\"], \"resources\": [\"baremetalhosts\"], \"verbs\": [\"get\", " \
+        "\"list\", \"watch\", \"update\", \"patch\"]}," \
+        "{\"apiGroups\": [\"metal3.io\"], \"resources\": [\"baremetalhosts/status\"], \"verbs\": " \
+        "[\"get\", \"patch\", \"update\"]}," \
+        "{\"apiGroups\": [\"machine.openshift.io\"], \"resources\": [\"machines\"], \"verbs\": [\"get\", " \
+        "\"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"metal3.io\"], \"resources\": [\"provisionings\"], \"verbs\": [\"get\", " \
+        "\"list\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"clusterversions\"], \"verbs\": " \
+        "[\"get\", \"list\"]}," \
+        "{\"apiGroups\": [\"operators.coreos.com\"], \"resources\": [\"clusterserviceversions\"], " \
+        "\"verbs\": [\"get\", \"list\"]}," \
+        "{\"apiGroups\": [\"operators.coreos.com\"], \"resources\": [\"subscriptions\", " \
+        "\"installplans\"], \"verbs\": [\"get\", \"list\", \"update\", \"delete\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"services\"], \"verbs\": [\"list\", \"delete\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"pods\"], \"verbs\": [\"deletecollection\"]}," \
+        "{\"apiGroups\": [\"security.openshift.io\"], \"resources\": [\"securitycontextconstraints\"], " \
+        "\"resourceNames\": [\"anyuid\", \"nonroot\", \"hostmount-anyuid\", " \
+        "\"machine-api-termination-handler\", \"hostnetwork\", \"hostaccess\", \"node-exporter\"], " \
+        "\"verbs\": [\"use\"]}," \
+        "{\"apiGroups\": [\"machineconfiguration.openshift.io\"], \"resources\": [\"*\"], \"verbs\": " \
+        "[\"patch\", \"get\"]},"
+
+/* Upstream's rules, then cradle's (notes §7): nodes and their labels and
+ * taints, CSR approval, cluster operators and versions, OLM,
  * BareMetalHosts and Machines, MachineConfigs, the console route, the
  * etcd operator's configuration. */
 static json_object *cluster_role_manifest(void)
@@ -129,7 +187,7 @@ static json_object *cluster_role_manifest(void)
         return skeleton(
                 "{\"apiVersion\": \"rbac.authorization.k8s.io/v1\", \"kind\": \"ClusterRole\", "
                 "\"metadata\": "
-                "{\"name\": \"" CONTROLLER_NAME "\"}, \"rules\": ["
+                "{\"name\": \"" CONTROLLER_NAME "\"}, \"rules\": [" UPSTREAM_RULES
                 "{\"apiGroups\": [\"\"], \"resources\": [\"nodes\"], \"verbs\": [\"get\", \"list\", "
                 "\"watch\", "
                 "\"patch\", \"update\"]},"

@@ -311,6 +311,99 @@ TEST(single_node_and_cacert)
         manifests_free(m, n);
 }
 
+/* Whether the string array at key holds s ("*" matching any when wild). */
+static bool array_has(json_object *o, const char *key, const char *s, bool wild)
+{
+        json_object *a = json_get(o, key);
+
+        for (size_t i = 0; i < alen(a); i++) {
+                const char *e = json_object_get_string(json_object_array_get_idx(a, i));
+                if (streq_ptr(e, s) || (wild && streq_ptr(e, "*")))
+                        return true;
+        }
+        return false;
+}
+
+/* Whether one of the rules grants verb on group/resource (of that name,
+ * when name is set), as RBAC evaluates it: "*" matches any resource. */
+static bool rules_allow(json_object *rules, const char *group, const char *resource, const char *verb,
+                        const char *name)
+{
+        for (size_t i = 0; i < alen(rules); i++) {
+                json_object *r = json_object_array_get_idx(rules, i);
+
+                if (array_has(r, "apiGroups", group, false) && array_has(r, "resources", resource, true) &&
+                    array_has(r, "verbs", verb, false) &&
+                    (alen(json_get(r, "resourceNames")) == 0 ||
+                     (name && array_has(r, "resourceNames", name, false))))
+                        return true;
+        }
+        return false;
+}
+
+/* Every grant of upstream's ClusterRole (assisted-installer-controller-role.yaml
+ * at 880389d4): the upstream controller image run by cradle's Job has them
+ * all. Group, resources, verbs, names (comma lists). */
+TEST(cluster_role_covers_upstream)
+{
+        static const char *const upstream[][4] = {
+                { "", "pods,configmaps,pods/log", "get,list,watch", NULL },
+                { "", "nodes", "get,list,watch,patch", NULL },
+                { "", "events", "create", NULL },
+                { "", "namespaces", "patch", NULL },
+                { "certificates.k8s.io", "certificatesigningrequests", "get,list,watch", NULL },
+                { "batch", "jobs", "get,list,delete", NULL },
+                { "certificates.k8s.io", "certificatesigningrequests/approval", "update", NULL },
+                { "authentication.k8s.io", "tokenreviews", "create", NULL },
+                { "authorization.k8s.io", "subjectaccessreviews", "create", NULL },
+                { "config.openshift.io", "clusteroperators", "get,create,list,watch", NULL },
+                { "config.openshift.io", "clusteroperators/status", "update", "machine-approver" },
+                { "config.openshift.io", "proxies", "get,list", NULL },
+                { "certificates.k8s.io", "signers", "approve",
+                  "kubernetes.io/kube-apiserver-client-kubelet,kubernetes.io/kubelet-serving" },
+                { "operator.openshift.io", "etcds,ingresscontrollers", "patch", NULL },
+                { "metal3.io", "baremetalhosts", "get,list,watch,update,patch", NULL },
+                { "metal3.io", "baremetalhosts/status", "get,patch,update", NULL },
+                { "machine.openshift.io", "machines", "get,list,watch", NULL },
+                { "metal3.io", "provisionings", "get,list", NULL },
+                { "config.openshift.io", "clusterversions", "get,list", NULL },
+                { "operators.coreos.com", "clusterserviceversions", "get,list", NULL },
+                { "operators.coreos.com", "subscriptions,installplans", "get,list,update,delete", NULL },
+                { "", "services", "list,delete", NULL },
+                { "", "pods", "deletecollection", NULL },
+                { "security.openshift.io", "securitycontextconstraints", "use",
+                  "anyuid,nonroot,hostmount-anyuid,machine-api-termination-handler,hostnetwork,hostaccess,"
+                  "node-exporter" },
+                { "machineconfiguration.openshift.io", "machineconfigpools,machineconfigs", "patch,get",
+                  NULL },
+        };
+        Manifest *m = NULL;
+        size_t n = 0;
+        json_object *rules;
+
+        ASSERT_OK(controller_manifests(&multi, &m, &n));
+        rules = json_get(find(m, n, "ClusterRole"), "rules");
+        for (size_t i = 0; i < ELEMENTSOF(upstream); i++) {
+                _cleanup_strv_free_ char **resources = NULL, **verbs = NULL, **names = NULL;
+
+                ASSERT_OK(strv_split(upstream[i][1], ",", &resources));
+                ASSERT_OK(strv_split(upstream[i][2], ",", &verbs));
+                ASSERT_OK(strv_split(upstream[i][3] ?: "", ",", &names));
+                STRV_FOREACH (res, resources)
+                        STRV_FOREACH (verb, verbs) {
+                                if (strv_length(names) == 0 &&
+                                    !rules_allow(rules, upstream[i][0], *res, *verb, NULL))
+                                        test_fail(__FILE__, __LINE__, "%s/%s %s not granted", upstream[i][0],
+                                                  *res, *verb);
+                                STRV_FOREACH (name, names)
+                                        if (!rules_allow(rules, upstream[i][0], *res, *verb, *name))
+                                                test_fail(__FILE__, __LINE__, "%s/%s %s %s not granted",
+                                                          upstream[i][0], *res, *verb, *name);
+                        }
+        }
+        manifests_free(m, n);
+}
+
 TEST(ssh_machine_config)
 {
         _cleanup_(json_object_putp) json_object *mc =
