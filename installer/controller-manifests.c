@@ -120,8 +120,66 @@ static json_object *service_account_manifest(void)
                         "\"" CONTROLLER_NAME "\", \"namespace\": \"" CONTROLLER_NAMESPACE "\"}}");
 }
 
-/* What the controller does across the cluster (notes §7): nodes and their
- * labels and taints, CSR approval, cluster operators and versions, OLM,
+/* Upstream's ClusterRole rules (deploy/assisted-installer-controller/
+ * assisted-installer-controller-role.yaml at 880389d4, notes §1.2), so that
+ * the upstream controller image, which a hub may keep in CONTROLLER_IMAGE
+ * (packaging/containers/README.md), has every grant it uses with the Job
+ * cradle's bootstrap renders: OLM subscriptions, install plans and the
+ * marketplace's Jobs, the machine-config pools, the machine-approver's
+ * status, the SCCs its pod and oc debug need. */
+#define UPSTREAM_RULES \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"pods\", \"configmaps\", \"pods/log\"], \"verbs\": " \
+        "[\"get\", \"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"nodes\"], \"verbs\": [\"get\", \"list\", \"watch\", " \
+        "\"patch\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"events\"], \"verbs\": [\"create\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"namespaces\"], \"verbs\": [\"patch\"]}," \
+        "{\"apiGroups\": [\"certificates.k8s.io\"], \"resources\": [\"certificatesigningrequests\"], " \
+        "\"verbs\": [\"get\", \"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"batch\"], \"resources\": [\"jobs\"], \"verbs\": [\"get\", \"list\", " \
+        "\"delete\"]}," \
+        "{\"apiGroups\": [\"certificates.k8s.io\"], \"resources\": " \
+        "[\"certificatesigningrequests/approval\"], \"verbs\": [\"update\"]}," \
+        "{\"apiGroups\": [\"authentication.k8s.io\"], \"resources\": [\"tokenreviews\"], \"verbs\": " \
+        "[\"create\"]}," \
+        "{\"apiGroups\": [\"authorization.k8s.io\"], \"resources\": [\"subjectaccessreviews\"], " \
+        "\"verbs\": [\"create\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"clusteroperators\"], \"verbs\": " \
+        "[\"get\", \"create\", \"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"clusteroperators/status\"], " \
+        "\"resourceNames\": [\"machine-approver\"], \"verbs\": [\"update\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"proxies\"], \"verbs\": [\"get\", " \
+        "\"list\"]}," \
+        "{\"apiGroups\": [\"certificates.k8s.io\"], \"resources\": [\"signers\"], \"resourceNames\": " \
+        "[\"kubernetes.io/kube-apiserver-client-kubelet\", \"kubernetes.io/kubelet-serving\"], \"verbs\": " \
+        "[\"approve\"]}," \
+        "{\"apiGroups\": [\"operator.openshift.io\"], \"resources\": [\"etcds\", \"ingresscontrollers\"], " \
+        "\"verbs\": [\"patch\"]}," \
+        "{\"apiGroups\": [\"metal3.io\"], \"resources\": [\"baremetalhosts\"], \"verbs\": [\"get\", " \
+        "\"list\", \"watch\", \"update\", \"patch\"]}," \
+        "{\"apiGroups\": [\"metal3.io\"], \"resources\": [\"baremetalhosts/status\"], \"verbs\": " \
+        "[\"get\", \"patch\", \"update\"]}," \
+        "{\"apiGroups\": [\"machine.openshift.io\"], \"resources\": [\"machines\"], \"verbs\": [\"get\", " \
+        "\"list\", \"watch\"]}," \
+        "{\"apiGroups\": [\"metal3.io\"], \"resources\": [\"provisionings\"], \"verbs\": [\"get\", " \
+        "\"list\"]}," \
+        "{\"apiGroups\": [\"config.openshift.io\"], \"resources\": [\"clusterversions\"], \"verbs\": " \
+        "[\"get\", \"list\"]}," \
+        "{\"apiGroups\": [\"operators.coreos.com\"], \"resources\": [\"clusterserviceversions\"], " \
+        "\"verbs\": [\"get\", \"list\"]}," \
+        "{\"apiGroups\": [\"operators.coreos.com\"], \"resources\": [\"subscriptions\", " \
+        "\"installplans\"], \"verbs\": [\"get\", \"list\", \"update\", \"delete\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"services\"], \"verbs\": [\"list\", \"delete\"]}," \
+        "{\"apiGroups\": [\"\"], \"resources\": [\"pods\"], \"verbs\": [\"deletecollection\"]}," \
+        "{\"apiGroups\": [\"security.openshift.io\"], \"resources\": [\"securitycontextconstraints\"], " \
+        "\"resourceNames\": [\"anyuid\", \"nonroot\", \"hostmount-anyuid\", " \
+        "\"machine-api-termination-handler\", \"hostnetwork\", \"hostaccess\", \"node-exporter\"], " \
+        "\"verbs\": [\"use\"]}," \
+        "{\"apiGroups\": [\"machineconfiguration.openshift.io\"], \"resources\": [\"*\"], \"verbs\": " \
+        "[\"patch\", \"get\"]},"
+
+/* Upstream's rules, then cradle's (notes §7): nodes and their labels and
+ * taints, CSR approval, cluster operators and versions, OLM,
  * BareMetalHosts and Machines, MachineConfigs, the console route, the
  * etcd operator's configuration. */
 static json_object *cluster_role_manifest(void)
@@ -129,7 +187,7 @@ static json_object *cluster_role_manifest(void)
         return skeleton(
                 "{\"apiVersion\": \"rbac.authorization.k8s.io/v1\", \"kind\": \"ClusterRole\", "
                 "\"metadata\": "
-                "{\"name\": \"" CONTROLLER_NAME "\"}, \"rules\": ["
+                "{\"name\": \"" CONTROLLER_NAME "\"}, \"rules\": [" UPSTREAM_RULES
                 "{\"apiGroups\": [\"\"], \"resources\": [\"nodes\"], \"verbs\": [\"get\", \"list\", "
                 "\"watch\", "
                 "\"patch\", \"update\"]},"
@@ -302,79 +360,77 @@ static json_object *env_value(const char *name, const char *value)
         return e;
 }
 
+/* Upstream's order and names (deploy/assisted-installer-controller/
+ * assisted-installer-controller-pod.yaml.template): the token is no
+ * variable, it is the file of the pull-secret volume */
 static int job_env(json_object *env, const ControllerManifestsInput *in)
 {
-        const char *cm = "configMapKeyRef", *sec = "secretKeyRef";
+        const char *cm = "configMapKeyRef";
 
         if (append(env, env_from("CLUSTER_ID", cm, CONTROLLER_CONFIGMAP, "cluster-id", false)) < 0 ||
             append(env, env_from("INVENTORY_URL", cm, CONTROLLER_CONFIGMAP, "inventory-url", false)) < 0 ||
-            append(env, env_from("PULL_SECRET_TOKEN", sec, CONTROLLER_SECRET, "pull-secret-token", false)) <
-                    0 ||
             append(env, env_from("CA_CERT_PATH", cm, CONTROLLER_CONFIGMAP, "ca-cert-path", true)) < 0 ||
             append(env, env_from("SKIP_CERT_VERIFICATION", cm, CONTROLLER_CONFIGMAP,
                                  "skip-cert-verification", true)) < 0 ||
             append(env, env_value("OPENSHIFT_VERSION", in->openshift_version)) < 0 ||
+            append(env, env_value("NOTIFY_NUM_REBOOTS", bool_text(in->notify_num_reboots))) < 0 ||
             append(env, env_from("CONTROL_PLANE_COUNT", cm, CONTROLLER_CONFIGMAP, "control-plane-count",
                                  true)) < 0 ||
-            /* controllers from before --control-plane-count read the mode */
-            append(env, env_value("HIGH_AVAILABILITY_MODE",
-                                  in->control_plane_count == 1 ? "None" : "Full")) < 0 ||
             append(env, env_from("CHECK_CLUSTER_VERSION", cm, CONTROLLER_CONFIGMAP, "check-cluster-version",
                                  true)) < 0 ||
             append(env, env_from("MUST_GATHER_IMAGE", cm, CONTROLLER_CONFIGMAP, "must-gather-image", true)) <
-                    0 ||
-            append(env, env_value("NOTIFY_NUM_REBOOTS", bool_text(in->notify_num_reboots))) < 0)
+                    0)
                 return -ENOMEM;
         return 0;
 }
 
-static int host_path_volume(json_object *spec, const char *name, const char *host_path,
-                            const char *mount_path)
+/* A volume (its source a JSON literal, or a host path) and its mount. */
+static int add_volume(json_object *spec, json_object *container, const char *name, json_object *volume,
+                      const char *host_path, const char *mount_path)
 {
-        json_object *volumes = json_get(spec, "volumes"), *containers = json_get(spec, "containers");
-        json_object *container = json_object_array_get_idx(containers, 0);
-        json_object *mounts = json_get(container, "volumeMounts");
-        json_object *v = skeleton("{\"hostPath\": {}}"), *m = json_new_object();
+        json_object *m = json_new_object();
 
-        if (!volumes) {
-                volumes = json_new_array();
-                if (set(spec, NULL, "volumes", volumes) < 0)
-                        volumes = NULL;
-        }
-        if (!mounts) {
-                mounts = json_new_array();
-                if (set(container, NULL, "volumeMounts", mounts) < 0)
-                        mounts = NULL;
-        }
-        if (!volumes || !mounts || !v || !m || set_str(v, NULL, "name", name) < 0 ||
-            set_str(v, "hostPath", "path", host_path) < 0 || set_str(m, NULL, "name", name) < 0 ||
-            set_str(m, NULL, "mountPath", mount_path) < 0 ||
-            set(m, NULL, "readOnly", json_new_bool(true)) < 0) {
-                json_object_put(v);
+        if (!volume || !m || set_str(volume, NULL, "name", name) < 0 ||
+            (host_path && set_str(volume, "hostPath", "path", host_path) < 0) ||
+            set_str(m, NULL, "name", name) < 0 || set_str(m, NULL, "mountPath", mount_path) < 0) {
+                json_object_put(volume);
                 json_object_put(m);
                 return -ENOMEM;
         }
-        if (json_append(volumes, v) < 0) {
+        if (json_append(json_get(spec, "volumes"), volume) < 0) {
                 json_object_put(m);
                 return -ENOMEM;
         }
-        return json_append(mounts, m);
+        return json_append(json_get(container, "volumeMounts"), m);
 }
 
+static int host_path_volume(json_object *spec, json_object *container, const char *name,
+                            const char *host_path, const char *mount_path)
+{
+        return add_volume(spec, container, name, json_new_object(), host_path, mount_path);
+}
+
+/* The Job as upstream renders it: no command (the image's entrypoint,
+ * /usr/bin/assisted-installer-controller, which is cradle in cradle's
+ * image), the token as the file CONTROLLER_TOKEN_FILE (mode 0400), the
+ * host's CA bundle and resolver files for the controller's diagnostics,
+ * and on a single node the bootstrap secrets, whose kubeconfig it uses
+ * before the node is Ready. */
 static json_object *job_manifest(const ControllerManifestsInput *in)
 {
         _cleanup_(json_object_putp) json_object *o = skeleton(
                 "{\"apiVersion\": \"batch/v1\", \"kind\": \"Job\", \"metadata\": {\"name\": "
-                "\"" CONTROLLER_NAME "\", \"namespace\": \"" CONTROLLER_NAMESPACE
-                "\", \"labels\": " APP_LABEL "}, "
+                "\"" CONTROLLER_NAME "\", \"namespace\": \"" CONTROLLER_NAMESPACE "\"}, "
                 "\"spec\": {\"backoffLimit\": 100, \"template\": {\"metadata\": {\"labels\": " APP_LABEL
                 "}, "
                 "\"spec\": {\"containers\": [{\"name\": \"" CONTROLLER_NAME "\", \"imagePullPolicy\": "
-                "\"IfNotPresent\", \"command\": [\"/assisted-installer-controller\"], \"env\": []}], "
-                "\"hostNetwork\": true, \"restartPolicy\": \"OnFailure\", \"serviceAccountName\": "
-                "\"" CONTROLLER_NAME "\", \"nodeSelector\": {\"node-role.kubernetes.io/master\": \"\"}, "
-                "\"tolerations\": [{\"key\": \"node-role.kubernetes.io/master\", \"operator\": \"Exists\", "
-                "\"effect\": \"NoSchedule\"}]}}}}");
+                "\"IfNotPresent\", \"env\": [], \"volumeMounts\": []}], "
+                "\"restartPolicy\": \"OnFailure\", \"hostNetwork\": true, "
+                "\"nodeSelector\": {\"node-role.kubernetes.io/master\": \"\"}, "
+                "\"serviceAccountName\": \"" CONTROLLER_NAME "\", "
+                "\"tolerations\": [{\"key\": \"node-role.kubernetes.io/master\", \"effect\": "
+                "\"NoSchedule\", "
+                "\"operator\": \"Exists\"}], \"volumes\": []}}}}");
         json_object *spec = json_get_path(o, "spec.template.spec");
         json_object *container = json_object_array_get_idx(json_get(spec, "containers"), 0);
         _cleanup_strv_free_ char **ips = NULL;
@@ -396,34 +452,34 @@ static json_object *job_manifest(const ControllerManifestsInput *in)
                                 return NULL;
                 }
         }
-        if (!isempty(in->ca_cert_path) &&
-            host_path_volume(spec, "service-ca-cert-config", in->ca_cert_path, in->ca_cert_path) < 0)
+        if (host_path_volume(spec, container, "host-ca-bundle", "/etc/pki", "/etc/pki") < 0 ||
+            host_path_volume(spec, container, "host-var-run-resolv-conf",
+                             "/var/run/NetworkManager/resolv.conf", "/tmp/var-run-resolv.conf") < 0 ||
+            host_path_volume(spec, container, "host-resolv-conf", "/etc/resolv.conf",
+                             "/tmp/host-resolv.conf") < 0 ||
+            /* mode 0400 (256): the token is for the controller alone */
+            add_volume(spec, container, "pull-secret",
+                       skeleton("{\"secret\": {\"secretName\": \"" CONTROLLER_SECRET "\", \"items\": "
+                                "[{\"key\": \"pull-secret-token\", \"path\": \"token\", \"mode\": 256}]}}"),
+                       NULL, CONTROLLER_TOKEN_DIR) < 0)
                 return NULL;
         if (in->control_plane_count == 1) {
-                /* single node: the controller starts on the one node while it
-                 * is not Ready yet, and talks to the API with the bootstrap
-                 * secrets until its own credentials work */
+                /* single node: the controller starts on the one node before
+                 * it is Ready, with the bootstrap's kubeconfig */
                 json_object *tol = json_get(spec, "tolerations");
-                static const char *const extra[] = {
-                        "{\"key\": \"node.kubernetes.io/not-ready\", \"operator\": \"Exists\", \"effect\": "
-                        "\"NoSchedule\"}",
-                        "{\"key\": \"node.kubernetes.io/not-ready\", \"operator\": \"Exists\", \"effect\": "
-                        "\"NoExecute\"}",
-                        "{\"key\": \"node.kubernetes.io/unreachable\", \"operator\": \"Exists\", "
-                        "\"effect\": "
-                        "\"NoExecute\"}",
-                        "{\"key\": \"node.kubernetes.io/network-unavailable\", \"operator\": \"Exists\", "
-                        "\"effect\": \"NoSchedule\"}",
-                        "{\"key\": \"node.cloudprovider.kubernetes.io/uninitialized\", \"operator\": "
-                        "\"Exists\", \"effect\": \"NoSchedule\"}",
-                };
-                for (size_t i = 0; i < ELEMENTSOF(extra); i++)
-                        if (append(tol, skeleton(extra[i])) < 0)
-                                return NULL;
-                if (host_path_volume(spec, "bootstrap-secrets", "/etc/kubernetes/bootstrap-secrets",
-                                     "/tmp/bootstrap-secrets") < 0)
+                if (append(tol, skeleton("{\"effect\": \"NoSchedule\", \"key\": "
+                                         "\"node.kubernetes.io/not-ready\", \"operator\": \"Exists\"}")) <
+                            0 ||
+                    append(tol, skeleton("{\"effect\": \"NoSchedule\", \"key\": "
+                                         "\"node.kubernetes.io/network-unavailable\", \"operator\": "
+                                         "\"Exists\"}")) < 0 ||
+                    host_path_volume(spec, container, "sno-bootstrap-files",
+                                     "/etc/kubernetes/bootstrap-secrets", CONTROLLER_SNO_SECRETS_DIR) < 0)
                         return NULL;
         }
+        if (!isempty(in->ca_cert_path) && host_path_volume(spec, container, "service-ca-cert-config",
+                                                           in->ca_cert_path, in->ca_cert_path) < 0)
+                return NULL;
         return TAKE_PTR(o);
 }
 

@@ -29,12 +29,14 @@
 /* the configuration the bootstrap renders */
 #define CONTROLLER_CONFIGMAP "assisted-installer-controller-config"
 #define CONTROLLER_SECRET "assisted-installer-controller-secret"
-/* the Secret's key pull-secret-token mounted here (upstream since 2026-03);
- * without it, $PULL_SECRET_TOKEN */
-#define CONTROLLER_TOKEN_FILE "/etc/assisted-installer-controller/token"
-/* single node: the bootstrap's secrets mounted from the host, used before
- * the service account's */
-#define CONTROLLER_SNO_KUBECONFIG "/tmp/bootstrap-secrets/kubeconfig"
+/* the Secret's key pull-secret-token mounted as the file "token" of this
+ * directory (upstream since 2026-03); without it, $PULL_SECRET_TOKEN */
+#define CONTROLLER_TOKEN_DIR "/etc/assisted-installer-controller"
+#define CONTROLLER_TOKEN_FILE CONTROLLER_TOKEN_DIR "/token"
+/* single node: the bootstrap's secrets (/etc/kubernetes/bootstrap-secrets)
+ * mounted from the host, used before the service account's */
+#define CONTROLLER_SNO_SECRETS_DIR "/tmp/bootstrap-secrets"
+#define CONTROLLER_SNO_KUBECONFIG CONTROLLER_SNO_SECRETS_DIR "/kubeconfig"
 
 /* its logs: the text log beside stdout, and what the service receives
  * (logs_type=controller) */

@@ -4,7 +4,8 @@
 # buildah bud when podman is missing). The image holds:
 #   /usr/bin/cradle                      BINARY, stripped
 #   /usr/bin/{agent,installer,next_step_runner,inventory,free_addresses,
-#            disk_speed_check,logs_sender,cp}   links to it: the program
+#            disk_speed_check,logs_sender,cp,
+#            assisted-installer-controller}   links to it: the program
 #                                        names of the upstream images
 #   /tmp                                 1777, for the steps' temporary files
 # --save FILE also writes the image as an OCI archive (podman save).
@@ -47,7 +48,8 @@ mkdir -p "$root/usr/bin" "$root/tmp"
 chmod 1777 "$root/tmp"
 "${STRIP:-strip}" -o "$root/usr/bin/cradle" "$binary"
 chmod 0755 "$root/usr/bin/cradle"
-for name in agent installer next_step_runner inventory free_addresses disk_speed_check logs_sender cp; do
+for name in agent installer next_step_runner inventory free_addresses disk_speed_check logs_sender cp \
+        assisted-installer-controller; do
         ln -s cradle "$root/usr/bin/$name"
 done
 epoch=${SOURCE_DATE_EPOCH:-$(stat -c %Y "$binary")}
@@ -60,7 +62,7 @@ $build --quiet --timestamp "$epoch" \
         --label org.opencontainers.image.title=cradle \
         --label "org.opencontainers.image.version=${version% *}" \
         --label "org.opencontainers.image.revision=${version#* }" \
-        --label "org.opencontainers.image.description=assisted-service agent and installer (cradle, static)" \
+        --label "org.opencontainers.image.description=assisted-service agent, installer and controller (cradle, static)" \
         --tag "$tag" -f "$ctx/Containerfile" "$ctx" > /dev/null
 if [ -n "$save" ]; then
         rm -f "$save"

@@ -240,37 +240,82 @@ static json_object *manifest_of(Manifest *m, size_t n, const char *kind)
         return NULL;
 }
 
+static json_object *job_container(Manifest *m, size_t n)
+{
+        json_object *job = manifest_of(m, n, "Job");
+
+        return json_object_array_get_idx(json_get_path(job, "spec.template.spec.containers"), 0);
+}
+
 /* The Job's environment as the kubelet sets it: values, and the keys of
- * the ConfigMap and Secret (an optional key that is absent sets nothing). */
+ * the ConfigMap (an optional key that is absent sets nothing). */
 static void job_env_apply(Manifest *m, size_t n)
 {
         json_object *cm = json_get(manifest_of(m, n, "ConfigMap"), "data");
-        json_object *secret = json_get(manifest_of(m, n, "Secret"), "data");
-        json_object *job = manifest_of(m, n, "Job");
-        json_object *containers = json_get_path(job, "spec.template.spec.containers");
-        json_object *env = json_get(json_object_array_get_idx(containers, 0), "env");
+        json_object *env = json_get(job_container(m, n), "env");
 
         ASSERT_NOT_NULL(env);
         for (size_t i = 0; i < json_object_array_length(env); i++) {
                 json_object *e = json_object_array_get_idx(env, i);
                 const char *name = json_get_string(e, "name"), *value = json_get_string(e, "value");
-                json_object *from = json_get(e, "valueFrom");
-                _cleanup_free_ char *decoded = NULL;
+                json_object *ref = json_get_path(e, "valueFrom.configMapKeyRef");
 
-                if (json_get(from, "configMapKeyRef")) {
-                        json_object *ref = json_get(from, "configMapKeyRef");
+                /* the token is never a variable of the Job */
+                ASSERT_FALSE(streq(name, "PULL_SECRET_TOKEN"));
+                ASSERT_NULL(json_get_path(e, "valueFrom.secretKeyRef"));
+                if (ref) {
                         ASSERT_STREQ(json_get_string(ref, "name"), CONTROLLER_CONFIGMAP);
                         value = json_get_string(cm, json_get_string(ref, "key"));
-                } else if (json_get(from, "secretKeyRef")) {
-                        json_object *ref = json_get(from, "secretKeyRef");
-                        ASSERT_STREQ(json_get_string(ref, "name"), CONTROLLER_SECRET);
-                        ASSERT_OK(base64_decode(json_get_string(secret, json_get_string(ref, "key")), NULL,
-                                                &decoded, NULL));
-                        value = decoded;
                 }
                 if (value)
                         ASSERT_OK(setenv(name, value, 1));
         }
+}
+
+/* The Job's volumes as the kubelet mounts them, under root: each item of a
+ * Secret volume is a file of its mode at <mountPath>/<path>. Returns the
+ * host path mounted at mount_path, NULL if none. */
+static const char *job_volumes_apply(Manifest *m, size_t n, const char *root, const char *mount_path)
+{
+        json_object *secret = json_get(manifest_of(m, n, "Secret"), "data");
+        json_object *spec = json_get_path(manifest_of(m, n, "Job"), "spec.template.spec");
+        json_object *mounts = json_get(job_container(m, n), "volumeMounts");
+        const char *host = NULL;
+
+        for (size_t i = 0; i < json_object_array_length(mounts); i++) {
+                json_object *mount = json_object_array_get_idx(mounts, i), *volume = NULL;
+                const char *at = json_get_string(mount, "mountPath");
+                json_object *items;
+
+                for (size_t k = 0; k < json_object_array_length(json_get(spec, "volumes")); k++) {
+                        json_object *v = json_object_array_get_idx(json_get(spec, "volumes"), k);
+                        if (streq_ptr(json_get_string(v, "name"), json_get_string(mount, "name")))
+                                volume = v;
+                }
+                ASSERT_NOT_NULL(volume);
+                if (streq_ptr(at, mount_path))
+                        host = json_get_string(json_get(volume, "hostPath"), "path");
+                if (!json_get(volume, "secret"))
+                        continue;
+                ASSERT_STREQ(json_get_string(json_get(volume, "secret"), "secretName"), CONTROLLER_SECRET);
+                items = json_get_path(volume, "secret.items");
+                for (size_t k = 0; k < json_object_array_length(items); k++) {
+                        json_object *item = json_object_array_get_idx(items, k);
+                        _cleanup_free_ char *dir = strdup_printf("%s%s", root, at),
+                                            *file = strdup_printf("%s/%s", dir,
+                                                                  json_get_string(item, "path"));
+                        _cleanup_free_ char *decoded = NULL;
+                        size_t len = 0;
+                        int64_t mode = 0;
+
+                        ASSERT_OK(json_get_int64(item, "mode", &mode));
+                        ASSERT_OK(base64_decode(json_get_string(secret, json_get_string(item, "key")), NULL,
+                                                &decoded, &len));
+                        ASSERT_OK(mkdir_p(dir, 0755));
+                        ASSERT_OK(write_file_atomic(file, decoded, len, (mode_t)mode));
+                }
+        }
+        return host;
 }
 
 TEST(bootstrap_manifests_agree)
@@ -306,12 +351,35 @@ TEST(bootstrap_manifests_agree)
                 const ControllerManifestsInput *in = &inputs[i];
                 _cleanup_free_ char *missing = clean_env();
                 _cleanup_(controller_config_done) ControllerConfig c = {};
+                _cleanup_free_ char *root = strdup_printf("%s/pod-%zu", test_tmpdir(), i),
+                                    *token_file = NULL;
                 Manifest *m = NULL;
                 size_t n = 0;
+                struct stat st;
 
                 ASSERT_OK(controller_manifests(in, &m, &n));
                 job_env_apply(m, n);
+                (void)job_volumes_apply(m, n, root, "/");
+                /* the controller's own paths are where the Job mounts them:
+                 * the token file (0400), the CA file from the host, the
+                 * single node's bootstrap secrets */
+                unsetenv("CRADLE_CONTROLLER_TOKEN_FILE");
+                ASSERT_EQ(parse(&c, NULL), 1);
+                ASSERT_STREQ(c.token_file, CONTROLLER_TOKEN_FILE);
+                token_file = strdup_printf("%s%s", root, c.token_file);
+                ASSERT_OK(stat(token_file, &st) < 0 ? -errno : 0);
+                ASSERT_EQ(st.st_mode & 07777, 0400u);
+                if (!isempty(in->ca_cert_path))
+                        ASSERT_STREQ(job_volumes_apply(m, n, root, c.ca_cert_path), in->ca_cert_path);
+                if (in->control_plane_count == 1)
+                        ASSERT_STREQ(job_volumes_apply(m, n, root, CONTROLLER_SNO_SECRETS_DIR),
+                                     "/etc/kubernetes/bootstrap-secrets");
+                else
+                        ASSERT_NULL(job_volumes_apply(m, n, root, CONTROLLER_SNO_SECRETS_DIR));
+                ASSERT_TRUE(startswith(CONTROLLER_SNO_KUBECONFIG, CONTROLLER_SNO_SECRETS_DIR "/"));
                 manifests_free(m, n);
+                controller_config_done(&c);
+                ASSERT_OK(setenv("CRADLE_CONTROLLER_TOKEN_FILE", token_file, 1));
                 ASSERT_EQ(parse(&c, NULL), 1);
                 ASSERT_STREQ(c.cluster_id, in->cluster_id);
                 ASSERT_STREQ(c.inventory_url, in->inventory_url);

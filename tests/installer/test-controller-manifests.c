@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cleanup.h"
 #include "installer/bootstrap-plan.h"
 #include "installer/controller-manifests.h"
@@ -139,6 +140,92 @@ static const char *env_value(json_object *job, const char *name)
         return NULL;
 }
 
+/*
+ * The Job upstream's installer renders from its template
+ * (deploy/assisted-installer-controller/assisted-installer-controller-pod.yaml.template
+ * at 880389d4, notes §1.2) for the inputs above, field for field: no
+ * command (the image's entrypoint), the token only as the file of the
+ * pull-secret volume (mode 0400 = 256), the host's CA bundle and resolver
+ * files, the single node's tolerations and bootstrap secrets, the CA file
+ * from the host.
+ */
+#define UPSTREAM_ENV(version, reboots) \
+        "[{\"name\": \"CLUSTER_ID\", \"valueFrom\": {\"configMapKeyRef\": {\"name\": " \
+        "\"assisted-installer-controller-config\", \"key\": \"cluster-id\"}}}," \
+        " {\"name\": \"INVENTORY_URL\", \"valueFrom\": {\"configMapKeyRef\": {\"name\": " \
+        "\"assisted-installer-controller-config\", \"key\": \"inventory-url\"}}}," \
+        " {\"name\": \"CA_CERT_PATH\", \"valueFrom\": {\"configMapKeyRef\": {\"name\": " \
+        "\"assisted-installer-controller-config\", \"key\": \"ca-cert-path\", \"optional\": true}}}," \
+        " {\"name\": \"SKIP_CERT_VERIFICATION\", \"valueFrom\": {\"configMapKeyRef\": {\"name\": " \
+        "\"assisted-installer-controller-config\", \"key\": \"skip-cert-verification\", \"optional\": " \
+        "true}}}," \
+        " {\"name\": \"OPENSHIFT_VERSION\", \"value\": \"" version "\"}," \
+        " {\"name\": \"NOTIFY_NUM_REBOOTS\", \"value\": \"" reboots "\"}," \
+        " {\"name\": \"CONTROL_PLANE_COUNT\", \"valueFrom\": {\"configMapKeyRef\": {\"name\": " \
+        "\"assisted-installer-controller-config\", \"key\": \"control-plane-count\", \"optional\": " \
+        "true}}}," \
+        " {\"name\": \"CHECK_CLUSTER_VERSION\", \"valueFrom\": {\"configMapKeyRef\": {\"name\": " \
+        "\"assisted-installer-controller-config\", \"key\": \"check-cluster-version\", \"optional\": " \
+        "true}}}," \
+        " {\"name\": \"MUST_GATHER_IMAGE\", \"valueFrom\": {\"configMapKeyRef\": {\"name\": " \
+        "\"assisted-installer-controller-config\", \"key\": \"must-gather-image\", \"optional\": true}}}]"
+#define UPSTREAM_MOUNTS \
+        "{\"name\": \"host-ca-bundle\", \"mountPath\": \"/etc/pki\"}," \
+        " {\"name\": \"host-var-run-resolv-conf\", \"mountPath\": \"/tmp/var-run-resolv.conf\"}," \
+        " {\"name\": \"host-resolv-conf\", \"mountPath\": \"/tmp/host-resolv.conf\"}," \
+        " {\"name\": \"pull-secret\", \"mountPath\": \"/etc/assisted-installer-controller\"}"
+#define UPSTREAM_VOLUMES \
+        "{\"name\": \"host-ca-bundle\", \"hostPath\": {\"path\": \"/etc/pki\"}}," \
+        " {\"name\": \"host-var-run-resolv-conf\", \"hostPath\": {\"path\": " \
+        "\"/var/run/NetworkManager/resolv.conf\"}}," \
+        " {\"name\": \"host-resolv-conf\", \"hostPath\": {\"path\": \"/etc/resolv.conf\"}}," \
+        " {\"name\": \"pull-secret\", \"secret\": {\"secretName\": " \
+        "\"assisted-installer-controller-secret\", " \
+        "\"items\": [{\"key\": \"pull-secret-token\", \"path\": \"token\", \"mode\": 256}]}}"
+#define UPSTREAM_JOB(aliases, image, env, mounts, tolerations, volumes) \
+        "{\"apiVersion\": \"batch/v1\", \"kind\": \"Job\", \"metadata\": {\"name\": " \
+        "\"assisted-installer-controller\", \"namespace\": \"assisted-installer\"}, \"spec\": " \
+        "{\"backoffLimit\": 100, \"template\": {\"metadata\": {\"labels\": {\"app\": " \
+        "\"assisted-installer-controller\"}}, \"spec\": {" aliases "\"containers\": [{\"name\": " \
+        "\"assisted-installer-controller\", \"image\": \"" image "\", \"imagePullPolicy\": " \
+        "\"IfNotPresent\", \"env\": " env ", \"volumeMounts\": [" mounts "]}], \"restartPolicy\": " \
+        "\"OnFailure\", \"hostNetwork\": true, \"nodeSelector\": {\"node-role.kubernetes.io/master\": " \
+        "\"\"}, \"serviceAccountName\": \"assisted-installer-controller\", \"tolerations\": [{\"key\": " \
+        "\"node-role.kubernetes.io/master\", \"effect\": \"NoSchedule\", \"operator\": " \
+        "\"Exists\"}" tolerations "], \"volumes\": [" volumes "]}}}}"
+
+static const char UPSTREAM_JOB_MULTI[] = UPSTREAM_JOB(
+        "\"hostAliases\": [{\"ip\": \"203.0.113.1\", \"hostnames\": [\"assisted-api.local.openshift.io\"]}, "
+        "{\"ip\": \"2001:db8::1\", \"hostnames\": [\"assisted-api.local.openshift.io\"]}], ",
+        "quay.io/edge-infrastructure/assisted-installer-controller:latest", UPSTREAM_ENV("4.13.18", "true"),
+        UPSTREAM_MOUNTS, "", UPSTREAM_VOLUMES);
+
+static const char UPSTREAM_JOB_SINGLE_NODE[] = UPSTREAM_JOB(
+        "", "quay.io/edge-infrastructure/assisted-installer-controller:latest",
+        UPSTREAM_ENV("4.13.18", "true"),
+        UPSTREAM_MOUNTS ", {\"name\": \"sno-bootstrap-files\", \"mountPath\": \"/tmp/bootstrap-secrets\"}, "
+                        "{\"name\": \"service-ca-cert-config\", \"mountPath\": "
+                        "\"/etc/assisted-service/service-ca.crt\"}",
+        ", {\"effect\": \"NoSchedule\", \"key\": \"node.kubernetes.io/not-ready\", \"operator\": "
+        "\"Exists\"}, "
+        "{\"effect\": \"NoSchedule\", \"key\": \"node.kubernetes.io/network-unavailable\", \"operator\": "
+        "\"Exists\"}",
+        UPSTREAM_VOLUMES ", {\"name\": \"sno-bootstrap-files\", \"hostPath\": {\"path\": "
+                         "\"/etc/kubernetes/bootstrap-secrets\"}}, {\"name\": \"service-ca-cert-config\", "
+                         "\"hostPath\": {\"path\": \"/etc/assisted-service/service-ca.crt\"}}");
+
+/* Equal as JSON (key order aside, array order kept); both shown if not. */
+static void assert_upstream_job(json_object *job, const char *expected_text)
+{
+        _cleanup_(json_object_putp) json_object *expected = NULL;
+
+        ASSERT_OK(json_parse(expected_text, strlen(expected_text), BUF_MAX_SMALL_FILE, &expected, NULL));
+        if (!json_object_equal(job, expected))
+                test_fail(__FILE__, __LINE__, "the Job differs from upstream's:\n%s\nexpected:\n%s",
+                          json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY),
+                          json_object_to_json_string_ext(expected, JSON_C_TO_STRING_PRETTY));
+}
+
 TEST(multi_node)
 {
         Manifest *m = NULL;
@@ -197,19 +284,8 @@ TEST(multi_node)
                      multi.controller_image);
         ASSERT_STREQ(env_value(job, "OPENSHIFT_VERSION"), "4.13.18");
         ASSERT_STREQ(env_value(job, "NOTIFY_NUM_REBOOTS"), "true");
-        ASSERT_STREQ(env_value(job, "HIGH_AVAILABILITY_MODE"), "Full");
         ASSERT_STREQ(env_value(job, "CLUSTER_ID"), "cluster-id");
-        ASSERT_STREQ(env_value(job, "PULL_SECRET_TOKEN"), "pull-secret-token");
-        ASSERT_EQ(alen(json_get(spec, "hostAliases")), 2u);
-        ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(spec, "hostAliases"), 1), "ip"),
-                     "2001:db8::1");
-        ASSERT_EQ(alen(json_get(spec, "tolerations")), 1u);
-        ASSERT_NULL(json_get(spec, "volumes"));
-        {
-                int64_t limit = 0;
-                ASSERT_OK(json_get_int64(json_get(job, "spec"), "backoffLimit", &limit));
-                ASSERT_EQ(limit, 100);
-        }
+        assert_upstream_job(job, UPSTREAM_JOB_MULTI);
         manifests_free(m, n);
 }
 
@@ -228,16 +304,103 @@ TEST(single_node_and_cacert)
                 assert_valid_object(m[i].object);
         spec = json_get_path(find(m, n, "Job"), "spec.template.spec");
         ASSERT_NULL(json_get(spec, "hostAliases"));
-        ASSERT_EQ(alen(json_get(spec, "tolerations")), 6u);
-        ASSERT_EQ(alen(json_get(spec, "volumes")), 2u);
-        ASSERT_STREQ(json_get_string(
-                             json_get(json_object_array_get_idx(json_get(spec, "volumes"), 1), "hostPath"),
-                             "path"),
-                     "/etc/kubernetes/bootstrap-secrets");
-        ASSERT_STREQ(env_value(find(m, n, "Job"), "HIGH_AVAILABILITY_MODE"), "None");
+        assert_upstream_job(find(m, n, "Job"), UPSTREAM_JOB_SINGLE_NODE);
         ASSERT_STREQ(json_get_string(json_get(find(m, n, "ConfigMap"), "data"), "control-plane-count"), "1");
         ASSERT_STREQ(json_get_string(json_get(find(m, n, "ConfigMap"), "data"), "ca-cert-path"),
                      in.ca_cert_path);
+        manifests_free(m, n);
+}
+
+/* Whether the string array at key holds s ("*" matching any when wild). */
+static bool array_has(json_object *o, const char *key, const char *s, bool wild)
+{
+        json_object *a = json_get(o, key);
+
+        for (size_t i = 0; i < alen(a); i++) {
+                const char *e = json_object_get_string(json_object_array_get_idx(a, i));
+                if (streq_ptr(e, s) || (wild && streq_ptr(e, "*")))
+                        return true;
+        }
+        return false;
+}
+
+/* Whether one of the rules grants verb on group/resource (of that name,
+ * when name is set), as RBAC evaluates it: "*" matches any resource. */
+static bool rules_allow(json_object *rules, const char *group, const char *resource, const char *verb,
+                        const char *name)
+{
+        for (size_t i = 0; i < alen(rules); i++) {
+                json_object *r = json_object_array_get_idx(rules, i);
+
+                if (array_has(r, "apiGroups", group, false) && array_has(r, "resources", resource, true) &&
+                    array_has(r, "verbs", verb, false) &&
+                    (alen(json_get(r, "resourceNames")) == 0 ||
+                     (name && array_has(r, "resourceNames", name, false))))
+                        return true;
+        }
+        return false;
+}
+
+/* Every grant of upstream's ClusterRole (assisted-installer-controller-role.yaml
+ * at 880389d4): the upstream controller image run by cradle's Job has them
+ * all. Group, resources, verbs, names (comma lists). */
+TEST(cluster_role_covers_upstream)
+{
+        static const char *const upstream[][4] = {
+                { "", "pods,configmaps,pods/log", "get,list,watch", NULL },
+                { "", "nodes", "get,list,watch,patch", NULL },
+                { "", "events", "create", NULL },
+                { "", "namespaces", "patch", NULL },
+                { "certificates.k8s.io", "certificatesigningrequests", "get,list,watch", NULL },
+                { "batch", "jobs", "get,list,delete", NULL },
+                { "certificates.k8s.io", "certificatesigningrequests/approval", "update", NULL },
+                { "authentication.k8s.io", "tokenreviews", "create", NULL },
+                { "authorization.k8s.io", "subjectaccessreviews", "create", NULL },
+                { "config.openshift.io", "clusteroperators", "get,create,list,watch", NULL },
+                { "config.openshift.io", "clusteroperators/status", "update", "machine-approver" },
+                { "config.openshift.io", "proxies", "get,list", NULL },
+                { "certificates.k8s.io", "signers", "approve",
+                  "kubernetes.io/kube-apiserver-client-kubelet,kubernetes.io/kubelet-serving" },
+                { "operator.openshift.io", "etcds,ingresscontrollers", "patch", NULL },
+                { "metal3.io", "baremetalhosts", "get,list,watch,update,patch", NULL },
+                { "metal3.io", "baremetalhosts/status", "get,patch,update", NULL },
+                { "machine.openshift.io", "machines", "get,list,watch", NULL },
+                { "metal3.io", "provisionings", "get,list", NULL },
+                { "config.openshift.io", "clusterversions", "get,list", NULL },
+                { "operators.coreos.com", "clusterserviceversions", "get,list", NULL },
+                { "operators.coreos.com", "subscriptions,installplans", "get,list,update,delete", NULL },
+                { "", "services", "list,delete", NULL },
+                { "", "pods", "deletecollection", NULL },
+                { "security.openshift.io", "securitycontextconstraints", "use",
+                  "anyuid,nonroot,hostmount-anyuid,machine-api-termination-handler,hostnetwork,hostaccess,"
+                  "node-exporter" },
+                { "machineconfiguration.openshift.io", "machineconfigpools,machineconfigs", "patch,get",
+                  NULL },
+        };
+        Manifest *m = NULL;
+        size_t n = 0;
+        json_object *rules;
+
+        ASSERT_OK(controller_manifests(&multi, &m, &n));
+        rules = json_get(find(m, n, "ClusterRole"), "rules");
+        for (size_t i = 0; i < ELEMENTSOF(upstream); i++) {
+                _cleanup_strv_free_ char **resources = NULL, **verbs = NULL, **names = NULL;
+
+                ASSERT_OK(strv_split(upstream[i][1], ",", &resources));
+                ASSERT_OK(strv_split(upstream[i][2], ",", &verbs));
+                ASSERT_OK(strv_split(upstream[i][3] ?: "", ",", &names));
+                STRV_FOREACH (res, resources)
+                        STRV_FOREACH (verb, verbs) {
+                                if (strv_length(names) == 0 &&
+                                    !rules_allow(rules, upstream[i][0], *res, *verb, NULL))
+                                        test_fail(__FILE__, __LINE__, "%s/%s %s not granted", upstream[i][0],
+                                                  *res, *verb);
+                                STRV_FOREACH (name, names)
+                                        if (!rules_allow(rules, upstream[i][0], *res, *verb, *name))
+                                                test_fail(__FILE__, __LINE__, "%s/%s %s %s not granted",
+                                                          upstream[i][0], *res, *verb, *name);
+                        }
+        }
         manifests_free(m, n);
 }
 
