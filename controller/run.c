@@ -27,7 +27,9 @@
 #include "controller/ending.h"
 #include "controller/finalize.h"
 #include "controller/nodes.h"
+#include "controller/run.h"
 #include "controller/service.h"
+#include "controller/task-labels.h"
 #include "fileio.h"
 #include "jsonutil.h"
 #include "kube/kube-node.h"
@@ -950,6 +952,40 @@ static void installation_check(Controller *ctl)
         }
 }
 
+/* ---- what the tasks of their own files borrow (controller/run.h) ----------------- */
+
+const ControllerConfig *controller_config(Controller *ctl)
+{
+        return ctl->cfg;
+}
+
+ControllerService *controller_service(Controller *ctl)
+{
+        return &ctl->svc;
+}
+
+KubeClient *controller_kube(Controller *ctl)
+{
+        return ctl->kube;
+}
+
+int controller_cluster_get(Controller *ctl, const KubeResource *res, const char *ns, const char *name,
+                           json_object **ret, KubeStatus *st)
+{
+        return cluster_get(ctl, res, ns, name, ret, st);
+}
+
+int controller_cluster_list(Controller *ctl, const KubeResource *res, const char *ns,
+                            const KubeListOptions *o, json_object **ret, KubeStatus *st)
+{
+        return cluster_list(ctl, res, ns, o, ret, st);
+}
+
+bool controller_stage_report(Controller *ctl, FinalizingStage stage)
+{
+        return stage_report(ctl, stage);
+}
+
 /* ---- the tasks --------------------------------------------------------------- */
 
 typedef struct Task {
@@ -1000,6 +1036,15 @@ static usec_t task_finalize(Controller *ctl)
         return next;
 }
 
+static usec_t task_labels(Controller *ctl)
+{
+        usec_t next = node_labels_round(ctl);
+
+        if (next == USEC_INFINITY)
+                log_info("Finished UpdateNodeLabels");
+        return next;
+}
+
 static usec_t task_installation(Controller *ctl)
 {
         installation_check(ctl);
@@ -1015,6 +1060,7 @@ static int tasks_run(Controller *ctl)
                 /* upstream's tickers: the first round after one interval */
                 { "csrs", now + ctl->cfg->poll_interval, task_csrs },
                 { "finalize", now, task_finalize },
+                { "labels", now, task_labels },
                 { "installation", now + ctl->cfg->slow_poll_interval, task_installation },
         };
 
