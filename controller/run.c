@@ -29,6 +29,7 @@
 #include "controller/nodes.h"
 #include "controller/run.h"
 #include "controller/service.h"
+#include "controller/task-bmh.h"
 #include "controller/task-labels.h"
 #include "fileio.h"
 #include "jsonutil.h"
@@ -89,6 +90,7 @@ typedef struct Controller {
         /* the service has no finalizing stages (late 2023) */
         bool no_finalizing_stages;
         bool remove_uninitialized_taint;
+        bool baremetal; /* the BMH rounds run */
         bool nodes_done; /* the node rounds ended: so does CSR approval */
         char **warned_nodes; /* Nodes of no host of the cluster, warned once */
         char **refused_csrs; /* uids of the refused requests, logged once */
@@ -1045,6 +1047,15 @@ static usec_t task_labels(Controller *ctl)
         return next;
 }
 
+static usec_t task_bmhs(Controller *ctl)
+{
+        usec_t next = bmhs_round(ctl);
+
+        if (next == USEC_INFINITY)
+                log_info("Finished UpdateBMHs");
+        return next;
+}
+
 static usec_t task_installation(Controller *ctl)
 {
         installation_check(ctl);
@@ -1061,6 +1072,7 @@ static int tasks_run(Controller *ctl)
                 { "csrs", now + ctl->cfg->poll_interval, task_csrs },
                 { "finalize", now, task_finalize },
                 { "labels", now, task_labels },
+                { "bmhs", ctl->baremetal ? now : USEC_INFINITY, task_bmhs },
                 { "installation", now + ctl->cfg->slow_poll_interval, task_installation },
         };
 
@@ -1130,6 +1142,9 @@ int controller_run(const ControllerConfig *c)
          * agent-based installer's vSphere exception has no place here) */
         ctl.remove_uninitialized_taint = streq_ptr(platform, "nutanix") || streq_ptr(platform, "vsphere");
         log_info("Remove uninitialized taint: %s", ctl.remove_uninitialized_taint ? "true" : "false");
+        ctl.baremetal = streq_ptr(platform, "baremetal");
+        if (!ctl.baremetal)
+                log_info("Cluster platform is not baremetal, skipping BMH");
 
         r = tasks_run(&ctl);
         if (r == -ECANCELED) {
