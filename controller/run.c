@@ -31,6 +31,7 @@
 #include "controller/service.h"
 #include "controller/task-bmh.h"
 #include "controller/task-labels.h"
+#include "controller/task-olm.h"
 #include "fileio.h"
 #include "jsonutil.h"
 #include "kube/kube-node.h"
@@ -52,10 +53,6 @@ static const KubeResource resource_cluster_versions =
 static const KubeResource resource_cluster_operators =
         KUBE_RESOURCE("config.openshift.io", "v1", "clusteroperators", "ClusterOperator", false);
 
-/* failedOperatorRetry: the pending OLM operators are marked failed in at
- * most this many attempts */
-#define MARK_FAILED_ATTEMPTS 10
-
 /* PostInstallConfigs, one step per round */
 typedef enum FinalizeStep {
         FINALIZE_WAIT_FINALIZING, /* the service says finalizing */
@@ -64,8 +61,7 @@ typedef enum FinalizeStep {
         FINALIZE_STAGE_ROUTER_CA,
         FINALIZE_ROUTER_CA, /* the ingress CA uploaded */
         FINALIZE_STAGE_OLM,
-        FINALIZE_OLM, /* the OLM operators: none, or the service timed the stage out */
-        FINALIZE_OLM_MARK_FAILED,
+        FINALIZE_OLM, /* the OLM operators (controller/task-olm.h) */
         FINALIZE_STAGE_DONE,
         FINALIZE_COMPLETE, /* complete-installation, until the service takes it */
         FINALIZE_FINISHED,
@@ -78,7 +74,7 @@ typedef struct Finalize {
         bool success;
         char *error;
         json_object *report; /* CLUSTER_OPERATORS_REPORT, sent with a failure */
-        unsigned mark_attempts;
+        OlmWait olm;
 } Finalize;
 
 typedef struct Controller {
@@ -109,6 +105,7 @@ static void controller_done(Controller *ctl)
         strv_free(ctl->refused_csrs);
         free(ctl->fin.error);
         json_object_put(ctl->fin.report);
+        olm_wait_done(&ctl->fin.olm);
 }
 
 /* ---- the new cluster: its API server, or the dry run's ------------------------ */
@@ -765,36 +762,6 @@ static void finalize_fail(Controller *ctl, const char *error)
         ctl->fin.step = FINALIZE_COMPLETE;
 }
 
-/* updatePendingOLMOperators: what is still pending failed, as timed out */
-static bool olm_mark_failed(Controller *ctl)
-{
-        _cleanup_(json_object_putp) json_object *list = NULL;
-        _cleanup_strv_free_ char **pending = NULL;
-        _cleanup_free_ char *err = NULL;
-
-        log_info("Updating pending OLM operators");
-        if (controller_service_operators(&ctl->svc, &list, &err) < 0) {
-                log_warning("Failed to connect to assisted service: %s", strna(err));
-                return false;
-        }
-        pending = olm_operators_pending(list);
-        if (!pending)
-                return log_oom(), false;
-        STRV_FOREACH (name, pending) {
-                json_object *op = monitored_operator_find(list, *name, NULL);
-                _cleanup_(json_object_putp) json_object *body = operator_report_body(
-                        *name, OPERATOR_STATUS_FAILED, OPERATOR_TIMED_OUT, json_get_string(op, "version"));
-                _cleanup_free_ char *err2 = NULL;
-
-                log_info("Updating operator %s status to 'failed'", *name);
-                if (!body || controller_service_report_operator(&ctl->svc, body, &err2) < 0) {
-                        log_warning("Failed to update olm %s status: %s", *name, strna(err2));
-                        return false;
-                }
-        }
-        return true;
-}
-
 static usec_t finalize_step(Controller *ctl)
 {
         const ControllerConfig *c = ctl->cfg;
@@ -851,45 +818,15 @@ static usec_t finalize_step(Controller *ctl)
                 f->step = FINALIZE_OLM;
                 return 0;
         case FINALIZE_OLM: {
-                _cleanup_(json_object_putp) json_object *list = NULL, *cluster = NULL;
-                _cleanup_free_ char *err = NULL;
-                const char *stage = finalizing_stage_to_string(
-                        FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION);
-                unsigned n;
+                usec_t next = olm_wait_step(ctl, &f->olm);
 
-                if (controller_service_operators(&ctl->svc, &list, &err) < 0) {
-                        log_error("Error fetching the monitored operators from assisted-service: %s",
-                                  strna(err));
-                        return c->fetch_interval;
-                }
-                n = olm_operators_count(list);
-                if (n == 0) {
-                        log_info("No OLM operators found.");
-                        f->step = FINALIZE_STAGE_DONE;
-                        return 0;
-                }
-                /* their CSVs are not followed yet (issue 20): what upstream
-                 * does when they never initialize, once the service has
-                 * timed the stage out */
-                log_warning(
-                        "%u OLM operators: this controller does not follow their CSVs yet, waiting for the "
-                        "service to time the stage out",
-                        n);
-                free(err);
-                err = NULL;
-                if (controller_service_get_cluster(&ctl->svc, false, NULL, &cluster, &err) < 0 ||
-                    !finalizing_stage_timed_out(cluster, stage))
-                        return c->poll_interval;
-                f->step = FINALIZE_OLM_MARK_FAILED;
-                return 0;
-        }
-        case FINALIZE_OLM_MARK_FAILED:
-                if (!olm_mark_failed(ctl) && ++f->mark_attempts < MARK_FAILED_ATTEMPTS)
-                        return c->poll_interval;
+                if (f->olm.step != OLM_FINISHED)
+                        return next;
                 /* OLM failures never fail the installation: the service
                  * degrades the cluster */
                 f->step = FINALIZE_STAGE_DONE;
                 return 0;
+        }
         case FINALIZE_STAGE_DONE:
                 if (!stage_report(ctl, FINALIZING_STAGE_DONE))
                         return c->poll_interval;

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "assisted/assisted-user.h"
+#include "buf.h"
 #include "cleanup.h"
 #include "controller/service.h"
+#include "http.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "strutil.h"
@@ -143,4 +145,44 @@ int controller_service_complete(ControllerService *s, json_object *body, char **
 {
         return cluster_call(s, "complete installation", ASSISTED_OP_COMPLETE_INSTALLATION, body, NULL,
                             reterr);
+}
+
+typedef struct DownloadArgs {
+        const char *path;
+        char *data;
+        size_t len;
+} DownloadArgs;
+
+static int op_download(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        DownloadArgs *a = userdata;
+
+        free(a->data);
+        a->data = NULL;
+        return assisted_download(c, a->path, BUF_MAX_HTTP_BODY, ret_status, &a->data, &a->len, reterr);
+}
+
+int controller_service_download(ControllerService *s, const char *kind, const char *file_name, char **ret,
+                                size_t *ret_len, char **reterr)
+{
+        _cleanup_free_ char *cid = http_escape(s->cluster_id), *name = http_escape(file_name), *path = NULL,
+                            *what = NULL;
+        DownloadArgs a = {};
+        int r;
+
+        if (!cid || !name)
+                return -ENOMEM;
+        path = strdup_printf("/v2/clusters/%s/downloads/%s?file_name=%s", cid, kind, name);
+        what = strdup_printf("download of %s", file_name);
+        if (!path || !what)
+                return -ENOMEM;
+        a.path = path;
+        r = call(s, what, op_download, &a, NULL, reterr);
+        if (r < 0) {
+                free(a.data);
+                return r;
+        }
+        *ret = a.data;
+        *ret_len = a.len;
+        return 0;
 }

@@ -44,3 +44,9 @@ int controller_service_report_operator(ControllerService *s, json_object *report
 int controller_service_ingress_ca(ControllerService *s, const char *pem, char **reterr);
 /* POST /v2/clusters/{id}/actions/complete-installation with body (finalize.h) */
 int controller_service_complete(ControllerService *s, json_object *body, char **reterr);
+
+/* GET /v2/clusters/{id}/downloads/files?file_name= (kind "files": e.g.
+ * custom_manifests.json) or downloads/credentials?file_name= (kind
+ * "credentials": kubeconfig-noingress): the bytes. */
+int controller_service_download(ControllerService *s, const char *kind, const char *file_name, char **ret,
+                                size_t *ret_len, char **reterr);
