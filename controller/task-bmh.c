@@ -93,8 +93,9 @@ static int bmh_update_provisioned(KubeClient *kube, json_object *bmh, Unallocate
                 return r;
         }
         if (r == 0) {
-                log_info("bmh %s Provisioning.State=%s - ignoring", strna(name),
-                         strempty(json_get_string(json_get_path(bmh, "status.provisioning"), "state")));
+                const char *state = strempty(json_get_string(json_get_path(bmh, "status.provisioning"), "state"));
+                if (!isempty(state) && !streq(state, "unmanaged"))
+                        log_info("bmh %s Provisioning.State=%s - ignoring", strna(name), state);
                 return 0;
         }
         return bmh_update(kube, bmh);
