@@ -71,17 +71,18 @@ static int consumer_ref_set(json_object *bmh, UnallocatedMachines *u, char **ret
 
         if (u->next >= u->n) {
                 if (reterr)
-                        *reterr = strdup_printf("no available machine for bmh %s, need to wait for machineset "
-                                                "controller to create one",
-                                                strna(kube_object_name(bmh)));
+                        *reterr =
+                                strdup_printf("no available machine for bmh %s, need to wait for machineset "
+                                              "controller to create one",
+                                              strna(kube_object_name(bmh)));
                 return -EAGAIN;
         }
         m = u->machines[u->next++];
         ref = json_new_object();
         spec = spec_of(bmh);
         if (!ref || !spec ||
-            json_add_string(ref, "apiVersion", json_get_string(m, "apiVersion") ?: "machine.openshift.io/v1beta1") <
-                    0 ||
+            json_add_string(ref, "apiVersion",
+                            json_get_string(m, "apiVersion") ?: "machine.openshift.io/v1beta1") < 0 ||
             json_add_string(ref, "kind", json_get_string(m, "kind") ?: "Machine") < 0 ||
             json_add_string(ref, "namespace", strempty(kube_object_namespace(m))) < 0 ||
             json_add_string(ref, "name", strempty(kube_object_name(m))) < 0 ||
@@ -119,7 +120,8 @@ int bmh_edit_provisioned(json_object *bmh, UnallocatedMachines *u, char **reterr
          * paused annotation goes (masters) */
         if (annotation_drop(bmh, BMH_PAUSED_ANNOTATION))
                 update = true;
-        if (!json_get(spec, "consumerRef") || json_object_is_type(json_get(spec, "consumerRef"), json_type_null)) {
+        if (!json_get(spec, "consumerRef") ||
+            json_object_is_type(json_get(spec, "consumerRef"), json_type_null)) {
                 r = consumer_ref_set(bmh, u, reterr);
                 if (r < 0)
                         return r;
@@ -137,7 +139,8 @@ int bmh_edit_unprovisioned(json_object *bmh, UnallocatedMachines *u, char **rete
         if (!spec)
                 return -ENOMEM;
         update = annotation_drop(bmh, BMH_STATUS_ANNOTATION);
-        if (!json_get(spec, "consumerRef") || json_object_is_type(json_get(spec, "consumerRef"), json_type_null)) {
+        if (!json_get(spec, "consumerRef") ||
+            json_object_is_type(json_get(spec, "consumerRef"), json_type_null)) {
                 r = consumer_ref_set(bmh, u, reterr);
                 if (r < 0)
                         return r;
@@ -182,7 +185,8 @@ static json_object *empty_object(void)
 
 int bmh_status_from_annotation(json_object *bmh, const char *now, json_object **ret, char **reterr)
 {
-        const char *text = json_get_string(json_get_path(bmh, "metadata.annotations"), BMH_STATUS_ANNOTATION);
+        const char *text =
+                json_get_string(json_get_path(bmh, "metadata.annotations"), BMH_STATUS_ANNOTATION);
         _cleanup_(json_object_putp) json_object *status = NULL;
         _cleanup_free_ char *err = NULL;
         json_object *prov;
@@ -209,9 +213,10 @@ int bmh_status_from_annotation(json_object *bmh, const char *now, json_object **
         prov = json_get(status, "provisioning");
         if (!json_object_is_type(prov, json_type_object)) {
                 if (reterr)
-                        *reterr = strdup_printf("Failed to unmarshal status annotation of %s: provisioning is "
-                                                "not an object",
-                                                strna(kube_object_name(bmh)));
+                        *reterr =
+                                strdup_printf("Failed to unmarshal status annotation of %s: provisioning is "
+                                              "not an object",
+                                              strna(kube_object_name(bmh)));
                 return -EBADMSG;
         }
         if (field_default(prov, "ID", zero_string) < 0 || field_default(prov, "state", zero_string) < 0)

@@ -44,9 +44,9 @@ bool node_labels_present(json_object *node, const char *labels_json)
 
         if (!want)
                 return true;
-        json_object_object_foreach(want, key, value) {
-                const char *v = json_object_is_type(value, json_type_string) ? json_object_get_string(value)
-                                                                              : NULL;
+        json_object_object_foreach (want, key, value) {
+                const char *v =
+                        json_object_is_type(value, json_type_string) ? json_object_get_string(value) : NULL;
                 if (!v || !streq_ptr(json_get_string(have, key), v))
                         return false;
         }

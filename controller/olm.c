@@ -33,7 +33,8 @@ int olm_operators_of(json_object *list, const char *openshift_version, bool only
                 return -ENOMEM;
         for (size_t i = 0; i < total; i++) {
                 json_object *op = json_object_array_get_idx(list, i);
-                const char *name = json_get_string(op, "name"), *sub = json_get_string(op, "subscription_name");
+                const char *name = json_get_string(op, "name"),
+                           *sub = json_get_string(op, "subscription_name");
                 const char *status = json_get_string(op, "status");
                 OlmOperator *o = &ops[n];
 
@@ -86,7 +87,8 @@ char **olm_failed_install_plans(json_object *plans, const char *subscription)
                 bool owned = false;
 
                 for (size_t j = 0; owners && j < json_object_array_length(owners); j++)
-                        if (streq_ptr(json_get_string(json_object_array_get_idx(owners, j), "name"), subscription))
+                        if (streq_ptr(json_get_string(json_object_array_get_idx(owners, j), "name"),
+                                      subscription))
                                 owned = true;
                 if (!owned || !streq_ptr(json_get_string(json_get(p, "status"), "phase"), "Failed"))
                         continue;
@@ -176,8 +178,9 @@ int custom_manifests_parse(const char *data, size_t len, const char *openshift_v
                 if (e && !json_object_is_type(e, json_type_object)) {
                         custom_manifests_free(m, n);
                         if (reterr)
-                                *reterr = strdup("Failed to unmarshall custom manifest file content: an entry "
-                                                 "is not an object");
+                                *reterr =
+                                        strdup("Failed to unmarshall custom manifest file content: an entry "
+                                               "is not an object");
                         return -EBADMSG;
                 }
                 if (streq_ptr(name, "odf") && openshift_version_is_4_8(openshift_version))

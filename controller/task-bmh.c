@@ -55,7 +55,8 @@ static int bmh_update_unprovisioned(KubeClient *kube, json_object *bmh, Unalloca
                 return r;
         }
         if (r == 0)
-                log_info("Skipping setting status of BMH host %s, status annotation not present", strna(name));
+                log_info("Skipping setting status of BMH host %s, status annotation not present",
+                         strna(name));
         else {
                 if (json_add(bmh, "status", TAKE_PTR(status)) < 0)
                         return log_oom();
@@ -93,7 +94,8 @@ static int bmh_update_provisioned(KubeClient *kube, json_object *bmh, Unallocate
                 return r;
         }
         if (r == 0) {
-                const char *state = strempty(json_get_string(json_get_path(bmh, "status.provisioning"), "state"));
+                const char *state =
+                        strempty(json_get_string(json_get_path(bmh, "status.provisioning"), "state"));
                 if (!isempty(state) && !streq(state, "unmanaged"))
                         log_info("bmh %s Provisioning.State=%s - ignoring", strna(name), state);
                 return 0;

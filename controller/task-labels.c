@@ -15,8 +15,8 @@
 #include "log.h"
 #include "strutil.h"
 
-static const KubeResource resource_machine_config_pools =
-        KUBE_RESOURCE("machineconfiguration.openshift.io", "v1", "machineconfigpools", "MachineConfigPool", false);
+static const KubeResource resource_machine_config_pools = KUBE_RESOURCE(
+        "machineconfiguration.openshift.io", "v1", "machineconfigpools", "MachineConfigPool", false);
 
 /* patchWorkerMCPPaused: true when the pool is as asked */
 static bool worker_pool_pause(Controller *ctl, bool pause)
@@ -60,8 +60,8 @@ static size_t nodes_label(Controller *ctl, const NodeLabelsPlan *p)
 
         for (size_t i = 0; i < p->n; i++) {
                 _cleanup_kube_status_ KubeStatus st = {};
-                const char *labels = json_object_to_json_string_ext(json_get_path(p->patches[i], "metadata.labels"),
-                                                                    JSON_C_TO_STRING_PLAIN);
+                const char *labels = json_object_to_json_string_ext(
+                        json_get_path(p->patches[i], "metadata.labels"), JSON_C_TO_STRING_PLAIN);
                 int r;
 
                 if (!kube) {
@@ -69,7 +69,8 @@ static size_t nodes_label(Controller *ctl, const NodeLabelsPlan *p)
                         done++;
                         continue;
                 }
-                r = kube_patch_merge(kube, &kube_resource_nodes, NULL, p->nodes[i], p->patches[i], NULL, &st);
+                r = kube_patch_merge(kube, &kube_resource_nodes, NULL, p->nodes[i], p->patches[i], NULL,
+                                     &st);
                 if (r < 0) {
                         log_error("Failed to patch node %s with node labels %s: %s", p->nodes[i], labels,
                                   strna(st.message));

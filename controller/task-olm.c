@@ -30,8 +30,8 @@
 
 static const KubeResource resource_subscriptions =
         KUBE_RESOURCE("operators.coreos.com", "v1alpha1", "subscriptions", "Subscription", true);
-static const KubeResource resource_csvs = KUBE_RESOURCE("operators.coreos.com", "v1alpha1",
-                                                        "clusterserviceversions", "ClusterServiceVersion", true);
+static const KubeResource resource_csvs = KUBE_RESOURCE(
+        "operators.coreos.com", "v1alpha1", "clusterserviceversions", "ClusterServiceVersion", true);
 static const KubeResource resource_install_plans =
         KUBE_RESOURCE("operators.coreos.com", "v1alpha1", "installplans", "InstallPlan", true);
 static const KubeResource resource_jobs = KUBE_RESOURCE("batch", "v1", "jobs", "Job", true);
@@ -102,13 +102,15 @@ static int olm_early_setup_cleanup(KubeClient *kube, const OlmOperator *op)
                         continue;
                 log_info("Found failed olm job %s, deleting it", strna(kube_object_name(job)));
                 r = kube_delete(kube, &resource_jobs, OLM_JOBS_NAMESPACE, kube_object_name(job),
-                                &(KubeDeleteOptions){ .grace_period_seconds = KUBE_GRACE_UNSET }, NULL, &st3);
+                                &(KubeDeleteOptions){ .grace_period_seconds = KUBE_GRACE_UNSET }, NULL,
+                                &st3);
                 if (r < 0 && r != -ENOENT)
                         return log_warning_errno(r, "Failed to delete olm jobs: %s", strna(st3.message));
         }
         r = kube_list(kube, &resource_install_plans, op->namespace, NULL, &plans, &st2);
         if (r < 0)
-                return log_warning_errno(r, "Failed to delete %s install plan: %s", op->name, strna(st2.message));
+                return log_warning_errno(r, "Failed to delete %s install plan: %s", op->name,
+                                         strna(st2.message));
         failed = olm_failed_install_plans(plans, op->subscription);
         if (!failed)
                 return log_oom();
@@ -117,7 +119,8 @@ static int olm_early_setup_cleanup(KubeClient *kube, const OlmOperator *op)
 
                 log_info("Deleting failed install plan %s", *name);
                 r = kube_delete(kube, &resource_install_plans, op->namespace, *name,
-                                &(KubeDeleteOptions){ .grace_period_seconds = KUBE_GRACE_UNSET }, NULL, &st3);
+                                &(KubeDeleteOptions){ .grace_period_seconds = KUBE_GRACE_UNSET }, NULL,
+                                &st3);
                 if (r < 0 && r != -ENOENT)
                         return log_warning_errno(r, "Failed to delete %s install plan: %s", op->name,
                                                  strna(st3.message));
@@ -193,7 +196,8 @@ static int manifest_apply(const char *dir, const char *kubeconfig, const CustomM
                 return -ENOMEM;
         fd = mkstemp(file);
         if (fd < 0)
-                return log_error_errno(negative_errno(), "cannot create a file for manifest %s: %m", m->name);
+                return log_error_errno(negative_errno(), "cannot create a file for manifest %s: %m",
+                                       m->name);
         r = write_all(fd, m->content, m->len);
         if (r < 0)
                 return log_error_errno(r, "cannot write manifest %s: %m", m->name);
@@ -207,7 +211,8 @@ static int manifest_apply(const char *dir, const char *kubeconfig, const CustomM
                 return log_error_errno(r, "Failed to apply manifest file: cannot run oc: %m");
         if (res.exit_status != 0) {
                 _cleanup_free_ char *tail = spawn_output_tail(res.err, 2000);
-                log_error("Failed to apply manifest file: oc exited with %d: %s", res.exit_status, strna(tail));
+                log_error("Failed to apply manifest file: oc exited with %d: %s", res.exit_status,
+                          strna(tail));
                 return -EIO;
         }
         log_info("Applying custom manifest file %s succeed %s", file, strempty(res.out));
@@ -306,8 +311,8 @@ static bool csv_available(Controller *ctl, OlmOperator *op)
         json_object *svc_op;
 
         if (controller_service_operators(svc, &list, &err) < 0) {
-                log_error("Failed to get cluster %s %s operator status: %s", controller_config(ctl)->cluster_id,
-                          op->name, strna(err));
+                log_error("Failed to get cluster %s %s operator status: %s",
+                          controller_config(ctl)->cluster_id, op->name, strna(err));
                 return false;
         }
         svc_op = monitored_operator_find(list, op->name, controller_config(ctl)->openshift_version);
@@ -362,8 +367,9 @@ static bool pending_mark_failed(Controller *ctl)
         for (size_t i = 0; ok && i < n; i++) {
                 json_object *op = monitored_operator_find(list, pending[i].name,
                                                           controller_config(ctl)->openshift_version);
-                _cleanup_(json_object_putp) json_object *body = operator_report_body(
-                        pending[i].name, OPERATOR_STATUS_FAILED, OPERATOR_TIMED_OUT, json_get_string(op, "version"));
+                _cleanup_(json_object_putp) json_object *body =
+                        operator_report_body(pending[i].name, OPERATOR_STATUS_FAILED, OPERATOR_TIMED_OUT,
+                                             json_get_string(op, "version"));
                 _cleanup_free_ char *err2 = NULL;
 
                 log_info("Updating operator %s status to 'failed'", pending[i].name);
@@ -397,7 +403,8 @@ usec_t olm_wait_step(Controller *ctl, OlmWait *w)
         case OLM_FETCH:
                 if (service_olm_operators(ctl, false, &w->ops, &w->n) < 0) {
                         log_error("Error fetching the monitored operators from assisted-service");
-                        if (stage_timed_out(ctl, FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION)) {
+                        if (stage_timed_out(ctl,
+                                            FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION)) {
                                 /* upstream returns before its deferred marking */
                                 log_warning("Failed to fetch monitored operators: the stage timed out");
                                 w->step = OLM_FINISHED;
@@ -479,8 +486,9 @@ usec_t olm_wait_step(Controller *ctl, OlmWait *w)
                 if (!pending_mark_failed(ctl) && ++w->mark_attempts < MARK_FAILED_ATTEMPTS)
                         return c->poll_interval;
                 if (w->mark_attempts >= MARK_FAILED_ATTEMPTS)
-                        log_error("Timeout while waiting for some of the operators and not able to update its "
-                                  "state");
+                        log_error(
+                                "Timeout while waiting for some of the operators and not able to update its "
+                                "state");
                 w->step = OLM_FINISHED;
                 return 0;
         case OLM_FINISHED:

@@ -47,7 +47,8 @@ TEST(unallocated_machines)
         _cleanup_(json_object_putp) json_object *machines = parse_json(MACHINES);
         _cleanup_(json_object_putp) json_object *bmhs = parse_json(
                 "{\"items\": [{\"metadata\": {\"name\": \"m0\"}, \"spec\": {\"consumerRef\": {\"name\": "
-                "\"c-master-0\"}}}, {\"metadata\": {\"name\": \"w0\"}, \"spec\": {\"consumerRef\": {\"name\": "
+                "\"c-master-0\"}}}, {\"metadata\": {\"name\": \"w0\"}, \"spec\": {\"consumerRef\": "
+                "{\"name\": "
                 "\"c-worker-a\"}}}, {\"metadata\": {\"name\": \"w1\"}, \"spec\": {}}]}");
         _cleanup_(json_object_putp) json_object *none = parse_json("{\"items\": []}");
         _cleanup_(unallocated_machines_done) UnallocatedMachines u = {}, all = {};
@@ -66,23 +67,27 @@ TEST(with_provisioning)
         _cleanup_(json_object_putp) json_object *none = parse_json("{\"items\": []}");
         _cleanup_(unallocated_machines_done) UnallocatedMachines u = {};
         _cleanup_(json_object_putp) json_object *master = parse_json(
-                "{\"metadata\": {\"name\": \"m0\", \"annotations\": {\"baremetalhost.metal3.io/paused\": \"\", "
-                "\"baremetalhost.metal3.io/status\": \"{}\"}}, \"spec\": {\"online\": true, \"consumerRef\": "
+                "{\"metadata\": {\"name\": \"m0\", \"annotations\": {\"baremetalhost.metal3.io/paused\": "
+                "\"\", "
+                "\"baremetalhost.metal3.io/status\": \"{}\"}}, \"spec\": {\"online\": true, "
+                "\"consumerRef\": "
                 "{\"name\": \"c-master-0\"}}, \"status\": {\"provisioning\": {\"state\": \"unmanaged\"}}}");
         _cleanup_(json_object_putp) json_object *worker = parse_json(
                 "{\"metadata\": {\"name\": \"w0\"}, \"spec\": {\"online\": true, \"externallyProvisioned\": "
                 "true}}");
-        _cleanup_(json_object_putp) json_object *worker2 = parse_json(
-                "{\"metadata\": {\"name\": \"w1\"}, \"spec\": {\"online\": true}}");
-        _cleanup_(json_object_putp) json_object *worker3 = parse_json(
-                "{\"metadata\": {\"name\": \"w2\"}, \"spec\": {\"online\": true}}");
+        _cleanup_(json_object_putp) json_object *worker2 =
+                parse_json("{\"metadata\": {\"name\": \"w1\"}, \"spec\": {\"online\": true}}");
+        _cleanup_(json_object_putp) json_object *worker3 =
+                parse_json("{\"metadata\": {\"name\": \"w2\"}, \"spec\": {\"online\": true}}");
         _cleanup_(json_object_putp) json_object *done = parse_json(
                 "{\"metadata\": {\"name\": \"m1\"}, \"spec\": {\"online\": true, \"externallyProvisioned\": "
-                "true, \"consumerRef\": {\"name\": \"c-master-1\"}}, \"status\": {\"provisioning\": {\"state\": "
+                "true, \"consumerRef\": {\"name\": \"c-master-1\"}}, \"status\": {\"provisioning\": "
+                "{\"state\": "
                 "\"externally provisioned\"}}}");
         _cleanup_(json_object_putp) json_object *settled = parse_json(
                 "{\"metadata\": {\"name\": \"m2\"}, \"spec\": {\"online\": true, \"externallyProvisioned\": "
-                "true, \"consumerRef\": {\"name\": \"c-master-2\"}}, \"status\": {\"provisioning\": {\"state\": "
+                "true, \"consumerRef\": {\"name\": \"c-master-2\"}}, \"status\": {\"provisioning\": "
+                "{\"state\": "
                 "\"\"}}}");
         _cleanup_free_ char *err = NULL;
 
@@ -90,10 +95,12 @@ TEST(with_provisioning)
         /* a master: externally provisioned, the paused annotation gone, its
          * consumerRef kept, the status annotation left alone */
         ASSERT_EQ(bmh_edit_provisioned(master, &u, NULL), 1);
-        ASSERT_STREQ(text_of(master),
-                     "{\"metadata\":{\"name\":\"m0\",\"annotations\":{\"baremetalhost.metal3.io/status\":\"{}\"}},"
-                     "\"spec\":{\"online\":true,\"consumerRef\":{\"name\":\"c-master-0\"},"
-                     "\"externallyProvisioned\":true},\"status\":{\"provisioning\":{\"state\":\"unmanaged\"}}}");
+        ASSERT_STREQ(
+                text_of(master),
+                "{\"metadata\":{\"name\":\"m0\",\"annotations\":{\"baremetalhost.metal3.io/"
+                "status\":\"{}\"}},"
+                "\"spec\":{\"online\":true,\"consumerRef\":{\"name\":\"c-master-0\"},"
+                "\"externallyProvisioned\":true},\"status\":{\"provisioning\":{\"state\":\"unmanaged\"}}}");
         /* a worker without a consumerRef: the first unallocated worker
          * Machine, its apiVersion and kind from the list item */
         ASSERT_EQ(bmh_edit_provisioned(worker, &u, NULL), 1);
@@ -108,7 +115,9 @@ TEST(with_provisioning)
                      "\"openshift-machine-api\",\"name\":\"c-worker-b\"}}");
         /* none left: the round fails for this BMH */
         ASSERT_EQ(bmh_edit_provisioned(worker3, &u, &err), -EAGAIN);
-        ASSERT_STREQ(err, "no available machine for bmh w2, need to wait for machineset controller to create one");
+        ASSERT_STREQ(
+                err,
+                "no available machine for bmh w2, need to wait for machineset controller to create one");
         /* a state past unmanaged is left alone; nothing to change: no update */
         ASSERT_EQ(bmh_edit_provisioned(done, &u, NULL), 0);
         ASSERT_EQ(bmh_edit_provisioned(settled, &u, NULL), 0);
@@ -142,10 +151,11 @@ TEST(without_provisioning)
         /* the annotation's status, with the fields Go always encodes and
          * lastUpdated now */
         ASSERT_EQ(bmh_status_from_annotation(bmh, NOW, &status, NULL), 1);
-        ASSERT_STREQ(text_of(status),
-                     "{\"hardware\":{\"hostname\":\"w0\"},\"poweredOn\":true,\"operationalStatus\":\"OK\","
-                     "\"provisioning\":{\"state\":\"externally provisioned\",\"ID\":\"\"},\"errorMessage\":\"\","
-                     "\"hardwareProfile\":\"\",\"errorCount\":0,\"lastUpdated\":\"" NOW "\"}");
+        ASSERT_STREQ(
+                text_of(status),
+                "{\"hardware\":{\"hostname\":\"w0\"},\"poweredOn\":true,\"operationalStatus\":\"OK\","
+                "\"provisioning\":{\"state\":\"externally provisioned\",\"ID\":\"\"},\"errorMessage\":\"\","
+                "\"hardwareProfile\":\"\",\"errorCount\":0,\"lastUpdated\":\"" NOW "\"}");
         /* a lastUpdated of its own is kept */
         ASSERT_EQ(bmh_status_from_annotation(dated, NOW, &status2, NULL), 1);
         ASSERT_STREQ(json_get_string(status2, "lastUpdated"), "2020-01-01T00:00:00Z");
@@ -158,7 +168,8 @@ TEST(without_provisioning)
         /* then: the annotation goes, the consumerRef comes */
         ASSERT_EQ(bmh_edit_unprovisioned(bmh, &u, NULL), 1);
         ASSERT_STREQ(text_of(bmh),
-                     "{\"metadata\":{\"name\":\"w0\",\"annotations\":{\"other\":\"kept\"}},\"spec\":{\"online\":true,"
+                     "{\"metadata\":{\"name\":\"w0\",\"annotations\":{\"other\":\"kept\"}},\"spec\":{"
+                     "\"online\":true,"
                      "\"consumerRef\":{\"apiVersion\":\"machine.openshift.io/v1beta1\",\"kind\":\"Machine\","
                      "\"namespace\":\"openshift-machine-api\",\"name\":\"c-worker-a\"}}}");
         /* done already: nothing */

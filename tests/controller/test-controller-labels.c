@@ -92,8 +92,9 @@ static char *plan_text(const HostSpec *hosts, const NodeSpec *nodes)
         text = strdup_printf("labelled=%zu present=%zu pause=%s", p.labelled, p.present,
                              p.pause_worker_pool ? "yes" : "no");
         for (size_t i = 0; i < p.n; i++) {
-                char *grown = strdup_printf("%s %s=%s", text, p.nodes[i],
-                                            json_object_to_json_string_ext(p.patches[i], JSON_C_TO_STRING_PLAIN));
+                char *grown =
+                        strdup_printf("%s %s=%s", text, p.nodes[i],
+                                      json_object_to_json_string_ext(p.patches[i], JSON_C_TO_STRING_PLAIN));
                 free(text);
                 text = grown;
         }
@@ -183,7 +184,8 @@ TEST(pool_pause)
         _cleanup_(json_object_putp) json_object *unpaused = parse_json("{\"spec\": {\"paused\": false}}");
         _cleanup_(json_object_putp) json_object *paused = parse_json("{\"spec\": {\"paused\": true}}");
         _cleanup_(json_object_putp) json_object *bare = parse_json("{\"spec\": {}}");
-        _cleanup_(json_object_putp) json_object *pause = pool_paused_patch(true), *unpause = pool_paused_patch(false);
+        _cleanup_(json_object_putp) json_object *pause = pool_paused_patch(true),
+                                                *unpause = pool_paused_patch(false);
 
         ASSERT_TRUE(pool_pause_needed(unpaused, true));
         ASSERT_TRUE(pool_pause_needed(bare, true));
@@ -191,7 +193,8 @@ TEST(pool_pause)
         ASSERT_TRUE(pool_pause_needed(paused, false));
         ASSERT_FALSE(pool_pause_needed(bare, false));
         /* k8s_client.PatchMachineConfigPoolPaused's body */
-        ASSERT_STREQ(json_object_to_json_string_ext(pause, JSON_C_TO_STRING_PLAIN), "{\"spec\":{\"paused\":true}}");
+        ASSERT_STREQ(json_object_to_json_string_ext(pause, JSON_C_TO_STRING_PLAIN),
+                     "{\"spec\":{\"paused\":true}}");
         ASSERT_STREQ(json_object_to_json_string_ext(unpause, JSON_C_TO_STRING_PLAIN),
                      "{\"spec\":{\"paused\":false}}");
 }

@@ -69,7 +69,8 @@ TEST(jobs_and_install_plans)
         _cleanup_(json_object_putp) json_object *j4 = parse_json("{\"status\": {\"succeeded\": 1}}");
         _cleanup_(json_object_putp) json_object *plans = parse_json(
                 "{\"items\": ["
-                "{\"metadata\": {\"name\": \"install-a\", \"ownerReferences\": [{\"name\": \"other\"}, {\"name\": "
+                "{\"metadata\": {\"name\": \"install-a\", \"ownerReferences\": [{\"name\": \"other\"}, "
+                "{\"name\": "
                 "\"local-storage-operator\"}]}, \"status\": {\"phase\": \"Failed\"}},"
                 "{\"metadata\": {\"name\": \"install-b\", \"ownerReferences\": [{\"name\": "
                 "\"local-storage-operator\"}]}, \"status\": {\"phase\": \"Complete\"}},"
@@ -91,14 +92,17 @@ TEST(jobs_and_install_plans)
 
 TEST(csv_status)
 {
-        _cleanup_(json_object_putp) json_object *sub = parse_json("{\"status\": {\"currentCSV\": \"lso.v4.13\"}}");
-        _cleanup_(json_object_putp) json_object *sub_empty = parse_json("{\"status\": {\"currentCSV\": \"\"}}");
+        _cleanup_(json_object_putp) json_object *sub =
+                parse_json("{\"status\": {\"currentCSV\": \"lso.v4.13\"}}");
+        _cleanup_(json_object_putp) json_object *sub_empty =
+                parse_json("{\"status\": {\"currentCSV\": \"\"}}");
         _cleanup_(json_object_putp) json_object *ok = parse_json(
                 "{\"spec\": {\"version\": \"4.13.0-202307\"}, \"status\": {\"phase\": \"Succeeded\", "
                 "\"message\": \"install strategy completed with no errors\"}}");
-        _cleanup_(json_object_putp) json_object *bad = parse_json(
-                "{\"spec\": {}, \"status\": {\"phase\": \"Failed\", \"message\": \"broken\"}}");
-        _cleanup_(json_object_putp) json_object *pending = parse_json("{\"status\": {\"phase\": \"Installing\"}}");
+        _cleanup_(json_object_putp) json_object *bad =
+                parse_json("{\"spec\": {}, \"status\": {\"phase\": \"Failed\", \"message\": \"broken\"}}");
+        _cleanup_(json_object_putp) json_object *pending =
+                parse_json("{\"status\": {\"phase\": \"Installing\"}}");
         const char *message, *version;
         OlmOperator op = { .name = (char *)"lso" };
 
@@ -125,7 +129,8 @@ TEST(custom_manifests)
 {
         /* "kind: LocalVolume\n" and "kind: StorageCluster\n" */
         static const char *file =
-                "[{\"Name\": \"lso\", \"Content\": \"a2luZDogTG9jYWxWb2x1bWUK\"}, {\"Name\": \"odf\", \"Content\": "
+                "[{\"Name\": \"lso\", \"Content\": \"a2luZDogTG9jYWxWb2x1bWUK\"}, {\"Name\": \"odf\", "
+                "\"Content\": "
                 "\"a2luZDogU3Rv\\r\\ncmFnZUNsdXN0ZXIK\"}, {\"Name\": \"bad\", \"Content\": \"!!\"}]";
         CustomManifest *m = NULL;
         size_t n = 0;
