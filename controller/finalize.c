@@ -33,8 +33,7 @@ const char *operator_status_of(json_object *conditions, const char **ret_message
         return OPERATOR_STATUS_PROGRESSING;
 }
 
-/* ">= 4.8, < 4.9" */
-static bool openshift_4_8(const char *v)
+bool openshift_version_is_4_8(const char *v)
 {
         const char *rest = startswith(strempty(v), "4.8");
 
@@ -48,7 +47,7 @@ json_object *monitored_operator_find(json_object *list, const char *name, const 
                 const char *n = json_get_string(op, "name");
 
                 /* the service reports ODF for every version; 4.8 deploys OCS */
-                if (streq_ptr(n, "odf") && openshift_4_8(openshift_version))
+                if (streq_ptr(n, "odf") && openshift_version_is_4_8(openshift_version))
                         n = "ocs";
                 if (streq_ptr(n, name))
                         return op;

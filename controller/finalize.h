@@ -30,6 +30,9 @@ typedef struct json_object json_object;
  * ("" when there is none). */
 const char *operator_status_of(json_object *conditions, const char **ret_message);
 
+/* ">= 4.8, < 4.9": the OpenShift that runs OCS where the service says ODF */
+bool openshift_version_is_4_8(const char *v);
+
 /* The operator of the service's monitored-operators list with that name
  * (borrowed), or NULL. On OpenShift 4.8 the service's "odf" is the "ocs"
  * the cluster runs. */

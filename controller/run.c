@@ -44,6 +44,8 @@ static const ControllerTask *const tasks[] = {
         &controller_task_csrs, /* the kubelets' certificate requests */
         &controller_task_finalize, /* the finalizing stages, complete-installation */
         &controller_task_installation, /* the end of the run */
+        &controller_task_labels, /* the labels the service asks for, the worker pool paused meanwhile */
+        &controller_task_bmhs, /* BareMetalHosts and Machines (baremetal only) */
         &controller_task_logs, /* controller_logs.tar.gz, last: after everything else was said */
 };
 
@@ -302,6 +304,27 @@ static int ready_state(Controller *ctl, json_object **ret_cluster)
 
 /* ---- the service's hosts ---------------------------------------------------------- */
 
+const ControllerConfig *controller_config(Controller *ctl)
+{
+        return ctl->cfg;
+}
+
+ControllerService *controller_service(Controller *ctl)
+{
+        return &ctl->svc;
+}
+
+KubeClient *controller_kube(Controller *ctl)
+{
+        return ctl->kube;
+}
+
+void controller_operator_failed(Controller *ctl, const char *name)
+{
+        if (!strv_contains(ctl->failed_operators, name) && strv_extend(&ctl->failed_operators, name) < 0)
+                log_oom();
+}
+
 int controller_hosts_get(Controller *ctl, ClusterHosts *ret)
 {
         _cleanup_(json_object_putp) json_object *cluster = NULL;
@@ -392,6 +415,9 @@ int controller_run(const ControllerConfig *c)
          * agent-based installer's vSphere exception has no place here) */
         ctl.remove_uninitialized_taint = streq_ptr(platform, "nutanix") || streq_ptr(platform, "vsphere");
         log_info("Remove uninitialized taint: %s", ctl.remove_uninitialized_taint ? "true" : "false");
+        ctl.baremetal = streq_ptr(platform, "baremetal");
+        if (!ctl.baremetal)
+                log_info("Cluster platform is not baremetal, skipping BMH");
 
         r = tasks_run(&ctl);
         if (r == -ECANCELED) {

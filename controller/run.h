@@ -13,11 +13,13 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
+#include "assisted/assisted-models.h"
 #include "assisted/cluster-hosts.h"
 #include "controller/config.h"
 #include "controller/dry.h"
 #include "controller/ending.h"
 #include "controller/service.h"
+#include "controller/task-olm.h"
 #include "kube/kube.h"
 #include "timeutil.h"
 
@@ -29,8 +31,7 @@ typedef enum FinalizeStep {
         FINALIZE_STAGE_ROUTER_CA,
         FINALIZE_ROUTER_CA, /* the ingress CA uploaded */
         FINALIZE_STAGE_OLM,
-        FINALIZE_OLM, /* the OLM operators: none, or the service timed the stage out */
-        FINALIZE_OLM_MARK_FAILED,
+        FINALIZE_OLM, /* the OLM operators (task-olm.h) */
         FINALIZE_STAGE_DONE,
         FINALIZE_COMPLETE, /* complete-installation, until the service takes it */
         FINALIZE_FINISHED,
@@ -43,7 +44,7 @@ typedef struct Finalize {
         bool success;
         char *error;
         json_object *report; /* CLUSTER_OPERATORS_REPORT, sent with a failure */
-        unsigned mark_attempts;
+        OlmWait olm;
 } Finalize;
 
 typedef struct Controller {
@@ -55,6 +56,7 @@ typedef struct Controller {
         /* the service has no finalizing stages (late 2023) */
         bool no_finalizing_stages;
         bool remove_uninitialized_taint;
+        bool baremetal; /* the BareMetalHost rounds run */
         bool nodes_done; /* the node rounds ended: so does CSR approval */
         char **warned_nodes; /* Nodes of no host of the cluster, warned once */
         char **refused_csrs; /* uids of the refused requests, logged once */
@@ -84,6 +86,8 @@ extern const ControllerTask controller_task_csrs; /* task-csrs.c */
 extern const ControllerTask controller_task_finalize; /* task-finalize.c */
 extern const ControllerTask controller_task_installation; /* task-installation.c */
 extern const ControllerTask controller_task_logs; /* task-logs.c */
+extern const ControllerTask controller_task_labels; /* task-labels.c */
+extern const ControllerTask controller_task_bmhs; /* task-bmh.c */
 
 /* upstream's first round after one interval */
 usec_t controller_after_poll_interval(const ControllerConfig *c);
@@ -100,3 +104,16 @@ int controller_cluster_list(Controller *ctl, const KubeResource *res, const char
 /* The cluster's hosts from the service (without the disabled ones);
  * logged when it fails. */
 int controller_hosts_get(Controller *ctl, ClusterHosts *ret);
+
+/* What the tasks of the cluster's objects (labels, BareMetalHosts, OLM)
+ * borrow, without reaching into the Controller. */
+const ControllerConfig *controller_config(Controller *ctl);
+ControllerService *controller_service(Controller *ctl);
+/* The API server's client; NULL in dry run, where nothing is written. */
+KubeClient *controller_kube(Controller *ctl);
+/* PUT progress {"finalizing_stage"}: true once the service took it (or has
+ * no finalizing stages at all); logged (task-finalize.c). */
+bool controller_stage_report(Controller *ctl, FinalizingStage stage);
+/* An OLM operator the controller reported failed: must-gather collects
+ * its image too. */
+void controller_operator_failed(Controller *ctl, const char *name);

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "assisted/assisted-user.h"
+#include "buf.h"
 #include "cleanup.h"
 #include "controller/service.h"
+#include "http.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "strutil.h"
@@ -180,7 +182,6 @@ int controller_service_upload_logs(ControllerService *s, const char *path, char 
 }
 
 typedef struct DownloadArgs {
-        ControllerService *s;
         const char *path;
         char *data;
         size_t len;
@@ -192,25 +193,25 @@ static int op_download(AssistedClient *c, void *userdata, long *ret_status, char
 
         free(a->data);
         a->data = NULL;
-        return assisted_download(c, a->path, CONTROLLER_CREDENTIALS_MAX, ret_status, &a->data, &a->len,
-                                 reterr);
+        return assisted_download(c, a->path, BUF_MAX_HTTP_BODY, ret_status, &a->data, &a->len, reterr);
 }
 
-int controller_service_credentials(ControllerService *s, const char *file_name, char **ret, size_t *ret_len,
-                                   char **reterr)
+int controller_service_download(ControllerService *s, const char *kind, const char *file_name, char **ret,
+                                size_t *ret_len, char **reterr)
 {
-        _cleanup_free_ char *query = strdup_printf("file_name=%s", file_name), *path = NULL;
-        DownloadArgs a = { .s = s };
+        _cleanup_free_ char *cid = http_escape(s->cluster_id), *name = http_escape(file_name), *path = NULL,
+                            *what = NULL;
+        DownloadArgs a = {};
         int r;
 
-        if (!query)
+        if (!cid || !name)
                 return -ENOMEM;
-        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_CLUSTER_CREDENTIALS,
-                             (char *[]){ (char *)s->cluster_id, NULL }, query, &path);
-        if (r < 0)
-                return r;
+        path = strdup_printf("/v2/clusters/%s/downloads/%s?file_name=%s", cid, kind, name);
+        what = strdup_printf("download of %s", file_name);
+        if (!path || !what)
+                return -ENOMEM;
         a.path = path;
-        r = call(s, "credentials download", op_download, &a, NULL, reterr);
+        r = call(s, what, op_download, &a, NULL, reterr);
         if (r < 0) {
                 free(a.data);
                 return r;

@@ -51,10 +51,8 @@ int controller_service_logs_progress(ControllerService *s, const char *state, ch
  * the multipart field upfile named controller_logs.tar.gz */
 int controller_service_upload_logs(ControllerService *s, const char *path, char **reterr);
 
-/* a kubeconfig is a few kilobytes; the cap keeps a wrong answer out of memory */
-#define CONTROLLER_CREDENTIALS_MAX (1024u * 1024u)
-/* GET /v2/clusters/{id}/downloads/credentials?file_name=<file_name>
- * (kubeconfig-noingress: the admin kubeconfig must-gather runs with). *ret
- * is a secret: never logged. */
-int controller_service_credentials(ControllerService *s, const char *file_name, char **ret, size_t *ret_len,
-                                   char **reterr);
+/* GET /v2/clusters/{id}/downloads/files?file_name= (kind "files": e.g.
+ * custom_manifests.json) or downloads/credentials?file_name= (kind
+ * "credentials": kubeconfig-noingress, a secret never logged): the bytes. */
+int controller_service_download(ControllerService *s, const char *kind, const char *file_name, char **ret,
+                                size_t *ret_len, char **reterr);

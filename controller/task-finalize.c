@@ -25,11 +25,7 @@ static const KubeResource resource_cluster_versions =
 static const KubeResource resource_cluster_operators =
         KUBE_RESOURCE("config.openshift.io", "v1", "clusteroperators", "ClusterOperator", false);
 
-/* failedOperatorRetry: the pending OLM operators are marked failed in at
- * most this many attempts */
-#define MARK_FAILED_ATTEMPTS 10
-
-static bool stage_report(Controller *ctl, FinalizingStage stage)
+bool controller_stage_report(Controller *ctl, FinalizingStage stage)
 {
         _cleanup_free_ char *err = NULL;
         const char *s = finalizing_stage_to_string(stage);
@@ -200,38 +196,6 @@ static void finalize_fail(Controller *ctl, const char *error)
         ctl->fin.step = FINALIZE_COMPLETE;
 }
 
-/* updatePendingOLMOperators: what is still pending failed, as timed out */
-static bool olm_mark_failed(Controller *ctl)
-{
-        _cleanup_(json_object_putp) json_object *list = NULL;
-        _cleanup_strv_free_ char **pending = NULL;
-        _cleanup_free_ char *err = NULL;
-
-        log_info("Updating pending OLM operators");
-        if (controller_service_operators(&ctl->svc, &list, &err) < 0) {
-                log_warning("Failed to connect to assisted service: %s", strna(err));
-                return false;
-        }
-        pending = olm_operators_pending(list);
-        if (!pending)
-                return log_oom(), false;
-        STRV_FOREACH (name, pending) {
-                json_object *op = monitored_operator_find(list, *name, NULL);
-                _cleanup_(json_object_putp) json_object *body = operator_report_body(
-                        *name, OPERATOR_STATUS_FAILED, OPERATOR_TIMED_OUT, json_get_string(op, "version"));
-                _cleanup_free_ char *err2 = NULL;
-
-                log_info("Updating operator %s status to 'failed'", *name);
-                if (!body || controller_service_report_operator(&ctl->svc, body, &err2) < 0) {
-                        log_warning("Failed to update olm %s status: %s", *name, strna(err2));
-                        return false;
-                }
-                if (!strv_contains(ctl->failed_operators, *name))
-                        (void)strv_extend(&ctl->failed_operators, *name);
-        }
-        return true;
-}
-
 static usec_t finalize_step(Controller *ctl)
 {
         const ControllerConfig *c = ctl->cfg;
@@ -254,7 +218,7 @@ static usec_t finalize_step(Controller *ctl)
                 return 0;
         }
         case FINALIZE_STAGE_OPERATORS:
-                if (!stage_report(ctl, FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS))
+                if (!controller_stage_report(ctl, FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS))
                         return c->poll_interval;
                 log_info("Waiting for cluster operators");
                 f->operators_deadline = now_usec(CLOCK_MONOTONIC) + c->operators_timeout;
@@ -273,7 +237,7 @@ static usec_t finalize_step(Controller *ctl)
                                    "exceeded");
                 return 0;
         case FINALIZE_STAGE_ROUTER_CA:
-                if (!stage_report(ctl, FINALIZING_STAGE_ADDING_ROUTER_CA))
+                if (!controller_stage_report(ctl, FINALIZING_STAGE_ADDING_ROUTER_CA))
                         return c->poll_interval;
                 f->step = FINALIZE_ROUTER_CA;
                 return 0;
@@ -283,52 +247,23 @@ static usec_t finalize_step(Controller *ctl)
                 f->step = FINALIZE_STAGE_OLM;
                 return 0;
         case FINALIZE_STAGE_OLM:
-                if (!stage_report(ctl, FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION))
+                if (!controller_stage_report(ctl,
+                                             FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION))
                         return c->poll_interval;
                 f->step = FINALIZE_OLM;
                 return 0;
         case FINALIZE_OLM: {
-                _cleanup_(json_object_putp) json_object *list = NULL, *cluster = NULL;
-                _cleanup_free_ char *err = NULL;
-                const char *stage = finalizing_stage_to_string(
-                        FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION);
-                unsigned n;
+                usec_t next = olm_wait_step(ctl, &f->olm);
 
-                if (controller_service_operators(&ctl->svc, &list, &err) < 0) {
-                        log_error("Error fetching the monitored operators from assisted-service: %s",
-                                  strna(err));
-                        return c->fetch_interval;
-                }
-                n = olm_operators_count(list);
-                if (n == 0) {
-                        log_info("No OLM operators found.");
-                        f->step = FINALIZE_STAGE_DONE;
-                        return 0;
-                }
-                /* their CSVs are not followed yet (issue 20): what upstream
-                 * does when they never initialize, once the service has
-                 * timed the stage out */
-                log_warning(
-                        "%u OLM operators: this controller does not follow their CSVs yet, waiting for the "
-                        "service to time the stage out",
-                        n);
-                free(err);
-                err = NULL;
-                if (controller_service_get_cluster(&ctl->svc, false, NULL, &cluster, &err) < 0 ||
-                    !finalizing_stage_timed_out(cluster, stage))
-                        return c->poll_interval;
-                f->step = FINALIZE_OLM_MARK_FAILED;
-                return 0;
-        }
-        case FINALIZE_OLM_MARK_FAILED:
-                if (!olm_mark_failed(ctl) && ++f->mark_attempts < MARK_FAILED_ATTEMPTS)
-                        return c->poll_interval;
+                if (f->olm.step != OLM_FINISHED)
+                        return next;
                 /* OLM failures never fail the installation: the service
                  * degrades the cluster */
                 f->step = FINALIZE_STAGE_DONE;
                 return 0;
+        }
         case FINALIZE_STAGE_DONE:
-                if (!stage_report(ctl, FINALIZING_STAGE_DONE))
+                if (!controller_stage_report(ctl, FINALIZING_STAGE_DONE))
                         return c->poll_interval;
                 f->success = true;
                 f->step = FINALIZE_COMPLETE;
@@ -383,6 +318,7 @@ static void task_finalize_done(Controller *ctl)
 {
         free(ctl->fin.error);
         json_object_put(ctl->fin.report);
+        olm_wait_done(&ctl->fin.olm);
         strv_free(ctl->failed_operators);
 }
 

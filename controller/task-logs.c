@@ -190,7 +190,7 @@ static int kubeconfig_fetch(Controller *ctl, char **ret_dir, char **ret_path)
         size_t len = 0;
         int r;
 
-        r = controller_service_credentials(&ctl->svc, KUBECONFIG_NOINGRESS, &data, &len, &err);
+        r = controller_service_download(&ctl->svc, "credentials", KUBECONFIG_NOINGRESS, &data, &len, &err);
         if (r < 0)
                 return log_error_errno(r, "Failed to download %s: %s", KUBECONFIG_NOINGRESS, strna(err));
         dir = strdup_printf("%s/controller-must-gather.XXXXXX", isempty(tmp) ? "/tmp" : tmp);

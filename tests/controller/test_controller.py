@@ -24,7 +24,8 @@ name a test makes is its own (nodes, namespaces), and nothing assumes the
 test is alone in the cluster.
 
 Environment: CRADLE_BINARY, CRADLE_SOURCE_ROOT, CRADLE_TEST_KUBECONFIG and
-CRADLE_TEST_SERVICE_URL (optional).
+CRADLE_TEST_SERVICE_URL (optional); CRADLE_TEST_SHOW_LOG=1 prints each
+controller's log after its test.
 """
 import copy
 import json
@@ -61,7 +62,17 @@ CONFIG_CRDS = os.path.join(REFERENCE, "openshift-api", "config", "v1", "zz_gener
 OPENSHIFT_CRDS = [os.path.join(CONFIG_CRDS, f) for f in (
     "0000_03_config-operator_01_proxies.crd.yaml",
     "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
-    "0000_00_cluster-version-operator_01_clusteroperators.crd.yaml")]
+    "0000_00_cluster-version-operator_01_clusteroperators.crd.yaml")] + [os.path.join(REFERENCE, f) for f in (
+        # BareMetalHosts, Provisioning, Machines, MachineConfigPools (notes §5.4, §5.5)
+        "assisted-service/hack/crds/metal3/metal3.io_baremetalhosts.yaml",
+        "assisted-service/hack/converged_flow_crds/metal3.io_provisioning.yaml",
+        "openshift-api/machine/v1beta1/zz_generated.crd-manifests/0000_10_machine-api_01_machines-Default.crd.yaml",
+        "openshift-api/machineconfiguration/v1/zz_generated.crd-manifests/"
+        "0000_80_machine-config_01_machineconfigpools.crd.yaml",
+        # the OLM operators (notes §5.3)
+        "operator-framework/crds/operators.coreos.com_subscriptions.yaml",
+        "operator-framework/crds/operators.coreos.com_clusterserviceversions.yaml",
+        "operator-framework/crds/operators.coreos.com_installplans.yaml")]
 CV_PATH = "/apis/config.openshift.io/v1/clusterversions"
 CO_PATH = "/apis/config.openshift.io/v1/clusteroperators"
 INGRESS_CA_PATH = "/api/v1/namespaces/openshift-config-managed/configmaps"
@@ -174,6 +185,11 @@ class Lab(unittest.TestCase):
     def tearDown(self):
         for c in self.controllers:
             c.stop()
+        if os.environ.get("CRADLE_TEST_SHOW_LOG"):
+            # debugging: each controller's log (CRADLE_LOG_TARGET=stderr, as meson sets it)
+            for c in self.controllers:
+                print("controller exit %s:\n%s" % (c.proc.returncode, "\n".join(
+                    line for line in c.log().splitlines() if 'msg="task ' not in line)[-6000:]))
         self.kube.cleanup()
         if not self.svc.real:
             self.svc.control("DELETE", "/faults")
@@ -331,7 +347,7 @@ class Lab(unittest.TestCase):
         return self.kube.ok("GET", CSR_PATH + "/" + name).json
 
     # -- the service --------------------------------------------------------
-    def seed(self, masters=3, workers=0, names=None):
+    def seed(self, masters=3, workers=0, names=None, host_fields=None):
         """A cluster registered through the REST API, its hosts installing
         and at Rebooting, each with an inventory (one address on self.net).
         Returns (cluster id, infra-env id, [(host id, name, ip, role)])."""
@@ -357,8 +373,9 @@ class Lab(unittest.TestCase):
             itf["ipv4_addresses"] = ["%s/24" % ip]
             itf["ipv6_addresses"] = []
             hid = str(uuid.uuid4())
-            self.svc.control("POST", "/hosts", {"infra_env_id": ie["id"], "id": hid, "inventory": inv,
-                                                "requested_hostname": name, "role": role})
+            spec = {"infra_env_id": ie["id"], "id": hid, "inventory": inv, "requested_hostname": name, "role": role}
+            spec.update((host_fields or {}).get(i) or {})
+            self.svc.control("POST", "/hosts", spec)
             hosts.append((hid, name, ip, role))
         self.svc.install(cid, force=True)
         # what the service generates when the installation starts (the
@@ -879,6 +896,257 @@ class TestCsrs(Lab):
         self.assertIn("IP address 203.0.113.99 is not an address of host %s" % master[1], log)
         # the kubelet gets its certificate (the test server's signer, or the real one)
         wait_for("the signed certificate", lambda: (self.csr_get(client).get("status") or {}).get("certificate"))
+
+
+NODES_PATH = "/api/v1/nodes"
+MCP_PATH = "/apis/machineconfiguration.openshift.io/v1/machineconfigpools"
+BMH_PATH = "/apis/metal3.io/v1alpha1/namespaces/openshift-machine-api/baremetalhosts"
+MACHINES_PATH = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines"
+PROVISIONINGS_PATH = "/apis/metal3.io/v1alpha1/provisionings"
+BMH_STATUS_ANNOTATION = "baremetalhost.metal3.io/status"
+BMH_PAUSED_ANNOTATION = "baremetalhost.metal3.io/paused"
+
+
+class TestLabels(Lab):
+    """UpdateNodeLabels (notes §5.4): the labels the service has for each
+    host land on its Node once Ready; a Node of no host of the cluster is
+    never touched."""
+
+    def labels_of(self, name):
+        return (self.get(NODES_PATH + "/" + name)["metadata"].get("labels")) or {}
+
+    def test_labels(self):
+        want = {0: {"cradle.test/rack": self.prefix, "cradle.test/tier": "gold"}, 1: {"cradle.test/tier": "bronze"}}
+        cid, ie, hosts = self.seed(masters=1, workers=1, host_fields={i: {"node_labels": v} for i, v in want.items()})
+        stranger = self.prefix + "-stranger"
+        # a Ready Node of no host, with the worker's name but one letter,
+        # at an address no host has
+        self.node(stranger, "%s.250" % self.net, ready=True, role="worker")
+        for hid, name, ip, role in hosts:
+            self.node(name, ip, ready=False, role=role)
+        before = {h[1]: self.labels_of(h[1]) for h in hosts}
+        c = self.controller(cid)
+        wait_for("two label rounds", lambda: c.log().count("Not all host labels where added yet") >= 2)
+        for hid, name, ip, role in hosts:
+            self.assertNotIn("cradle.test/tier", self.labels_of(name))
+        for hid, name, ip, role in hosts:
+            self.kube.node_status(name, ip, True)
+        for i, (hid, name, ip, role) in enumerate(hosts):
+            wait_for("the labels of %s" % name,
+                     lambda: all(self.labels_of(name).get(k) == v for k, v in want[i].items()))
+        wait_for("the end of the label rounds", lambda: "Finished UpdateNodeLabels" in c.log())
+        self.assertNotIn("cradle.test/tier", self.labels_of(stranger))
+        # the Nodes' own labels stay
+        for name, labels in before.items():
+            self.assertEqual({k: v for k, v in self.labels_of(name).items() if k in labels}, labels)
+        self.assertNotIn("Setting pause MCP", c.log())
+
+    def test_worker_pool_paused_while_labelling(self):
+        """A labelled worker that names a machine config pool: the pool
+        worker is paused before the labels and unpaused after them."""
+        pool = self.own(MCP_PATH, {"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
+                                   "metadata": {"name": "worker"}, "spec": {"paused": False}})
+        cid, ie, hosts = self.seed(masters=1, workers=1, host_fields={
+            1: {"node_labels": {"node-role.kubernetes.io/infra": ""}, "machine_config_pool_name": "infra"}})
+        for hid, name, ip, role in hosts:
+            self.node(name, ip, ready=True, role=role)
+        c = self.controller(cid)
+        wait_for("the end of the label rounds", lambda: "Finished UpdateNodeLabels" in c.log())
+        worker = hosts[1][1]
+        self.assertEqual(self.labels_of(worker).get("node-role.kubernetes.io/infra"), "")
+        after = self.get(MCP_PATH + "/worker")
+        self.assertFalse(after["spec"].get("paused"))
+        # paused, then unpaused: two changes of the spec
+        self.assertEqual(after["metadata"]["generation"], pool["metadata"]["generation"] + 2)
+        log = c.log()
+        paused = log.index("Setting pause MCP worker to true")
+        labelled = log.index("Successfully patched label for host %s" % worker)
+        unpaused = log.index("Setting pause MCP worker to false")
+        self.assertLess(paused, labelled)
+        self.assertLess(labelled, unpaused)
+
+
+class TestBareMetalHosts(Lab):
+    """UpdateBMHs (notes §5.5), the cluster's platform being baremetal: the
+    BMHs of openshift-machine-api as the bootstrap created them, edited as
+    upstream edits them."""
+
+    def setUp(self):
+        super().setUp()
+        self.kube.ensure_namespace("openshift-machine-api")
+        r = self.kube.request("GET", BMH_PATH)
+        if r.status == 200 and r.json.get("items"):
+            raise unittest.SkipTest("the cluster has BareMetalHosts of its own: the controller would edit them")
+
+    def seed_baremetal(self):
+        """A cluster of the baremetal platform (a registered one without
+        VIPs is of platform none)."""
+        cid, ie, hosts = self.seed(masters=1, workers=1)
+        self.svc.control("POST", "/clusters/%s" % cid, {"platform_type": "baremetal"})
+        self.assertEqual(self.hub.cluster(cid)[1]["platform"]["type"], "baremetal")
+        return cid
+
+    def machine(self, name, role):
+        return self.own(MACHINES_PATH, {
+            "apiVersion": "machine.openshift.io/v1beta1", "kind": "Machine",
+            "metadata": {"name": name, "namespace": "openshift-machine-api",
+                         "labels": {"machine.openshift.io/cluster-api-machine-role": role}}, "spec": {}})
+
+    def bmh(self, name, annotations, consumer=None):
+        spec = {"online": True, "bootMACAddress": "52:54:00:00:00:%02x" % (len(self.kube.made) % 256)}
+        if consumer:
+            spec["consumerRef"] = {"apiVersion": "machine.openshift.io/v1beta1", "kind": "Machine",
+                                   "namespace": "openshift-machine-api", "name": consumer}
+        return self.own(BMH_PATH, {"apiVersion": "metal3.io/v1alpha1", "kind": "BareMetalHost",
+                                   "metadata": {"name": name, "annotations": annotations}, "spec": spec})
+
+    @staticmethod
+    def status_annotation(hostname):
+        return json.dumps({"hardware": {"hostname": hostname, "cpu": {"count": 4}}, "poweredOn": True,
+                           "operationalStatus": "OK", "provisioning": {"state": "externally provisioned"}})
+
+    def test_without_provisioning(self):
+        """No metal3 provisioning: the status annotation becomes the status,
+        then goes; the worker's BMH gets the free worker Machine."""
+        if self.get(PROVISIONINGS_PATH + "/provisioning-configuration"):
+            self.skipTest("the cluster has its metal3 provisioning")
+        cid = self.seed_baremetal()
+        master, worker = self.prefix + "-bmh-master", self.prefix + "-bmh-worker"
+        self.machine(self.prefix + "-master-0", "master")
+        self.machine(self.prefix + "-worker-a", "worker")
+        self.bmh(master, {BMH_STATUS_ANNOTATION: self.status_annotation(master)}, consumer=self.prefix + "-master-0")
+        self.bmh(worker, {BMH_STATUS_ANNOTATION: self.status_annotation(worker), "keep": "me"})
+        c = self.controller(cid)
+        wait_for("the end of the BMH rounds", lambda: "Finished UpdateBMHs" in c.log())
+        for name in (master, worker):
+            b = self.get(BMH_PATH + "/" + name)
+            self.assertNotIn(BMH_STATUS_ANNOTATION, b["metadata"].get("annotations") or {})
+            st = b["status"]
+            self.assertEqual(st["hardware"], {"hostname": name, "cpu": {"count": 4}})
+            self.assertEqual((st["operationalStatus"], st["poweredOn"], st["provisioning"]["state"]),
+                             ("OK", True, "externally provisioned"))
+            self.assertTrue(st["lastUpdated"])
+        b = self.get(BMH_PATH + "/" + worker)
+        self.assertEqual(b["metadata"]["annotations"], {"keep": "me"})
+        self.assertEqual(b["spec"]["consumerRef"], {"apiVersion": "machine.openshift.io/v1beta1", "kind": "Machine",
+                                                    "namespace": "openshift-machine-api",
+                                                    "name": self.prefix + "-worker-a"})
+        self.assertEqual(self.get(BMH_PATH + "/" + master)["spec"]["consumerRef"]["name"], self.prefix + "-master-0")
+
+    def test_with_provisioning(self):
+        """metal3 provisioning: BMHs not provisioned yet become externally
+        provisioned and lose the paused annotation; a worker's BMH waits for
+        a free worker Machine."""
+        self.own(PROVISIONINGS_PATH, {"apiVersion": "metal3.io/v1alpha1", "kind": "Provisioning",
+                                      "metadata": {"name": "provisioning-configuration"},
+                                      "spec": {"provisioningNetwork": "Disabled"}})
+        cid = self.seed_baremetal()
+        master, worker = self.prefix + "-bmh-master", self.prefix + "-bmh-worker"
+        self.bmh(master, {BMH_PAUSED_ANNOTATION: "", BMH_STATUS_ANNOTATION: self.status_annotation(master)},
+                 consumer=self.prefix + "-master-0")
+        self.bmh(worker, {})
+        c = self.controller(cid)
+        wait_for("the master's BMH", lambda: self.get(BMH_PATH + "/" + master)["spec"].get("externallyProvisioned"))
+        b = self.get(BMH_PATH + "/" + master)
+        self.assertEqual(b["metadata"]["annotations"], {BMH_STATUS_ANNOTATION: self.status_annotation(master)})
+        # no worker Machine yet: the worker's BMH is not updated, the rounds go on
+        wait_for("two BMH rounds", lambda: c.log().count("no available machine for bmh %s" % worker) >= 2)
+        self.assertFalse(self.get(BMH_PATH + "/" + worker)["spec"].get("externallyProvisioned"))
+        self.assertNotIn("Finished UpdateBMHs", c.log())
+        self.machine(self.prefix + "-worker-a", "worker")
+        wait_for("the end of the BMH rounds", lambda: "Finished UpdateBMHs" in c.log())
+        b = self.get(BMH_PATH + "/" + worker)
+        self.assertTrue(b["spec"]["externallyProvisioned"])
+        self.assertEqual(b["spec"]["consumerRef"]["name"], self.prefix + "-worker-a")
+
+
+SUBSCRIPTIONS = "/apis/operators.coreos.com/v1alpha1/namespaces/%s/subscriptions"
+CSVS = "/apis/operators.coreos.com/v1alpha1/namespaces/%s/clusterserviceversions"
+INSTALL_PLANS = "/apis/operators.coreos.com/v1alpha1/namespaces/%s/installplans"
+
+
+class TestOlmOperators(Lab):
+    """The OLM operators' stages (notes §5.3): the service monitors an OLM
+    operator; the controller follows its Subscription and CSV and reports
+    it; the service says installed only once it is available."""
+
+    def test_to_installed(self):
+        cid, ie, hosts = self.seed(masters=1)
+        ns = self.prefix + "-lso"
+        self.kube.ensure_namespace(ns)
+        self.kube.ensure_namespace("openshift-marketplace")
+        self.svc.control("POST", "/clusters/%s" % cid, {"monitored_operators": [
+            {"name": "lso", "operator_type": "olm", "namespace": ns, "subscription_name": "local-storage-operator",
+             "timeout_seconds": 4200}]})
+        # what the service generates at install: no manifest to apply
+        self.svc.raw("PUT", "/__control/clusters/%s/files/custom_manifests.json" % cid, "[]")
+        self.openshift_objects([self.condition("Available", "True", "All is well")])
+        self.ingress_ca(HubClient.TEST_INGRESS_CA)
+        # OLM: the subscription, and a failed InstallPlan of it (deleted,
+        # as OLM's early-setup workaround) and of another one (kept); no CSV
+        # yet (owners exist: the garbage collector removes orphans)
+        subs = {}
+        for sub in ("local-storage-operator", self.prefix + "-other"):
+            subs[sub] = self.own(SUBSCRIPTIONS % ns, {
+                "apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription", "metadata": {"name": sub},
+                "spec": {"name": sub, "source": "redhat-operators", "sourceNamespace": "openshift-marketplace"}})
+        for name, owner in (("install-failed", "local-storage-operator"), ("install-other", self.prefix + "-other")):
+            self.own(INSTALL_PLANS % ns, {
+                "apiVersion": "operators.coreos.com/v1alpha1", "kind": "InstallPlan",
+                "metadata": {"name": name, "ownerReferences": [{
+                    "apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription", "name": owner,
+                    "uid": subs[owner]["metadata"]["uid"]}]},
+                "spec": {"approval": "Automatic", "approved": True, "clusterServiceVersionNames": ["lso.v4.13"]}})
+            self.status_patch(INSTALL_PLANS % ns + "/" + name, {"phase": "Failed", "catalogSources": []})
+        c = self.controller(cid)
+        for hid, name, ip, role in hosts:
+            self.node(name, ip, ready=True, role=role)
+        wait_for("the CSV initialization stage",
+                 lambda: "Waiting for olm operators csv initialization" in self.finalizing_stages(cid))
+        wait_for("two initialization rounds", lambda: c.log().count("Checking if lso operator is initialized") >= 3)
+        if self.kube.request("GET", "/apis/batch/v1/namespaces/openshift-marketplace/jobs").status == 200:
+            wait_for("the failed InstallPlan deleted",
+                     lambda: self.get(INSTALL_PLANS % ns + "/install-failed") is None)
+        else:
+            # the test server serves no Jobs: as upstream, no InstallPlan is
+            # deleted when the marketplace's Jobs cannot be listed
+            self.assertIn("Failed to delete olm jobs", c.log())
+            self.assertIsNotNone(self.get(INSTALL_PLANS % ns + "/install-failed"))
+        self.assertIsNotNone(self.get(INSTALL_PLANS % ns + "/install-other"))
+        self.assertNotIn("Applying olm manifests", self.finalizing_stages(cid))
+        # OLM resolves the subscription: its CSV, installing
+        self.status_patch(SUBSCRIPTIONS % ns + "/local-storage-operator",
+                          {"currentCSV": "lso.v4.13.0", "lastUpdated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        self.own(CSVS % ns, {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+                             "metadata": {"name": "lso.v4.13.0"},
+                             "spec": {"displayName": "Local Storage", "version": "4.13.0",
+                                      "install": {"strategy": "deployment"}}})
+        self.status_patch(CSVS % ns + "/lso.v4.13.0", {"phase": "Installing", "message": "waiting for install "
+                                                                                         "components to report healthy"})
+        reports = wait_for("lso reported", lambda: [r["body"] for r in self.cluster_requests(cid, "monitored-operators", "PUT")
+                                                    if r["body"]["name"] == "lso"])
+        self.assertEqual(reports[0], {"name": "lso", "status": "progressing",
+                                      "status_info": "waiting for install components to report healthy",
+                                      "version": "4.13.0"})
+        # not available yet: the service keeps the cluster finalizing
+        wait_for("two more CSV checks", lambda: c.log().count("Checking availability of operator <lso>") >= 3)
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "finalizing")
+        self.status_patch(CSVS % ns + "/lso.v4.13.0", {"phase": "Succeeded",
+                                                       "message": "install strategy completed with no errors"})
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        reports = [r["body"] for r in self.cluster_requests(cid, "monitored-operators", "PUT") if r["body"]["name"] == "lso"]
+        self.assertEqual(reports[-1], {"name": "lso", "status": "available",
+                                       "status_info": "install strategy completed with no errors", "version": "4.13.0"})
+        self.assertEqual(len(reports), 2, reports)
+        self.assertEqual(self.finalizing_stages(cid), [
+            "Waiting for cluster operators", "Adding router ca", "Waiting for olm operators csv initialization",
+            "Applying olm manifests", "Waiting for olm operators csv", "Done"])
+        self.assertEqual([r["body"] for r in self.cluster_requests(cid, "actions/complete-installation", "POST")],
+                         [{"is_success": True}])
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual((cl["status"], cl["status_info"]), ("installed", "Cluster is installed"))
+        ops = {o["name"]: o for o in cl["monitored_operators"]}
+        self.assertEqual(ops["lso"]["status"], "available")
 
 
 class TestDryRun(Lab):

@@ -2638,13 +2638,17 @@ class Model(object):
             c.touch()
 
     def _maybe_complete(self, c):
-        """The cluster monitor's finalizing → installed: the kubeconfig with
-        the ingress CA exists and every builtin operator is available."""
+        """The cluster monitor's finalizing → installed (notes/controller.md
+        §0.2): the kubeconfig with the ingress CA exists, every builtin
+        operator is available and every OLM operator available or failed."""
         if not c.managed or c.status != "finalizing":
             return
         if "kubeconfig" not in c.files:
             return
         if any(o.get("status") != "available" for o in c.operators if o.get("operator_type") == "builtin"):
+            return
+        if any(o.get("status") not in ("available", "failed") for o in c.operators
+               if o.get("operator_type") == "olm"):
             return
         c.install_completed_at = now_ms()
         c.set_status("installed", "Cluster is installed")
@@ -3547,6 +3551,12 @@ class Model(object):
             h.installation_disk_path = spec.get("installation_disk_path", h.installation_disk_path)
         if "requested_hostname" in spec:
             h.requested_hostname = spec["requested_hostname"]
+        if "node_labels" in spec:
+            # as v2UpdateHost stores them: a JSON object string, keys sorted
+            labels = spec["node_labels"] or {}
+            h.node_labels = go_dumps(dict(sorted(labels.items()))) if labels else ""
+        if "machine_config_pool_name" in spec:
+            h.machine_config_pool_name = spec["machine_config_pool_name"] or ""
         if "installer_args" in spec:
             h.installer_args = spec["installer_args"]
         if "ignition" in spec:
@@ -3566,8 +3576,14 @@ class Model(object):
         for k in ("files",):
             for name, content in (spec.get(k) or {}).items():
                 c.set_file(name, content)
+        # monitored operators the operators manager would have added (OLM
+        # ones with their namespace and subscription), appended
+        for o in spec.get("monitored_operators") or []:
+            op = {"status_updated_at": ZERO_MS, "timeout_seconds": 0, "bundles": []}
+            op.update(o)
+            c.operators.append(op)
         for k, v in spec.items():
-            if k in ("status", "status_info", "files", "fixed", "id"):
+            if k in ("status", "status_info", "files", "fixed", "id", "monitored_operators"):
                 continue
             c.spec[k] = v
         c.touch()

@@ -2195,6 +2195,32 @@ class TestClusters(HubBase):
         self.assertEqual((st, d2["kind"], d2["status"], d2["api_vip_dns_name"]),
                          (202, "AddHostsCluster", "adding-hosts", "api.%s.example.com" % c["name"]))
 
+    def test_installed_waits_for_olm_operators(self):
+        """notes/controller.md §0.2: finalizing → installed also needs every
+        OLM operator available or failed (a failed one still completes)."""
+        self.svc.need_control("hosts that become known from the observed inventory alone; OLM operators")
+        c = self.new_cluster()
+        cid = c["id"]
+        self.svc.control("POST", "/clusters/%s" % cid, {"monitored_operators": [
+            {"name": "lso", "operator_type": "olm", "namespace": "test-lso", "subscription_name": "test-lso-sub",
+             "timeout_seconds": 4200}]})
+        ie, hosts = self._installed_flow(c)
+        self.hub.finish_installation(cid, version="4.13.18")
+        st, fin = self.hub.cluster(cid)
+        self.assertEqual(fin["status"], "finalizing")
+        lso = next(o for o in fin["monitored_operators"] if o["name"] == "lso")
+        self.assertEqual((lso["operator_type"], lso["namespace"], lso["subscription_name"]),
+                         ("olm", "test-lso", "test-lso-sub"))
+        self.assertEqual(schema_errors("cluster", fin), [])
+        st, body = self.hub.agent_call("PUT", "/v2/clusters/%s/monitored-operators" % cid,
+                                       {"name": "lso", "status": "progressing", "status_info": "Installing"})
+        self.assertEqual(st, 200, body)
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "finalizing")
+        st, body = self.hub.agent_call("PUT", "/v2/clusters/%s/monitored-operators" % cid,
+                                       {"name": "lso", "status": "failed", "status_info": "Waiting for operator timed out"})
+        self.assertEqual(st, 200, body)
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "installed")
+
     def test_complete_installation_with_operators_report(self):
         """The controller's failure body (notes/controller.md §4 #10): data's
         values are anything JSON (models.CompletionParams.Data is a
