@@ -101,6 +101,19 @@ static bool annotation_drop(json_object *bmh, const char *key)
         return true;
 }
 
+/* a consumerRef to the next free worker Machine where the BMH has none:
+ * 1 when set, 0 when it had one */
+static int consumer_ref_ensure(json_object *bmh, json_object *spec, UnallocatedMachines *u, char **reterr)
+{
+        json_object *ref = json_get(spec, "consumerRef");
+        int r;
+
+        if (ref && !json_object_is_type(ref, json_type_null))
+                return 0;
+        r = consumer_ref_set(bmh, u, reterr);
+        return r < 0 ? r : 1;
+}
+
 int bmh_edit_provisioned(json_object *bmh, UnallocatedMachines *u, char **reterr)
 {
         const char *state = strempty(json_get_string(json_get_path(bmh, "status.provisioning"), "state"));
@@ -120,14 +133,10 @@ int bmh_edit_provisioned(json_object *bmh, UnallocatedMachines *u, char **reterr
          * paused annotation goes (masters) */
         if (annotation_drop(bmh, BMH_PAUSED_ANNOTATION))
                 update = true;
-        if (!json_get(spec, "consumerRef") ||
-            json_object_is_type(json_get(spec, "consumerRef"), json_type_null)) {
-                r = consumer_ref_set(bmh, u, reterr);
-                if (r < 0)
-                        return r;
-                update = true;
-        }
-        return update;
+        r = consumer_ref_ensure(bmh, spec, u, reterr);
+        if (r < 0)
+                return r;
+        return update || r > 0;
 }
 
 int bmh_edit_unprovisioned(json_object *bmh, UnallocatedMachines *u, char **reterr)
@@ -139,14 +148,10 @@ int bmh_edit_unprovisioned(json_object *bmh, UnallocatedMachines *u, char **rete
         if (!spec)
                 return -ENOMEM;
         update = annotation_drop(bmh, BMH_STATUS_ANNOTATION);
-        if (!json_get(spec, "consumerRef") ||
-            json_object_is_type(json_get(spec, "consumerRef"), json_type_null)) {
-                r = consumer_ref_set(bmh, u, reterr);
-                if (r < 0)
-                        return r;
-                update = true;
-        }
-        return update;
+        r = consumer_ref_ensure(bmh, spec, u, reterr);
+        if (r < 0)
+                return r;
+        return update || r > 0;
 }
 
 /* the fields of metal3's BareMetalHostStatus (and its ProvisionStatus)
