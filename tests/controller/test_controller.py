@@ -58,21 +58,9 @@ from refclient import HubClient, RefService  # noqa: E402
 
 BINARY = os.environ.get("CRADLE_BINARY") or os.path.join(SRC, "build", "cradle")
 REFERENCE = os.path.join(SRC, "tests", "reference")
-CONFIG_CRDS = os.path.join(REFERENCE, "openshift-api", "config", "v1", "zz_generated.crd-manifests")
-OPENSHIFT_CRDS = [os.path.join(CONFIG_CRDS, f) for f in (
-    "0000_03_config-operator_01_proxies.crd.yaml",
-    "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
-    "0000_00_cluster-version-operator_01_clusteroperators.crd.yaml")] + [os.path.join(REFERENCE, f) for f in (
-        # BareMetalHosts, Provisioning, Machines, MachineConfigPools (notes §5.4, §5.5)
-        "assisted-service/hack/crds/metal3/metal3.io_baremetalhosts.yaml",
-        "assisted-service/hack/converged_flow_crds/metal3.io_provisioning.yaml",
-        "openshift-api/machine/v1beta1/zz_generated.crd-manifests/0000_10_machine-api_01_machines-Default.crd.yaml",
-        "openshift-api/machineconfiguration/v1/zz_generated.crd-manifests/"
-        "0000_80_machine-config_01_machineconfigpools.crd.yaml",
-        # the OLM operators (notes §5.3)
-        "operator-framework/crds/operators.coreos.com_subscriptions.yaml",
-        "operator-framework/crds/operators.coreos.com_clusterserviceversions.yaml",
-        "operator-framework/crds/operators.coreos.com_installplans.yaml")]
+# proxies, ClusterVersion, ClusterOperators, BMHs, Provisioning, Machines,
+# MachineConfigPools, OLM (notes §5.3-§5.5)
+OPENSHIFT_CRDS = kubeapi_harness.openshift_crd_files()
 CV_PATH = "/apis/config.openshift.io/v1/clusterversions"
 CO_PATH = "/apis/config.openshift.io/v1/clusteroperators"
 INGRESS_CA_PATH = "/api/v1/namespaces/openshift-config-managed/configmaps"

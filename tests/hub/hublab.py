@@ -15,15 +15,16 @@ machine. tools/rehearse and tests/hub/test_hub_install.py build on it.
   * start_agent(): a cradle agent in dry run inside a host's namespace,
     with its own disk (--lab-disks) and the installer's stand-ins first on
     PATH (nothing of this machine is ever written);
+  * NewCluster: the cluster the installation makes, a second test
+    kube-apiserver on which the lab plays only what the cluster's own
+    components do (kubelets that ask for certificates and register their
+    Nodes as the hosts reboot, the operators' objects);
   * start_controller(): cradle's assisted-installer-controller (`cradle
-    controller`, controller/) in dry run. Upstream, once the hosts reboot,
-    a workload in the new cluster (notes/controller.md) reports the hosts
-    Joined and Done and finishes the installation. A dry run has no new
-    cluster: the controller plays it from the hosts file the agents get
-    (each host a Ready node once its fake reboot marker exists, the console
-    operator available, an ingress CA), and makes its real calls to the
-    service: host progress, the finalizing stages, the operators, the
-    ingress CA, complete-installation.
+    controller`, controller/), the workload of the new cluster
+    (notes/controller.md) that reports the hosts Joined and Done, approves
+    the kubelets' requests and finishes the installation; against the
+    NewCluster's API server, as in a real cluster, or in upstream's dry run
+    (no API server: the hosts file the agents get is its cluster).
 
 Standard library and python3-yaml; root for namespaces and loop devices.
 """
@@ -33,6 +34,7 @@ import ctypes
 import http.client
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -746,19 +748,33 @@ def start_chronyd(lab, name, ns, lines):
     return lab.spawn(name + "-chrony", [exe, "-d", "-x", "-f", conf], ns=ns)
 
 
-# ---- the controller -----------------------------------------------------------------------------------
+# ---- the controller and the new cluster ---------------------------------------------------------------
 
-def start_controller(lab, svc, cluster_id, hosts_file, first_marker):
-    """cradle's assisted-installer-controller in dry run (DRY_ENABLE, with
-    upstream's variables), configured as its Job is but for its rounds
-    (fractions of upstream's 30 s and 60 s); output in controller.log. It
-    ends by itself (0) once the service says installed."""
+def pem_body(text):
+    """the base64 of the certificates in text, whitespace removed"""
+    return "".join(line.strip() for line in (text or "").splitlines() if line.strip() and "-----" not in line)
+
+
+def start_controller(lab, svc, cluster_id, new_cluster=None, hosts_file=None, first_marker=None):
+    """cradle's assisted-installer-controller (`cradle controller`),
+    configured as its Job is but for its rounds (fractions of upstream's
+    30 s and 60 s); output in controller.log. It ends by itself (0) once the
+    service says installed.
+
+    new_cluster (a NewCluster): the controller runs against its API server
+    as it runs in a real new cluster. Without it, in upstream's dry run
+    (DRY_ENABLE, notes/controller.md §8) from hosts_file and first_marker:
+    no API server at all, each host a Ready node once its reboot marker
+    exists, no certificate requests."""
     cradle = os.environ.get("CRADLE_BINARY") or os.path.join(BUILD, "cradle")
     env = dict(os.environ, CLUSTER_ID=cluster_id, INVENTORY_URL=svc.url, OPENSHIFT_VERSION="4.13",
-               SKIP_CERT_VERIFICATION="true", DRY_ENABLE="true", DRY_CLUSTER_HOSTS_PATH=hosts_file,
-               DRY_FAKE_REBOOT_MARKER_PATH=first_marker, CRADLE_LOG_TARGET="stderr")
-    env.pop("KUBECONFIG", None)
-    env.pop("PULL_SECRET_TOKEN", None)
+               SKIP_CERT_VERIFICATION="true", CRADLE_LOG_TARGET="stderr")
+    for k in ("KUBECONFIG", "PULL_SECRET_TOKEN", "DRY_ENABLE", "NAMESPACE"):
+        env.pop(k, None)
+    if new_cluster:
+        env.update(KUBECONFIG=new_cluster.kubeconfig, NAMESPACE=NewCluster.CONTROLLER_NAMESPACE)
+    else:
+        env.update(DRY_ENABLE="true", DRY_CLUSTER_HOSTS_PATH=hosts_file, DRY_FAKE_REBOOT_MARKER_PATH=first_marker)
     if svc.token:
         env["PULL_SECRET_TOKEN"] = svc.token
     return lab.spawn("controller", [
@@ -766,6 +782,154 @@ def start_controller(lab, svc, cluster_id, hosts_file, first_marker):
         "--log-file", lab.path("controller_logs.log"), "--ready-interval", "0.5", "--poll-interval", "1",
         "--slow-poll-interval", "1", "--fetch-interval", "0.5", "--retry-delay", "0.2",
         "--retry-max-delay", "1"], env=env)
+
+
+class NewCluster(object):
+    """The cluster a day-1 installation makes, for cradle's controller to
+    run in as its Job runs in a real one: a second test kube-apiserver
+    (start_spoke, with an OpenShift cluster's CRDs), on which the lab plays
+    what the cluster's own components do, and nothing else; no CSR is
+    approved and nothing reaches the service from here:
+
+      * the cluster-version operator and the network and console operators,
+        at once: proxies/cluster, the ClusterVersion (the Console
+        capability, the release's version, Progressing), the console
+        ClusterOperator (Progressing, not Available); and the namespace
+        assisted-installer, which the bootstrap's manifests make
+        (installer/controller-manifests.c);
+      * each host's kubelet, once the host rebooted into its installed
+        system (its reboot marker, as the installer's dry run writes it): the
+        client certificate request as the node bootstrapper; once that
+        certificate is issued the Node (NotReady, the host's addresses) and
+        the serving certificate request as the node (SpokeKubelet); the
+        Node turns Ready once the serving certificate is issued too (the
+        lab's order: so every approval shows before the controller's node
+        rounds end);
+      * once every Node is Ready: the ingress operator's router CA
+        (openshift-config-managed/default-ingress-cert), the console
+        ClusterOperator and the ClusterVersion Available.
+
+    step() advances it, a little each call (it never waits)."""
+
+    CONTROLLER_NAMESPACE = "assisted-installer"
+    VERSION = "4.13.18"
+    CONFIG = "/apis/config.openshift.io/v1"
+
+    def __init__(self, lab, hosts, say=None):
+        import kubeapi_harness
+        self.lab, self.say = lab, say or (lambda s: None)
+        self.hosts = [dict(h) for h in hosts]
+        args = []
+        for f in kubeapi_harness.openshift_crd_files():
+            args += ["--apply", f]
+        self.server = kubeapi_harness.Server(args, state_dir=lab.path("new-cluster")).start(timeout=180)
+        lab.on_close.append(self.server.stop)
+        self.kubeconfig = self.server.path("kubeconfig")
+        self.kubelets = {}      # hostname -> SpokeKubelet
+        self.csrs = {}          # hostname -> {"client": name, "serving": name}
+        self.state = {h["hostname"]: "installing" for h in self.hosts}
+        self.finished = False
+        self.ingress_ca = None
+        wait("the new cluster's CRDs", lambda: self.request("GET", self.CONFIG + "/proxies").status == 200, 60)
+        self.create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                           "metadata": {"name": self.CONTROLLER_NAMESPACE}})
+        self.create(self.CONFIG + "/proxies", {"apiVersion": "config.openshift.io/v1", "kind": "Proxy",
+                                               "metadata": {"name": "cluster"}, "spec": {}})
+        self.create(self.CONFIG + "/clusterversions", {"apiVersion": "config.openshift.io/v1",
+                                                       "kind": "ClusterVersion", "metadata": {"name": "version"},
+                                                       "spec": {"clusterID": str(uuid.uuid4())}})
+        self.status(self.CONFIG + "/clusterversions/version", {
+            "desired": {"image": RELEASE, "version": self.VERSION}, "observedGeneration": 1, "versionHash": "lab",
+            "availableUpdates": [],
+            "capabilities": {"enabledCapabilities": ["Console"], "knownCapabilities": ["Console"]},
+            "conditions": self.conditions(False, "Working towards " + self.VERSION)})
+        self.create(self.CONFIG + "/clusteroperators", {"apiVersion": "config.openshift.io/v1",
+                                                        "kind": "ClusterOperator", "metadata": {"name": "console"},
+                                                        "spec": {}})
+        self.status(self.CONFIG + "/clusteroperators/console", {
+            "conditions": self.conditions(False, "waiting for the console's pods"),
+            "versions": [{"name": "operator", "version": self.VERSION}]})
+
+    def request(self, method, path, body=None, ctype="application/json"):
+        return self.server.request(method, path, body, ctype=ctype)
+
+    def create(self, path, obj):
+        r = self.request("POST", path, obj)
+        if r.status != 201:
+            raise LabError("the new cluster refused %s/%s: %s %s" % (path, obj["metadata"]["name"], r.status,
+                                                                     r.raw[:300]))
+        return r.json
+
+    def status(self, path, status):
+        r = self.request("PATCH", path + "/status", {"status": status}, "application/merge-patch+json")
+        if r.status != 200:
+            raise LabError("the new cluster refused the status of %s: %s %s" % (path, r.status, r.raw[:300]))
+
+    @staticmethod
+    def conditions(available, message):
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        return [{"type": t, "status": s, "lastTransitionTime": now, "message": message} for t, s in (
+            ("Available", "True" if available else "False"), ("Progressing", "False" if available else "True"),
+            ("Degraded", "False"))]
+
+    def step(self):
+        """One look at each host and at the cluster; True when something changed."""
+        changed = False
+        for h in self.hosts:
+            name = h["hostname"]
+            st = self.state[name]
+            if st == "installing" and os.path.exists(h["marker"]):
+                k = self.kubelets[name] = SpokeKubelet(self.server, h)
+                self.csrs[name] = {"client": k.client_csr()}
+                self.state[name] = "client"
+                self.say("new cluster: %s rebooted; its kubelet asks for a client certificate (%s, as the node "
+                         "bootstrapper)" % (name, self.csrs[name]["client"]))
+            elif st == "client" and self.kubelets[name].issued(self.csrs[name]["client"]):
+                k = self.kubelets[name]
+                k.node(ready=False)
+                self.csrs[name]["serving"] = k.serving_csr()
+                self.state[name] = "serving"
+                self.say("new cluster: node %s registered (NotReady); its kubelet asks for a serving certificate "
+                         "(%s, as the node)" % (name, self.csrs[name]["serving"]))
+            elif st == "serving" and self.kubelets[name].issued(self.csrs[name]["serving"]):
+                self.kubelets[name].ready(True)
+                self.state[name] = "ready"
+                self.say("new cluster: node %s Ready" % name)
+            else:
+                continue
+            changed = True
+        if not self.finished and all(s == "ready" for s in self.state.values()):
+            self.finish()
+            changed = True
+        return changed
+
+    def finish(self):
+        """The ingress operator's router CA, then the console and the cluster
+        version available."""
+        import kcerts
+        d = self.lab.path("new-cluster-ingress")
+        os.makedirs(d, exist_ok=True)
+        ca = kcerts.CA.generate(d, cn="ingress-operator@lab")
+        with open(ca.cert_path) as f:
+            self.ingress_ca = f.read()
+        self.create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                           "metadata": {"name": "openshift-config-managed"}})
+        self.create("/api/v1/namespaces/openshift-config-managed/configmaps", {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "default-ingress-cert"},
+            "data": {"ca-bundle.crt": self.ingress_ca}})
+        self.status(self.CONFIG + "/clusteroperators/console", {"conditions": self.conditions(True, "All is well")})
+        self.status(self.CONFIG + "/clusterversions/version", {
+            "conditions": self.conditions(True, "Cluster version is " + self.VERSION)})
+        self.finished = True
+        self.say("new cluster: every node Ready; the router CA published (default-ingress-cert), the console "
+                 "operator and the cluster version Available")
+
+    def approvals(self):
+        """{hostname: {"client"|"serving": (csr name, Approved condition or None)}}"""
+        out = {}
+        for name, csrs in self.csrs.items():
+            out[name] = {kind: (csr, self.kubelets[name].approval(csr)) for kind, csr in csrs.items()}
+        return out
 
 
 # ---- the documentation's day-1 flow ------------------------------------------------------------------
@@ -844,9 +1008,10 @@ class Install(object):
     """The day-1 flow of tools/rehearse, in steps a test can interleave
     with faults: up() makes the lab, the servers and cradle-hub; apply()
     the documentation's resources; boot() the hosts' agents once the
-    InfraEnv's image exists; step() approves new Agents, starts cradle's
-    controller (dry run) once the cluster installs and reports what
-    changed; run() steps until the AgentClusterInstall is Completed with
+    InfraEnv's image exists; step() approves new Agents, once the cluster
+    installs brings up the new cluster (NewCluster) and plays it, starts
+    cradle's controller in it once the first host rebooted, and reports
+    what changed; run() steps until the AgentClusterInstall is Completed with
     both Secrets, or says why not (LabError).
 
     The servers are the lab's own (the test kube-apiserver, the reference
@@ -862,8 +1027,14 @@ class Install(object):
     # seconds an input error of the InfraEnv's image stays before the lab stops
     REFUSAL_SETTLES = 30
 
+    # how cradle's controller runs: "new-cluster" (against the NewCluster's
+    # API server, as in a real cluster) or "dry-run" (upstream's DRY_ENABLE:
+    # no API server, no certificate requests; for a machine that cannot run
+    # a second one)
+    CONTROLLER_MODES = ("new-cluster", "dry-run")
+
     def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=(),
-                 static_network=True, service_settings=None):
+                 static_network=True, service_settings=None, controller="new-cluster"):
         self.lab, self.ns, self.release = lab, ns, release
         # settings of the reference service beyond the lab's (api_generation)
         self.service_settings = dict(service_settings or {})
@@ -874,7 +1045,11 @@ class Install(object):
         self.hub_args = list(hub_args)
         self.hosts = []
         self.approved = set()
+        if controller not in self.CONTROLLER_MODES:
+            raise LabError("no controller mode %r (%s)" % (controller, ", ".join(self.CONTROLLER_MODES)))
+        self.controller_mode = controller
         self.controller = None
+        self.new_cluster = None
         self.cluster_id = None
         self.rows = {}
         self.hub = self.kube = self.svc = self.kubeconfig = self.sw = self.relay = None
@@ -1079,8 +1254,9 @@ class Install(object):
 
     def step(self, approve=True, controller=True):
         """One look: returns "completed", "failed: <why>", "changed" or None
-        (nothing changed). controller: start cradle's controller (dry run)
-        once the cluster installs."""
+        (nothing changed). controller: play the new cluster and start
+        cradle's controller in it (or in its dry run) once the cluster
+        installs."""
         changed = self.report()
         if approve:
             self.approve()
@@ -1092,11 +1268,8 @@ class Install(object):
         self.check_nics()
         aci = self.aci()
         state = ((aci or {}).get("status") or {}).get("debugInfo", {}).get("state")
-        if controller and self.cluster_id and self.controller is None and state in ("installing", "finalizing"):
-            self.controller = start_controller(self.lab, self.svc, self.cluster_id, self.hosts_file(),
-                                               self.hosts[0]["marker"])
-            self.say("assisted-installer-controller started: cradle controller in dry run (its new cluster is "
-                     "the hosts, each a Ready node once it reboots; its calls to the service are real)")
+        if controller and self.cluster_id:
+            changed = self.play_new_cluster(state) or changed
         done = condition(aci, "Completed")
         if done and done["status"] == "True" and all(self.kube.get("Secret", self.ns, n) for n in self.secrets()):
             return "completed"
@@ -1107,6 +1280,95 @@ class Install(object):
             tail = self.lab.log("controller").splitlines()[-15:]
             return "failed: the controller exited %d:\n%s" % (self.controller.returncode, "\n".join(tail))
         return "changed" if changed else None
+
+    def play_new_cluster(self, state):
+        """The new cluster once the cluster installs, and cradle's controller
+        in it once the first host rebooted into its installed system (its
+        control plane is up: the Job runs); in the dry run, the controller
+        at once. True when something changed."""
+        if self.controller_mode == "dry-run":
+            if self.controller is None and state in ("installing", "finalizing"):
+                self.controller = start_controller(self.lab, self.svc, self.cluster_id,
+                                                   hosts_file=self.hosts_file(), first_marker=self.hosts[0]["marker"])
+                self.say("assisted-installer-controller started: cradle controller in its dry run (no API server: "
+                         "each host a Ready node once it reboots, no certificate requests; its calls to the service "
+                         "are real)")
+                return True
+            return False
+        changed = False
+        if self.new_cluster is None and state in ("installing", "finalizing"):
+            self.new_cluster = NewCluster(self.lab, self.hosts, self.say)
+            self.say("the new cluster: a second test kube-apiserver with an OpenShift cluster's CRDs; the lab plays "
+                     "its kubelets and operators only (proxies/cluster, the ClusterVersion and the console "
+                     "operator progressing)")
+            changed = True
+        if self.new_cluster is None:
+            return changed
+        if self.controller is None and any(os.path.exists(h["marker"]) for h in self.new_cluster.hosts):
+            self.controller = start_controller(self.lab, self.svc, self.cluster_id, new_cluster=self.new_cluster)
+            self.say("assisted-installer-controller started: cradle controller in the new cluster (its API server "
+                     "through a kubeconfig, its calls to the service real); it approves the kubelets' requests "
+                     "and reports the hosts and the operators")
+            changed = True
+        return self.new_cluster.step() or changed
+
+    def record(self):
+        """What cradle's controller did, as the service and the new cluster
+        keep it: lines for the person watching. The service's events (a
+        real service's too), the admin kubeconfig's trust of the new
+        cluster's router CA, the kubelets' requests on the new cluster and,
+        on the reference service, its record of the controller's requests."""
+        import refclient
+        hub = refclient.HubClient(self.svc)
+        names = self.names()
+        out = []
+        st, events = hub.events(cluster_id=self.cluster_id)
+        for e in events if st == 200 and isinstance(events, list) else []:
+            if e.get("name") == "host_status_updated" and " to installed " in e.get("message", ""):
+                out.append("the service's event: %s" % e["message"])
+        if not self.new_cluster:
+            return out
+        kubeconfig = self.kube.get("Secret", self.ns, self.secrets()[0]) or {}
+        text = base64.b64decode(((kubeconfig.get("data") or {}).get("kubeconfig")) or "").decode(errors="replace")
+        import yaml
+        trusted = ""
+        try:
+            for c in (yaml.safe_load(text) or {}).get("clusters") or []:
+                trusted += base64.b64decode((c.get("cluster") or {}).get("certificate-authority-data") or "").decode()
+        except (ValueError, AttributeError):
+            pass
+        if self.new_cluster.ingress_ca:
+            out.append("the admin kubeconfig %s the new cluster's router CA (the controller's upload)" % (
+                "trusts" if pem_body(self.new_cluster.ingress_ca) in pem_body(trusted) else "does NOT trust"))
+        for host, csrs in sorted(self.new_cluster.approvals().items()):
+            for kind in ("client", "serving"):
+                if kind in csrs:
+                    csr, cond = csrs[kind]
+                    out.append("the new cluster: %s (kubelet %s of %s) %s" % (
+                        csr, kind, host, "approved, %s: %s" % (cond.get("reason"), cond.get("message"))
+                        if cond else "not approved"))
+        if self.svc.real:
+            out.append("the service's requests: a real service keeps no record of them (its events above)")
+            return out
+        by_host = {}
+        for r in self.svc.requests(method="PUT"):
+            m = r.get("status") == 200 and re.search(r"/hosts/([0-9a-f-]{36})/progress$", r.get("path", ""))
+            if m and m.group(1) in names:
+                by_host.setdefault(names[m.group(1)], []).append(r["body"].get("current_stage"))
+        for host, stages in sorted(by_host.items()):
+            after = stages[stages.index("Rebooting") + 1:] if "Rebooting" in stages else []
+            out.append("the service's record: %s reported %s after Rebooting" % (host, ", ".join(after) or "nothing"))
+        for what, method, suffix in (("operator", "PUT", "monitored-operators"),
+                                     ("ingress CA upload", "POST", "uploads/ingress-cert"),
+                                     ("complete-installation", "POST", "actions/complete-installation")):
+            for r in self.svc.requests(path="/clusters/%s/%s$" % (self.cluster_id, suffix), method=method):
+                if r.get("status") is not None and r["status"] < 300:
+                    body = r.get("body")
+                    shown = json.dumps(body, sort_keys=True) if not isinstance(body, str) else (
+                        "the new cluster's router CA" if pem_body(body) == pem_body(self.new_cluster.ingress_ca)
+                        else "%d bytes" % len(body))
+                    out.append("the service's record: %s %s" % (what, shown))
+        return out
 
     def fit_requirements(self):
         """The lab's hosts are this machine: its CPUs and memory. Where the
@@ -1332,21 +1594,28 @@ class SpokeKubelet(object):
                          ["digital signature", "key encipherment", "server auth"],
                          ["DNS:" + self.host["hostname"], "IP:" + self.host["ip"]], cert=self.node_id)
 
-    def node(self):
-        """The Node, Ready, with the host's addresses."""
+    def node(self, ready=True):
+        """The Node, with the host's addresses; Ready or not yet."""
         name = self.host["hostname"]
         r = self.spoke.request("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
                                                          "metadata": {"name": name}})
         if r.status != 201:
             raise LabError("cannot create the Node %s: %s %s" % (name, r.status, r.raw[:500]))
+        self.ready(ready)
+
+    def ready(self, ready):
+        """The Node's Ready condition and addresses, as the kubelet posts them."""
+        name = self.host["hostname"]
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         r = self.spoke.request("PATCH", "/api/v1/nodes/%s/status" % name, {"status": {
             "addresses": [{"type": "InternalIP", "address": self.host["ip"]}, {"type": "Hostname", "address": name}],
-            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                            "message": "kubelet is posting ready status", "lastHeartbeatTime": now,
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False",
+                            "reason": "KubeletReady" if ready else "KubeletNotReady",
+                            "message": "kubelet is posting ready status" if ready else
+                            "container runtime network not ready", "lastHeartbeatTime": now,
                             "lastTransitionTime": now}]}}, ctype="application/merge-patch+json")
         if r.status != 200:
-            raise LabError("cannot make the Node %s Ready: %s %s" % (name, r.status, r.raw[:500]))
+            raise LabError("cannot post the status of the Node %s: %s %s" % (name, r.status, r.raw[:500]))
 
     def get(self, path):
         r = self.spoke.request("GET", path)
@@ -1356,6 +1625,15 @@ class SpokeKubelet(object):
             raise LabError("spoke GET %s: %s %s" % (path, r.status, r.raw[:500]))
         return r.json
 
-    def approved(self, csr):
+    def approval(self, csr):
+        """The request's Approved condition, or None"""
         o = self.get("/apis/certificates.k8s.io/v1/certificatesigningrequests/" + csr) or {}
-        return any(c.get("type") == "Approved" for c in (o.get("status") or {}).get("conditions") or [])
+        return next((c for c in (o.get("status") or {}).get("conditions") or [] if c.get("type") == "Approved"), None)
+
+    def approved(self, csr):
+        return self.approval(csr) is not None
+
+    def issued(self, csr):
+        """the certificate, once the signer issued it (after an approval)"""
+        o = self.get("/apis/certificates.k8s.io/v1/certificatesigningrequests/" + csr) or {}
+        return (o.get("status") or {}).get("certificate")

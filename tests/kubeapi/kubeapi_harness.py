@@ -35,6 +35,27 @@ def crd_files():
     return out
 
 
+def openshift_crd_files():
+    """The CRDs of an OpenShift cluster that cradle's controller reads
+    (notes/controller.md §11): proxies, ClusterVersion and ClusterOperators
+    (openshift/api), BareMetalHosts, Provisioning, Machines,
+    MachineConfigPools, and OLM's Subscriptions, CSVs and InstallPlans."""
+    ref = reference_dir()
+    config = os.path.join(ref, 'openshift-api', 'config', 'v1', 'zz_generated.crd-manifests')
+    return [os.path.join(config, f) for f in (
+        '0000_03_config-operator_01_proxies.crd.yaml',
+        '0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml',
+        '0000_00_cluster-version-operator_01_clusteroperators.crd.yaml')] + [os.path.join(ref, f) for f in (
+            'assisted-service/hack/crds/metal3/metal3.io_baremetalhosts.yaml',
+            'assisted-service/hack/converged_flow_crds/metal3.io_provisioning.yaml',
+            'openshift-api/machine/v1beta1/zz_generated.crd-manifests/0000_10_machine-api_01_machines-Default.crd.yaml',
+            'openshift-api/machineconfiguration/v1/zz_generated.crd-manifests/'
+            '0000_80_machine-config_01_machineconfigpools.crd.yaml',
+            'operator-framework/crds/operators.coreos.com_subscriptions.yaml',
+            'operator-framework/crds/operators.coreos.com_clusterserviceversions.yaml',
+            'operator-framework/crds/operators.coreos.com_installplans.yaml')]
+
+
 def yaml_docs(path):
     import yaml
     with open(path) as f:
