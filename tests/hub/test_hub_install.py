@@ -93,8 +93,9 @@ def cluster_leftovers(ns):
         kube.close()
 
 
-def rehearse_argv(ns):
-    return [sys.executable, os.path.join(H.SRC, "tools", "rehearse"), "--namespace", ns, "--timeout", "600"]
+def rehearse_argv(ns, *more):
+    return [sys.executable, os.path.join(H.SRC, "tools", "rehearse"), "--namespace", ns, "--timeout", "600"] + list(
+        more)
 
 
 def real_cluster():
@@ -334,23 +335,41 @@ class RelayTest(unittest.TestCase):
 
 
 class Rehearsal(Base):
-    def test_rehearsal_day1(self):
-        """tools/rehearse, as the README's first command runs it"""
-        with open(os.path.join(H.SRC, "README.md")) as fh:
-            first = re.findall(r"^    (tools/deps .*)$", fh.read(), re.M)[0]
-        self.assertTrue(first.endswith("&& tools/rehearse"), first)
+    HOSTS = ("spoke-master-1", "spoke-master-2", "spoke-master-3")
+
+    def rehearse(self, *more):
         t = time.monotonic()
-        p = subprocess.run(rehearse_argv(self.ns), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        p = subprocess.run(rehearse_argv(self.ns, *more), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            universal_newlines=True, timeout=900)
         took = time.monotonic() - t
-        say("tools/rehearse exit %d after %.0f s:\n%s" % (p.returncode, took, p.stdout[-6000:]))
+        say("tools/rehearse %s exit %d after %.0f s:\n%s" % (" ".join(more), p.returncode, took, p.stdout[-9000:]))
         # nothing of it left, whatever the outcome
         self.assertEqual(leftovers(p.stdout), [])
         self.assertEqual(cluster_leftovers(self.ns), [])
         self.assertIn("cleaning up: processes, namespaces, loop devices", p.stdout)
+        # the controller is cradle's, and no stand-in is left
+        self.assertNotIn("stand-in", p.stdout.lower())
+        return p
+
+    def assertDoneByTheService(self, out):
+        """every host installed (Done) in the service's events, which a real
+        service keeps too"""
+        for host in self.HOSTS:
+            self.assertRegex(out, r"the service's event: Host %s: updated status from \S+ to installed \(Done\)\n"
+                             % host)
+
+    def test_rehearsal_day1(self):
+        """tools/rehearse, as the README's first command runs it: cradle's
+        controller in the new cluster (a second test kube-apiserver) takes
+        the installation to Completed; the service's record and the new
+        cluster's CSRs say it did"""
+        with open(os.path.join(H.SRC, "README.md")) as fh:
+            first = re.findall(r"^    (tools/deps .*)$", fh.read(), re.M)[0]
+        self.assertTrue(first.endswith("&& tools/rehearse"), first)
+        p = self.rehearse()
         for row in ("applied ClusterDeployment/single-node", "applied AgentClusterInstall/test-agent-cluster-install",
                     "applied InfraEnv/myinfraenv", "approved agent/spoke-master-1",
-                    "assisted-installer-controller started: cradle controller in dry run"):
+                    "assisted-installer-controller started: cradle controller in the new cluster"):
             self.assertIn(row, p.stdout)
         self.assertEqual(p.returncode, 0)
         self.assertIn("Completed: The installation has completed", p.stdout)
@@ -360,8 +379,38 @@ class Rehearsal(Base):
                                    r'"infraID": "[0-9a-f-]{36}"')
         self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s")
         self.assertIn("stage=Done", p.stdout)
-        # the controller is cradle's, and no stand-in is left
-        self.assertNotIn("stand-in", p.stdout.lower())
+        self.assertIn("finished by cradle's controller in the new cluster", p.stdout)
+        self.assertDoneByTheService(p.stdout)
+        # the kubelets' requests, each approved by the controller (nothing
+        # else approves on the new cluster), and the router CA it uploaded
+        # in the admin kubeconfig the service made of it
+        for host in self.HOSTS:
+            for kind in ("client", "serving"):
+                self.assertRegex(p.stdout, r"the new cluster: csr-\w+ \(kubelet %s of %s\) approved, NodeCSRApprove: "
+                                           r"This CSR was approved by the assisted-installer-controller\n" % (kind, host))
+        self.assertIn("the admin kubeconfig trusts the new cluster's router CA (the controller's upload)", p.stdout)
+        import refclient
+        if refclient.real_service():
+            # a real service records no requests, and complete-installation
+            # leaves nothing behind but a log line (notes/controller.md §0.2)
+            self.assertIn("the service's requests: a real service keeps no record of them", p.stdout)
+            return
+        for host in self.HOSTS:
+            self.assertIn("the service's record: %s reported Joined, Done after Rebooting\n" % host, p.stdout)
+        self.assertIn('the service\'s record: operator {"name": "console", "status": "available"', p.stdout)
+        self.assertIn("the service's record: ingress CA upload the new cluster's router CA\n", p.stdout)
+        self.assertEqual(p.stdout.count("the service's record: complete-installation"), 1, p.stdout)
+        self.assertIn('the service\'s record: complete-installation {"is_success": true}\n', p.stdout)
+
+    def test_rehearsal_with_the_controller_in_its_dry_run(self):
+        """--controller dry-run: no new cluster, upstream's dry run (no
+        certificate requests); Completed all the same"""
+        p = self.rehearse("--controller", "dry-run")
+        self.assertIn("assisted-installer-controller started: cradle controller in its dry run", p.stdout)
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s: .*finished by cradle's controller in its dry run")
+        self.assertDoneByTheService(p.stdout)
+        self.assertNotIn("the new cluster", p.stdout)
 
     def test_rehearsal_interrupted(self):
         """Ctrl-C halfway: everything it made is removed"""
