@@ -14,7 +14,11 @@ kube-apiserver, the reference service in REST mode.
     a second test kube-apiserver playing the spoke, the host Done.
 
 Day 1 runs the installer's bootstrap flow in dry run on the bootstrap
-host (its waits see the other hosts' fake reboot markers as Ready nodes).
+host (its waits see the other hosts' fake reboot markers as Ready nodes),
+then cradle's controller against a second test kube-apiserver playing the
+new cluster (hublab.NewCluster: the kubelets' certificate requests and
+Nodes as the hosts reboot, the operators' objects), always the test one:
+it plays the cluster the installation makes.
 
 Against the real programs too: CRADLE_TEST_KUBECONFIG (a real cluster:
 the lab applies the CRDs it lacks, removes its namespace and
@@ -659,7 +663,9 @@ class Day2(Base):
         f.apply()
         f.boot()
         f.run(timeout=600)
-        spoke = H.start_spoke(self.lab)
+        # the cluster day 1 installed (cradle's controller approved its
+        # kubelets there) is the spoke the worker joins
+        spoke = f.new_cluster.server
         with open(spoke.path("kubeconfig")) as fh:
             kubeconfig = fh.read()
         # the installed cluster is the spoke: its admin kubeconfig, as an

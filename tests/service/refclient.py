@@ -452,8 +452,8 @@ class HubClient(object):
         return self.call("GET", "/v2/events" + ("?" + urllib.parse.urlencode(q) if q else ""))
 
     # -- the assisted-installer-controller's calls (agentAuth: X-Secret-Key) -----
-    # A stand-in for the controller: the hub's rehearsal has no spoke cluster,
-    # so a test plays the controller's part with exactly these calls.
+    # The controller's calls, for the service's own tests that play its part
+    # (the hub's rehearsal runs cradle's controller itself).
     TEST_INGRESS_CA = """-----BEGIN CERTIFICATE-----
 MIIBrTCCAVOgAwIBAgIUfX0g5gM8khl6fsPHEQnaq6/xnrswCgYIKoZIzj0EAwIw
 KzEpMCcGA1UEAwwgcmVmc2VydmljZS10ZXN0LWluZ3Jlc3Mtb3BlcmF0b3IwIBcN
