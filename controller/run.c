@@ -40,6 +40,7 @@ static const KubeResource resource_proxies =
 /* The tasks, in the order they run when due at the same time and finish
  * once the installation is over. */
 static const ControllerTask *const tasks[] = {
+        &controller_task_dns, /* dns-default's address, as soon as possible (not in dry run) */
         &controller_task_nodes, /* Joined, Done, Configuring */
         &controller_task_csrs, /* the kubelets' certificate requests */
         &controller_task_finalize, /* the finalizing stages, complete-installation */

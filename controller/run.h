@@ -16,6 +16,7 @@
 #include "assisted/assisted-models.h"
 #include "assisted/cluster-hosts.h"
 #include "controller/config.h"
+#include "controller/dns.h"
 #include "controller/dry.h"
 #include "controller/ending.h"
 #include "controller/service.h"
@@ -66,6 +67,10 @@ typedef struct Controller {
         /* the OLM operators the controller reported failed (their
          * must-gather images) */
         char **failed_operators;
+        /* the DNS address hack (task-dns.c) */
+        DnsHack dns;
+        char *dns_address; /* the address dns-default wants */
+        char *dns_foreign_namespace, *dns_foreign_name; /* the Service that holds it */
 } Controller;
 
 typedef struct ControllerTask {
@@ -88,6 +93,7 @@ extern const ControllerTask controller_task_installation; /* task-installation.c
 extern const ControllerTask controller_task_logs; /* task-logs.c */
 extern const ControllerTask controller_task_labels; /* task-labels.c */
 extern const ControllerTask controller_task_bmhs; /* task-bmh.c */
+extern const ControllerTask controller_task_dns; /* task-dns.c */
 
 /* upstream's first round after one interval */
 usec_t controller_after_poll_interval(const ControllerConfig *c);
