@@ -1280,6 +1280,106 @@ class TestDnsAddress(Lab):
         self.assertNotIn("No service found with IP", c.log())
 
 
+FAKE_OC_DEBUG = r"""#!/usr/bin/python3
+# oc debug node/<n> -- chroot /host last reboot, as a node rebooted twice
+# answers it; the first try of each node fails (no debug pod yet). Each
+# call is recorded with the kubeconfig's modes and text.
+import json, os, sys
+record = os.environ["FAKE_OC_RECORD"]
+args = sys.argv[1:]
+kc = args[1] if len(args) > 1 else ""
+seen = []
+if os.path.exists(record):
+    with open(record) as f:
+        seen = [json.loads(line) for line in f]
+entry = {"argv": args}
+if os.path.isfile(kc):
+    entry["kubeconfig_mode"] = os.stat(kc).st_mode & 0o777
+    entry["dir_mode"] = os.stat(os.path.dirname(kc)).st_mode & 0o777
+    with open(kc) as f:
+        entry["kubeconfig"] = f.read()
+with open(record, "a") as f:
+    f.write(json.dumps(entry) + "\n")
+if not [e for e in seen if e["argv"] == args]:
+    print("error: the debug pod did not start", file=sys.stderr)
+    sys.exit(1)
+print("reboot   system boot  5.14.0-284.el9 Thu Nov 27 10:02   still running")
+print("reboot   system boot  5.14.0-284.el9 Thu Nov 27 09:41 - 10:01  (00:20)")
+print("")
+print("wtmp begins Thu Nov 27 09:41:07 2026")
+"""
+
+
+class TestReboots(Lab):
+    """NOTIFY_NUM_REBOOTS (notes §5.8): each host reported Done gets its
+    node's reboots counted with oc debug (a recording oc here) and the
+    event reboots_for_node in the service's record."""
+
+    def debug_oc(self):
+        """A directory with the recording oc, and its record."""
+        bindir = os.path.join(self.tmp, self.prefix + "-bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "oc"), "w") as f:
+            f.write(FAKE_OC_DEBUG)
+        os.chmod(os.path.join(bindir, "oc"), 0o755)
+        return bindir, os.path.join(self.tmp, self.prefix + "-oc.jsonl")
+
+    def test_reboots_for_node(self):
+        cid, ie, hosts = self.seed(masters=2, workers=0)
+        bindir, record = self.debug_oc()
+        c = self.controller(cid, env={"NOTIFY_NUM_REBOOTS": "true", "FAKE_OC_RECORD": record,
+                                      "PATH": bindir + ":" + os.environ.get("PATH", "")})
+        for hid, name, ip, role in hosts:
+            self.node(name, ip, ready=True)
+
+        def reboot_events():
+            st, evs = self.hub.events(cluster_id=cid)
+            self.assertEqual(st, 200, evs)
+            return [e for e in evs if e.get("name") == "reboots_for_node"]
+        evs = wait_for("an event per host", lambda: len(reboot_events()) == len(hosts) and reboot_events())
+        by_host = {e["host_id"]: e for e in evs}
+        for hid, name, ip, role in hosts:
+            e = by_host[hid]
+            self.assertEqual(e["message"], "Node %s has been rebooted 2 times before completing installation" % name)
+            self.assertEqual(e["severity"], "info")
+            self.assertEqual(e["infra_env_id"], ie)
+            self.assertEqual(e["cluster_id"], cid)
+            self.assertIn("Done", self.stages(hid))
+        # upstream's command line, tried again after a failure, with the
+        # service's kubeconfig-noingress (0600 in a 0700 directory)
+        with open(record) as f:
+            calls = [json.loads(line) for line in f]
+        for hid, name, ip, role in hosts:
+            mine = [x for x in calls if x["argv"][3:4] == ["node/" + name]]
+            self.assertEqual(len(mine), 2, calls)
+            self.assertEqual(mine[0]["argv"][0], "--kubeconfig")
+            self.assertEqual(mine[0]["argv"][2:], ["debug", "node/" + name, "--", "chroot", "/host", "last",
+                                                   "reboot"])
+            self.assertEqual(mine[0]["kubeconfig"], KUBECONFIG_NOINGRESS)
+            self.assertEqual(mine[0]["kubeconfig_mode"], 0o600)
+            self.assertEqual(mine[0]["dir_mode"], 0o700)
+        kubeconfig = calls[0]["argv"][1]
+        self.assertIn("number of reboots for node %s is 2" % hosts[0][1], c.log())
+        self.assertNotIn("server: https://api.test.example.com", c.log())
+        # downloaded once, removed at the end
+        self.assertEqual(len(self.svc.requests(path="/clusters/%s/downloads/credentials" % cid, method="GET")), 1)
+        c.stop()
+        self.assertFalse(os.path.exists(kubeconfig))
+        self.assertFalse(os.path.exists(os.path.dirname(kubeconfig)))
+
+    def test_without_notify_no_oc(self):
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        bindir, record = self.debug_oc()
+        self.controller(cid, env={"FAKE_OC_RECORD": record, "PATH": bindir + ":" + os.environ.get("PATH", "")})
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        wait_for("Done", lambda: "Done" in self.stages(hid))
+        time.sleep(1)
+        self.assertFalse(os.path.exists(record))
+        st, evs = self.hub.events(cluster_id=cid)
+        self.assertEqual([e for e in evs if e.get("name") == "reboots_for_node"], [])
+
+
 class TestDryRun(Lab):
     """DRY_ENABLE (notes §8): no Kubernetes API at all (the kubeconfig names
     nothing that exists); the new cluster is the hosts file, each host a
