@@ -90,7 +90,8 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
         ControllerConfig c = {};
         double ready_interval = 1, ready_timeout = 70 * 60, poll = 30, slow_poll = 60, fetch = 10,
                operators_timeout = 10 * 60 * 60, retry_delay = 2, retry_max_delay = 10,
-               logs_interval = 5 * 60, logs_timeout = 70 * 60;
+               logs_interval = 5 * 60, logs_timeout = 70 * 60, dns_interval = 20, deletion_interval = 10,
+               reboots_interval = 15;
         bool help = false;
         int optind, r;
         const GoFlag flags[] = {
@@ -170,6 +171,15 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
                 { "must-gather-dir", GOFLAG_STRING, &c.must_gather_dir, "/tmp/must-gather-logs",
                   "cradle: where oc adm must-gather runs after a failure (its archive there is reused)",
                   "CRADLE_CONTROLLER_MUST_GATHER_DIR" },
+                { "dns-interval", GOFLAG_DOUBLE, &dns_interval, "20",
+                  "cradle: seconds between the lookups of the DNS service's address",
+                  "CRADLE_CONTROLLER_DNS_INTERVAL" },
+                { "deletion-interval", GOFLAG_DOUBLE, &deletion_interval, "10",
+                  "cradle: seconds between the tries of a deletion the DNS address asks for",
+                  "CRADLE_CONTROLLER_DELETION_INTERVAL" },
+                { "reboots-interval", GOFLAG_DOUBLE, &reboots_interval, "15",
+                  "cradle: seconds between the tries to count a node's reboots (NOTIFY_NUM_REBOOTS)",
+                  "CRADLE_CONTROLLER_REBOOTS_INTERVAL" },
                 { "retry-delay", GOFLAG_DOUBLE, &retry_delay, "2",
                   "cradle: seconds, base of the jittered back-off of service calls", "CRADLE_RETRY_DELAY" },
                 { "retry-max-delay", GOFLAG_DOUBLE, &retry_max_delay, "10",
@@ -232,6 +242,9 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
             usec_from_seconds(operators_timeout, &c.operators_timeout) < 0 ||
             usec_from_seconds(logs_interval, &c.logs_interval) < 0 ||
             usec_from_seconds(logs_timeout, &c.logs_timeout) < 0 ||
+            usec_from_seconds(dns_interval, &c.dns_interval) < 0 ||
+            usec_from_seconds(deletion_interval, &c.deletion_interval) < 0 ||
+            usec_from_seconds(reboots_interval, &c.reboots_interval) < 0 ||
             usec_from_seconds(retry_delay, &c.retry_delay) < 0 ||
             usec_from_seconds(retry_max_delay, &c.retry_max_delay) < 0) {
                 fprintf(stderr, "%s: invalid value of a cradle option (--log-level or a delay)\n",

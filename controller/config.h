@@ -49,6 +49,9 @@ typedef struct ControllerConfig {
         usec_t logs_interval; /* the log upload while the installation goes on: 5 min */
         usec_t logs_timeout; /* the last upload (with must-gather after a failure): 70 min */
         char *must_gather_dir; /* where oc adm must-gather runs: /tmp/must-gather-logs */
+        usec_t dns_interval; /* the DNS address hack's lookups: 20 s */
+        usec_t deletion_interval; /* its deletion tries: 10 s */
+        usec_t reboots_interval; /* the reboots notifier's oc debug tries: 15 s */
         usec_t retry_delay; /* service calls: 2 s base */
         usec_t retry_max_delay; /* 10 s */
 } ControllerConfig;

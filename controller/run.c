@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "assisted/assisted-models.h"
 #include "assisted/assisted.h"
@@ -40,12 +41,14 @@ static const KubeResource resource_proxies =
 /* The tasks, in the order they run when due at the same time and finish
  * once the installation is over. */
 static const ControllerTask *const tasks[] = {
+        &controller_task_dns, /* dns-default's address, as soon as possible (not in dry run) */
         &controller_task_nodes, /* Joined, Done, Configuring */
         &controller_task_csrs, /* the kubelets' certificate requests */
         &controller_task_finalize, /* the finalizing stages, complete-installation */
         &controller_task_installation, /* the end of the run */
         &controller_task_labels, /* the labels the service asks for, the worker pool paused meanwhile */
         &controller_task_bmhs, /* BareMetalHosts and Machines (baremetal only) */
+        &controller_task_reboots, /* NOTIFY_NUM_REBOOTS: reboots_for_node of each host Done */
         &controller_task_logs, /* controller_logs.tar.gz, last: after everything else was said */
 };
 
@@ -337,6 +340,35 @@ int controller_hosts_get(Controller *ctl, ClusterHosts *ret)
         if (r < 0)
                 return log_error_errno(r, "Failed to get node map from the assisted service: %s",
                                        strna(err));
+        return 0;
+}
+
+int controller_kubeconfig_noingress(Controller *ctl, const char *dir_name, char **ret_dir, char **ret_path)
+{
+        _cleanup_free_ char *data = NULL, *err = NULL, *dir = NULL, *path = NULL;
+        const char *tmp = getenv("TMPDIR");
+        size_t len = 0;
+        int r;
+
+        r = controller_service_download(&ctl->svc, "credentials", CONTROLLER_KUBECONFIG_NOINGRESS, &data,
+                                        &len, &err);
+        if (r < 0)
+                return log_error_errno(r, "Failed to download %s: %s", CONTROLLER_KUBECONFIG_NOINGRESS,
+                                       strna(err));
+        dir = strdup_printf("%s/%s.XXXXXX", isempty(tmp) ? "/tmp" : tmp, dir_name);
+        if (!dir || !mkdtemp(dir))
+                r = dir ? negative_errno() : -ENOMEM;
+        else {
+                path = strdup_printf("%s/" CONTROLLER_KUBECONFIG_NOINGRESS, dir);
+                r = path ? write_file_atomic(path, data, len, 0600) : -ENOMEM;
+                if (r < 0)
+                        (void)rmdir(dir);
+        }
+        explicit_bzero(data, len);
+        if (r < 0)
+                return log_error_errno(r, "Failed to write %s: %m", CONTROLLER_KUBECONFIG_NOINGRESS);
+        *ret_dir = TAKE_PTR(dir);
+        *ret_path = TAKE_PTR(path);
         return 0;
 }
 

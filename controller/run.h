@@ -16,6 +16,7 @@
 #include "assisted/assisted-models.h"
 #include "assisted/cluster-hosts.h"
 #include "controller/config.h"
+#include "controller/dns.h"
 #include "controller/dry.h"
 #include "controller/ending.h"
 #include "controller/service.h"
@@ -47,6 +48,15 @@ typedef struct Finalize {
         OlmWait olm;
 } Finalize;
 
+/* a host reported Done whose reboots are still to be counted (task-reboots.c) */
+typedef struct RebootsPending {
+        char *node;
+        char *host_id;
+        char *infra_env_id;
+        usec_t deadline; /* CLOCK_MONOTONIC: the 6 minutes of each */
+        unsigned attempts;
+} RebootsPending;
+
 typedef struct Controller {
         const ControllerConfig *cfg;
         KubeClient *kube; /* NULL in dry run */
@@ -66,6 +76,14 @@ typedef struct Controller {
         /* the OLM operators the controller reported failed (their
          * must-gather images) */
         char **failed_operators;
+        /* the DNS address hack (task-dns.c) */
+        DnsHack dns;
+        char *dns_address; /* the address dns-default wants */
+        char *dns_foreign_namespace, *dns_foreign_name; /* the Service that holds it */
+        /* the reboots notifier (task-reboots.c) */
+        RebootsPending *reboots;
+        size_t n_reboots;
+        char *reboots_kubeconfig_dir, *reboots_kubeconfig;
 } Controller;
 
 typedef struct ControllerTask {
@@ -88,6 +106,12 @@ extern const ControllerTask controller_task_installation; /* task-installation.c
 extern const ControllerTask controller_task_logs; /* task-logs.c */
 extern const ControllerTask controller_task_labels; /* task-labels.c */
 extern const ControllerTask controller_task_bmhs; /* task-bmh.c */
+extern const ControllerTask controller_task_dns; /* task-dns.c */
+extern const ControllerTask controller_task_reboots; /* task-reboots.c */
+
+/* NOTIFY_NUM_REBOOTS: the reboots of the host's node are to be counted
+ * and sent (the host was just reported Done); nothing otherwise. */
+void controller_reboots_start(Controller *ctl, const char *node, const ClusterHost *h);
 
 /* upstream's first round after one interval */
 usec_t controller_after_poll_interval(const ControllerConfig *c);
@@ -114,6 +138,11 @@ KubeClient *controller_kube(Controller *ctl);
 /* PUT progress {"finalizing_stage"}: true once the service took it (or has
  * no finalizing stages at all); logged (task-finalize.c). */
 bool controller_stage_report(Controller *ctl, FinalizingStage stage);
+/* The service's kubeconfig-noingress (the cluster's admin kubeconfig, a
+ * secret) as a 0600 file in a new 0700 directory $TMPDIR/<dir_name>.XXXXXX;
+ * logged when it fails, never its content. The caller removes both. */
+#define CONTROLLER_KUBECONFIG_NOINGRESS "kubeconfig-noingress"
+int controller_kubeconfig_noingress(Controller *ctl, const char *dir_name, char **ret_dir, char **ret_path);
 /* An OLM operator the controller reported failed: must-gather collects
  * its image too. */
 void controller_operator_failed(Controller *ctl, const char *name);

@@ -147,6 +147,17 @@ int controller_service_complete(ControllerService *s, json_object *body, char **
                             reterr);
 }
 
+static int op_event(AssistedClient *c, void *userdata, long *ret_status, char **reterr)
+{
+        return assisted_op_call(c, ASSISTED_OP_TRIGGER_EVENT, (char *[]){ NULL }, NULL, userdata, ret_status,
+                                NULL, reterr);
+}
+
+int controller_service_event(ControllerService *s, json_object *event, char **reterr)
+{
+        return call(s, "event", op_event, event, NULL, reterr);
+}
+
 typedef struct LogsArgs {
         ControllerService *s;
         const char *arg; /* the logs state, or the archive's path */

@@ -45,6 +45,9 @@ int controller_service_ingress_ca(ControllerService *s, const char *pem, char **
 /* POST /v2/clusters/{id}/actions/complete-installation with body (finalize.h) */
 int controller_service_complete(ControllerService *s, json_object *body, char **reterr);
 
+/* POST /v2/events with event (reboots.h) */
+int controller_service_event(ControllerService *s, json_object *event, char **reterr);
+
 /* PUT /v2/clusters/{id}/logs-progress {"logs_state": state} */
 int controller_service_logs_progress(ControllerService *s, const char *state, char **reterr);
 /* POST /v2/clusters/{id}/logs?logs_type=controller, the file at path as

@@ -34,7 +34,6 @@
 #include "targz.h"
 #include "timeutil.h"
 
-#define KUBECONFIG_NOINGRESS "kubeconfig-noingress"
 /* what oc adm must-gather prints is only logged, its tail */
 #define MUST_GATHER_OUTPUT_TAIL 4096
 
@@ -181,35 +180,6 @@ static bool oc_in_path(void)
         return false;
 }
 
-/* kubeconfig-noingress from the service into a directory of its own
- * (mode 0700); the caller removes both */
-static int kubeconfig_fetch(Controller *ctl, char **ret_dir, char **ret_path)
-{
-        _cleanup_free_ char *data = NULL, *err = NULL, *dir = NULL, *path = NULL;
-        const char *tmp = getenv("TMPDIR");
-        size_t len = 0;
-        int r;
-
-        r = controller_service_download(&ctl->svc, "credentials", KUBECONFIG_NOINGRESS, &data, &len, &err);
-        if (r < 0)
-                return log_error_errno(r, "Failed to download %s: %s", KUBECONFIG_NOINGRESS, strna(err));
-        dir = strdup_printf("%s/controller-must-gather.XXXXXX", isempty(tmp) ? "/tmp" : tmp);
-        if (!dir || !mkdtemp(dir))
-                r = dir ? negative_errno() : -ENOMEM;
-        else {
-                path = strdup_printf("%s/" KUBECONFIG_NOINGRESS, dir);
-                r = path ? write_file_atomic(path, data, len, 0600) : -ENOMEM;
-                if (r < 0)
-                        (void)rmdir(dir);
-        }
-        explicit_bzero(data, len);
-        if (r < 0)
-                return log_error_errno(r, "Failed to write %s: %m", KUBECONFIG_NOINGRESS);
-        *ret_dir = TAKE_PTR(dir);
-        *ret_path = TAKE_PTR(path);
-        return 0;
-}
-
 /* the directory oc made in dir (must-gather.local.<n>) */
 static char *must_gather_output(const char *dir)
 {
@@ -262,7 +232,7 @@ static int must_gather_run(Controller *ctl, usec_t deadline, char **ret_archive)
         if (must_gather_images(c->must_gather_image, ctl->end == INSTALLATION_FAILED, ctl->failed_operators,
                                &images) < 0)
                 return log_oom();
-        r = kubeconfig_fetch(ctl, &kc_dir, &kc);
+        r = controller_kubeconfig_noingress(ctl, "controller-must-gather", &kc_dir, &kc);
         if (r < 0)
                 return r;
         argv = must_gather_argv(kc, images);

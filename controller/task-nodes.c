@@ -189,8 +189,8 @@ static bool nodes_round(Controller *ctl)
                         continue;
                 if (a->untaint && !node_untaint(ctl, a->node))
                         continue;
-                if (a->report_done)
-                        (void)host_stage(ctl, h, a->node, HOST_STAGE_DONE);
+                if (a->report_done && host_stage(ctl, h, a->node, HOST_STAGE_DONE))
+                        controller_reboots_start(ctl, a->node, h);
         }
         node_status_actions_free(plan, n);
         configuring_round(ctl);

@@ -25,7 +25,6 @@
 #include "strutil.h"
 
 #define CUSTOM_MANIFESTS_FILE "custom_manifests.json"
-#define KUBECONFIG_NOINGRESS "kubeconfig-noingress"
 /* failedOperatorRetry: attempts at marking the pending operators failed */
 #define MARK_FAILED_ATTEMPTS 10
 
@@ -247,18 +246,19 @@ static bool manifests_apply(Controller *ctl, const OlmWait *w)
                 goto out;
         }
         err = mfree(err);
-        r = controller_service_download(svc, "credentials", KUBECONFIG_NOINGRESS, &kubeconfig, &klen, &err);
+        r = controller_service_download(svc, "credentials", CONTROLLER_KUBECONFIG_NOINGRESS, &kubeconfig,
+                                        &klen, &err);
         if (r < 0) {
                 log_error("Failed to download noingress kubeconfig %s", strna(err));
                 goto out;
         }
-        kpath = strdup_printf("%s/%s", dir, KUBECONFIG_NOINGRESS);
+        kpath = strdup_printf("%s/%s", dir, CONTROLLER_KUBECONFIG_NOINGRESS);
         if (!kpath || write_file_atomic(kpath, kubeconfig, klen, 0600) < 0) {
                 r = -EIO;
-                log_error("Failed to store %s in %s", KUBECONFIG_NOINGRESS, dir);
+                log_error("Failed to store %s in %s", CONTROLLER_KUBECONFIG_NOINGRESS, dir);
                 goto out;
         }
-        log_info("Downloaded %s to %s.", KUBECONFIG_NOINGRESS, kpath);
+        log_info("Downloaded %s to %s.", CONTROLLER_KUBECONFIG_NOINGRESS, kpath);
         err = mfree(err);
         r = custom_manifests_parse(data, len, c->openshift_version, &m, &n, &err);
         if (r < 0) {

@@ -61,6 +61,8 @@ static const AssistedOpInfo ops[_ASSISTED_OP_MAX] = {
                                                        "progress",
                                                        200, 2 },
         [ASSISTED_OP_LIST_EVENTS] = { "v2ListEvents", "GET", "/v2/events", 200, 0 },
+        /* the controller's reboots_for_node (agentAuth) */
+        [ASSISTED_OP_TRIGGER_EVENT] = { "v2TriggerEvent", "POST", "/v2/events", 201, 0 },
         [ASSISTED_OP_REGISTER_CLUSTER] = { "v2RegisterCluster", "POST", "/v2/clusters", 201, 0 },
         [ASSISTED_OP_IMPORT_CLUSTER] = { "v2ImportCluster", "POST", "/v2/clusters/import", 201, 0 },
         [ASSISTED_OP_LIST_CLUSTERS] = { "v2ListClusters", "GET", "/v2/clusters", 200, 0 },

@@ -43,6 +43,7 @@ typedef enum AssistedOp {
         ASSISTED_OP_UPDATE_HOST_INSTALL_PROGRESS,
         /* events */
         ASSISTED_OP_LIST_EVENTS,
+        ASSISTED_OP_TRIGGER_EVENT,
         /* clusters */
         ASSISTED_OP_REGISTER_CLUSTER,
         ASSISTED_OP_IMPORT_CLUSTER,

@@ -70,7 +70,8 @@ BOOTSTRAPPER = "system:serviceaccount:openshift-machine-config-operator:node-boo
 BOOTSTRAPPER_GROUPS = ["system:serviceaccounts", "system:serviceaccounts:openshift-machine-config-operator"]
 # the controller's rounds, a fraction of upstream's 30 s and 60 s
 FAST = ["--poll-interval", "0.3", "--slow-poll-interval", "0.5", "--ready-interval", "0.2",
-        "--fetch-interval", "0.2", "--retry-delay", "0.05", "--retry-max-delay", "0.2"]
+        "--fetch-interval", "0.2", "--retry-delay", "0.05", "--retry-max-delay", "0.2",
+        "--dns-interval", "0.2", "--deletion-interval", "0.1", "--reboots-interval", "0.2"]
 WAIT = 60
 KUBECONFIG_NOINGRESS = ("apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://api.test.example.com:6443\n"
                         "  name: test\ncontexts: []\nusers: []\n")
@@ -1135,6 +1136,236 @@ class TestOlmOperators(Lab):
         self.assertEqual((cl["status"], cl["status_info"]), ("installed", "Cluster is installed"))
         ops = {o["name"]: o for o in cl["monitored_operators"]}
         self.assertEqual(ops["lso"]["status"], "available")
+
+
+class TestDnsAddress(Lab):
+    """HackDNSAddressConflict (notes §5.6): the tenth address of the
+    install-config's service network belongs to openshift-dns/dns-default;
+    a Service of another name holding it is deleted, and the DNS operator's
+    pods with it, so that the operator makes dns-default again.
+
+    The service network is the test's: a /24 of the cluster's real service
+    range (read from a Service the test makes), so that the address can be
+    given to a Service on a real cluster too. On a cluster that has its own
+    kube-system/cluster-config-v1 (a real OpenShift cluster) the tests skip:
+    its DNS Service and operator are never touched."""
+
+    SERVICES = "/api/v1/namespaces/%s/services"
+    OPERATOR_PODS = "/api/v1/namespaces/openshift-dns-operator/pods"
+
+    def service(self, ns, name, ip=None):
+        spec = {"ports": [{"port": 53, "protocol": "UDP"}]}
+        if ip:
+            spec["clusterIP"] = ip
+        return self.kube.request("POST", self.SERVICES % ns, {"apiVersion": "v1", "kind": "Service",
+                                                              "metadata": {"name": name}, "spec": spec})
+
+    def address_network(self):
+        """A network of the cluster's service range whose .10 no Service
+        holds: (network, address)."""
+        import random
+        r = self.service(self.namespace, "range-probe")
+        self.assertEqual(r.status, 201, r)
+        self.kube.made.append(self.SERVICES % self.namespace + "/range-probe")
+        ip = r.json["spec"]["clusterIP"]
+        if ":" in ip:
+            raise unittest.SkipTest("an IPv6 service range (the IPv6 address is a unit test's)")
+        a, b, c, _ = ip.split(".")
+        taken = set(s["spec"].get("clusterIP") for s in self.kube.ok("GET", "/api/v1/services").json["items"])
+        for third in random.sample(range(1, 255), 254):
+            address = "%s.%s.%d.10" % (a, b, third)
+            if address not in taken:
+                return "%s.%s.%d.0/24" % (a, b, third), address
+        raise unittest.SkipTest("no free .10 address in %s.%s.0.0/16" % (a, b))
+
+    def at(self, ns, name, address):
+        """A Service of the test's holding address (made again while a
+        real cluster still holds a just-released address)."""
+        def made():
+            r = self.service(ns, name, address)
+            if r.status == 422:
+                return None
+            self.assertEqual(r.status, 201, r)
+            return r
+        wait_for("a Service %s/%s at %s" % (ns, name, address), made, timeout=30, interval=0.5)
+        self.kube.made.append(self.SERVICES % ns + "/" + name)
+
+    def install_config(self, network):
+        self.own("/api/v1/namespaces/kube-system/configmaps", {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cluster-config-v1"},
+            "data": {"install-config": "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: %s\n"
+                                       "networking:\n  networkType: OVNKubernetes\n  serviceNetwork:\n"
+                                       "  - %s\n  - fd02::/112\nplatform:\n  none: {}\n"
+                                       % (self.prefix, network)}})
+
+    def operator_pods(self):
+        """Two pods of the DNS operator's namespace, the test's own; skips
+        where the namespace has pods of its own (a real operator's)."""
+        self.kube.ensure_namespace("openshift-dns-operator")
+        mine = ["%s-dns-operator-%d" % (self.prefix, i) for i in range(2)]
+        others = [p["metadata"]["name"] for p in self.kube.ok("GET", self.OPERATOR_PODS).json["items"]]
+        if others:
+            raise unittest.SkipTest("openshift-dns-operator has pods of its own (%s): the deletecollection "
+                                    "would delete them" % ", ".join(others[:3]))
+        for name in mine:
+            self.kube.create(self.OPERATOR_PODS, {
+                "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": "dns-operator", "image": "quay.io/openshift/dns-operator"}]}})
+        return mine
+
+    def started(self):
+        st, cl = self.hub.register_cluster(name=self.prefix)
+        self.assertEqual(st, 201, cl)
+        self.addCleanup(self.hub.call, "DELETE", "/v2/clusters/%s" % cl["id"])
+        return self.controller(cl["id"])
+
+    def test_foreign_service_deleted_with_the_operator_pods(self):
+        network, address = self.address_network()
+        self.install_config(network)
+        pods = self.operator_pods()
+        self.at(self.namespace, "squatter", address)
+        c = self.started()
+        wait_for("the squatter deleted",
+                 lambda: self.kube.request("GET", self.SERVICES % self.namespace + "/squatter").status == 404)
+        wait_for("the DNS operator's pods deleted", lambda: not [
+            p for p in self.kube.ok("GET", self.OPERATOR_PODS).json["items"] if p["metadata"]["name"] in pods])
+        self.assertIn("Deleting service squatter in namespace %s whose IP %s conflicts with dns-default"
+                      % (self.namespace, address), c.log())
+        # the operator makes dns-default again: the hack is over
+        self.kube.ensure_namespace("openshift-dns")
+        if self.get(self.SERVICES % "openshift-dns" + "/dns-default") is not None:
+            raise unittest.SkipTest("the cluster has its own openshift-dns/dns-default")
+        self.at("openshift-dns", "dns-default", address)
+        wait_for("the hack's end", lambda: "Service dns-default has successfully taken IP %s" % address in c.log()
+                 and "HackDNSAddressConflict finished" in c.log())
+        # the Service of the test's range probe, at another address, stays
+        self.assertEqual(self.kube.request("GET", self.SERVICES % self.namespace + "/range-probe").status, 200)
+
+    def test_dns_default_holding_it_is_left_alone(self):
+        network, address = self.address_network()
+        self.install_config(network)
+        pods = self.operator_pods()
+        self.kube.ensure_namespace("openshift-dns")
+        if self.get(self.SERVICES % "openshift-dns" + "/dns-default") is not None:
+            raise unittest.SkipTest("the cluster has its own openshift-dns/dns-default")
+        self.at("openshift-dns", "dns-default", address)
+        c = self.started()
+        wait_for("the hack's end", lambda: "HackDNSAddressConflict finished" in c.log())
+        self.assertIn("Service dns-default has successfully taken IP %s" % address, c.log())
+        self.assertNotIn("Deleting service", c.log())
+        self.assertEqual(self.kube.request("GET", self.SERVICES % "openshift-dns" + "/dns-default").status, 200)
+        names = [p["metadata"]["name"] for p in self.kube.ok("GET", self.OPERATOR_PODS).json["items"]]
+        self.assertEqual(sorted(set(pods) & set(names)), sorted(pods))
+
+    def test_no_install_config_no_hack(self):
+        """Without cluster-config-v1 (or with a network that does not parse)
+        the hack ends at once, as upstream's, and nothing is listed."""
+        if self.get("/api/v1/namespaces/kube-system/configmaps/cluster-config-v1") is not None:
+            raise unittest.SkipTest("the cluster has its own kube-system/cluster-config-v1")
+        c = self.started()
+        wait_for("the hack's end", lambda: "HackDNSAddressConflict finished" in c.log())
+        self.assertIn("Failed to get service networks", c.log())
+        self.assertNotIn("No service found with IP", c.log())
+
+
+FAKE_OC_DEBUG = r"""#!/usr/bin/python3
+# oc debug node/<n> -- chroot /host last reboot, as a node rebooted twice
+# answers it; the first try of each node fails (no debug pod yet). Each
+# call is recorded with the kubeconfig's modes and text.
+import json, os, sys
+record = os.environ["FAKE_OC_RECORD"]
+args = sys.argv[1:]
+kc = args[1] if len(args) > 1 else ""
+seen = []
+if os.path.exists(record):
+    with open(record) as f:
+        seen = [json.loads(line) for line in f]
+entry = {"argv": args}
+if os.path.isfile(kc):
+    entry["kubeconfig_mode"] = os.stat(kc).st_mode & 0o777
+    entry["dir_mode"] = os.stat(os.path.dirname(kc)).st_mode & 0o777
+    with open(kc) as f:
+        entry["kubeconfig"] = f.read()
+with open(record, "a") as f:
+    f.write(json.dumps(entry) + "\n")
+if not [e for e in seen if e["argv"] == args]:
+    print("error: the debug pod did not start", file=sys.stderr)
+    sys.exit(1)
+print("reboot   system boot  5.14.0-284.el9 Thu Nov 27 10:02   still running")
+print("reboot   system boot  5.14.0-284.el9 Thu Nov 27 09:41 - 10:01  (00:20)")
+print("")
+print("wtmp begins Thu Nov 27 09:41:07 2026")
+"""
+
+
+class TestReboots(Lab):
+    """NOTIFY_NUM_REBOOTS (notes §5.8): each host reported Done gets its
+    node's reboots counted with oc debug (a recording oc here) and the
+    event reboots_for_node in the service's record."""
+
+    def debug_oc(self):
+        """A directory with the recording oc, and its record."""
+        bindir = os.path.join(self.tmp, self.prefix + "-bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "oc"), "w") as f:
+            f.write(FAKE_OC_DEBUG)
+        os.chmod(os.path.join(bindir, "oc"), 0o755)
+        return bindir, os.path.join(self.tmp, self.prefix + "-oc.jsonl")
+
+    def test_reboots_for_node(self):
+        cid, ie, hosts = self.seed(masters=2, workers=0)
+        bindir, record = self.debug_oc()
+        c = self.controller(cid, env={"NOTIFY_NUM_REBOOTS": "true", "FAKE_OC_RECORD": record,
+                                      "PATH": bindir + ":" + os.environ.get("PATH", "")})
+        for hid, name, ip, role in hosts:
+            self.node(name, ip, ready=True)
+
+        def reboot_events():
+            st, evs = self.hub.events(cluster_id=cid)
+            self.assertEqual(st, 200, evs)
+            return [e for e in evs if e.get("name") == "reboots_for_node"]
+        evs = wait_for("an event per host", lambda: len(reboot_events()) == len(hosts) and reboot_events())
+        by_host = {e["host_id"]: e for e in evs}
+        for hid, name, ip, role in hosts:
+            e = by_host[hid]
+            self.assertEqual(e["message"], "Node %s has been rebooted 2 times before completing installation" % name)
+            self.assertEqual(e["severity"], "info")
+            self.assertEqual(e["infra_env_id"], ie)
+            self.assertEqual(e["cluster_id"], cid)
+            self.assertIn("Done", self.stages(hid))
+        # upstream's command line, tried again after a failure, with the
+        # service's kubeconfig-noingress (0600 in a 0700 directory)
+        with open(record) as f:
+            calls = [json.loads(line) for line in f]
+        for hid, name, ip, role in hosts:
+            mine = [x for x in calls if x["argv"][3:4] == ["node/" + name]]
+            self.assertEqual(len(mine), 2, calls)
+            self.assertEqual(mine[0]["argv"][0], "--kubeconfig")
+            self.assertEqual(mine[0]["argv"][2:], ["debug", "node/" + name, "--", "chroot", "/host", "last",
+                                                   "reboot"])
+            self.assertEqual(mine[0]["kubeconfig"], KUBECONFIG_NOINGRESS)
+            self.assertEqual(mine[0]["kubeconfig_mode"], 0o600)
+            self.assertEqual(mine[0]["dir_mode"], 0o700)
+        kubeconfig = calls[0]["argv"][1]
+        self.assertIn("number of reboots for node %s is 2" % hosts[0][1], c.log())
+        self.assertNotIn("server: https://api.test.example.com", c.log())
+        # downloaded once, removed at the end
+        self.assertEqual(len(self.svc.requests(path="/clusters/%s/downloads/credentials" % cid, method="GET")), 1)
+        c.stop()
+        self.assertFalse(os.path.exists(kubeconfig))
+        self.assertFalse(os.path.exists(os.path.dirname(kubeconfig)))
+
+    def test_without_notify_no_oc(self):
+        cid, ie, hosts = self.seed(masters=1, workers=0)
+        bindir, record = self.debug_oc()
+        self.controller(cid, env={"FAKE_OC_RECORD": record, "PATH": bindir + ":" + os.environ.get("PATH", "")})
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        wait_for("Done", lambda: "Done" in self.stages(hid))
+        time.sleep(1)
+        self.assertFalse(os.path.exists(record))
+        st, evs = self.hub.events(cluster_id=cid)
+        self.assertEqual([e for e in evs if e.get("name") == "reboots_for_node"], [])
 
 
 class TestDryRun(Lab):

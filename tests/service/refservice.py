@@ -705,6 +705,20 @@ class Api(object):
         events, hdrs = self.model.list_events(a)
         return json_response(200, events, hdrs)
 
+    def op_v2TriggerEvent(self, a, headers, rec):
+        """events/api.go V2TriggerEvent: a user (or uncategorized) event is
+        stored as it comes, stamped with the service's time; metrics events
+        are kept apart; any other category is refused."""
+        ev = a.get("body") or {}
+        cat = ev.get("category") or ""
+        if cat not in ("user", "", "metrics"):
+            raise ApiError(400, "unexpected category %s" % cat)
+        self.model.add_event(ev.get("name") or "", ev.get("message") or "", ev.get("severity") or "",
+                             cluster_id=ev.get("cluster_id"), host_id=ev.get("host_id"),
+                             infra_env_id=ev.get("infra_env_id"), props=ev.get("props") or None,
+                             category="metrics" if cat == "metrics" else "user")
+        return Response(201)
+
     def _cluster(self, status, c):
         return json_response(status, self.model.cluster_api(c))
 

@@ -1572,6 +1572,29 @@ class TestInfraEnvs(HubBase):
 
 
 class TestEvents(HubBase):
+    def test_trigger_event(self):
+        """v2TriggerEvent (the controller's reboots_for_node): 201, the event
+        listed at the service's time; another category refused (400)."""
+        ie = self.new_ie()
+        host = str(uuid.uuid4())
+        self.agent_register(ie["id"], host)
+        ev = {"category": "user", "host_id": host, "infra_env_id": ie["id"], "name": "reboots_for_node",
+              "message": "Node w-0 has been rebooted 2 times before completing installation",
+              "severity": "info", "event_time": "2001-01-01T00:00:00.000Z"}
+        st, body = self.hub.agent_call("POST", "/v2/events", ev)
+        self.assertEqual(st, 201, body)
+        st, evs = self.hub.events(host_ids=[host])
+        mine = [e for e in evs if e["name"] == "reboots_for_node"]
+        self.assertEqual(len(mine), 1, evs)
+        self.assertEqual((mine[0]["message"], mine[0]["severity"], mine[0]["infra_env_id"]),
+                         (ev["message"], "info", ie["id"]))
+        self.assertNotEqual(mine[0]["event_time"], ev["event_time"])
+        # swagger's enum refuses another category before the handler's 400
+        st, body = self.hub.agent_call("POST", "/v2/events", dict(ev, category="nope"))
+        self.assertEqual(st, 422, body)
+        st, body = self.hub.agent_call("POST", "/v2/events", {"message": "no severity"})
+        self.assertEqual(st, 422, body)
+
     def test_infra_env_and_host_events(self):
         ie = self.new_ie()
         st, evs = self.hub.events(infra_env_id=ie["id"])
