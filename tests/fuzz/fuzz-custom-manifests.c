@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz-sources: */
+/* fuzz-sources: controller/olm.c controller/finalize.c */
 /* The service's custom_manifests.json, as the controller reads it before
  * applying the OLM operators' manifests. */
 #include <stdlib.h>

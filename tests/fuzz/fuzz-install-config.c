@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz-sources: */
+/* fuzz-sources: controller/dns.c */
 /* The install-config of kube-system/cluster-config-v1, as the controller
  * reads its service network for the DNS address hack, and the address it
  * computes from what it found. */
