@@ -148,20 +148,23 @@ class Lab(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
+        cls.start_lab()
+
+    @classmethod
+    def start_lab(cls, service_args=()):
+        # class cleanups run even when setUpClass fails (tearDownClass
+        # does not): nothing is left in /tmp or on the cluster then
+        import shutil
         cls.tmp = tempfile.mkdtemp(prefix="cradle-controller-")
+        cls.addClassCleanup(shutil.rmtree, cls.tmp, ignore_errors=True)
         cls.kube = kubelab.Cluster().start()
-        cls.svc = RefService(token="t0k-controller").start()
+        cls.addClassCleanup(cls.kube.stop)
+        cls.svc = RefService(token="t0k-controller", extra_args=list(service_args)).start()
+        cls.addClassCleanup(cls.svc.stop)
         cls.hub = HubClient(cls.svc)
         for crd in OPENSHIFT_CRDS:
             cls.apply_crd(crd)
         cls.subnet = 0
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.svc.stop()
-        cls.kube.stop()
-        import shutil
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     @classmethod
     def apply_crd(cls, path):
@@ -1472,13 +1475,7 @@ class TestLate2023Service(TestDryRun):
         if refclient.real_service():
             raise unittest.SkipTest("plays the late-2023 API with the reference service; "
                                     "CRADLE_TEST_SERVICE_URL is set")
-        cls.tmp = tempfile.mkdtemp(prefix="cradle-controller-")
-        cls.kube = kubelab.Cluster().start()
-        cls.svc = RefService(token="t0k-controller", extra_args=["--api-generation", "2023"]).start()
-        cls.hub = HubClient(cls.svc)
-        for crd in OPENSHIFT_CRDS:
-            cls.apply_crd(crd)
-        cls.subnet = 0
+        cls.start_lab(["--api-generation", "2023"])
 
     test_needs_the_hosts_file = None
 
