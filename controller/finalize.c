@@ -146,38 +146,6 @@ json_object *completion_body(bool success, const char *error_info, json_object *
         return TAKE_PTR(o);
 }
 
-static bool olm(json_object *op)
-{
-        return streq_ptr(json_get_string(op, "operator_type"), OPERATOR_TYPE_OLM);
-}
-
-unsigned olm_operators_count(json_object *list)
-{
-        unsigned n = 0;
-
-        for (size_t i = 0; list && i < json_object_array_length(list); i++)
-                if (olm(json_object_array_get_idx(list, i)))
-                        n++;
-        return n;
-}
-
-char **olm_operators_pending(json_object *list)
-{
-        _cleanup_strv_free_ char **l = NULL;
-
-        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
-                json_object *op = json_object_array_get_idx(list, i);
-                const char *status = json_get_string(op, "status");
-
-                if (!olm(op) || streq_ptr(status, OPERATOR_STATUS_AVAILABLE) ||
-                    streq_ptr(status, OPERATOR_STATUS_FAILED))
-                        continue;
-                if (strv_extend(&l, strempty(json_get_string(op, "name"))) < 0)
-                        return NULL;
-        }
-        return l ? TAKE_PTR(l) : calloc(1, sizeof(char *));
-}
-
 bool finalizing_stage_timed_out(json_object *cluster, const char *stage)
 {
         json_object *progress = json_get(cluster, "progress");

@@ -63,10 +63,6 @@ json_object *operators_report(json_object *cluster_operators);
  * false} (data only with a report; report is copied). */
 json_object *completion_body(bool success, const char *error_info, json_object *report);
 
-/* The OLM operators of the monitored-operators list (type "olm"); pending:
- * neither available nor failed. */
-unsigned olm_operators_count(json_object *list);
-char **olm_operators_pending(json_object *list);
 
 /* The service says the stage timed out: progress.finalizing_stage is it and
  * progress.finalizing_stage_timed_out is true. */
