@@ -63,7 +63,6 @@ json_object *operators_report(json_object *cluster_operators);
  * false} (data only with a report; report is copied). */
 json_object *completion_body(bool success, const char *error_info, json_object *report);
 
-
 /* The service says the stage timed out: progress.finalizing_stage is it and
  * progress.finalizing_stage_timed_out is true. */
 bool finalizing_stage_timed_out(json_object *cluster, const char *stage);
