@@ -2601,14 +2601,27 @@ class Model(object):
         self._maybe_complete(c)
         return c
 
+    def monitored_operators(self, cluster_id, name=None):
+        """V2ListOfClusterOperators: the service selects the operators rows
+        by cluster id, so an unknown cluster lists none (200 []); a name
+        asks for one row, and a missing row (or cluster) is gorm's bare
+        "record not found" (b29f9bcf, observed)."""
+        c = self.clusters.get(cluster_id)
+        ops = [dict(sorted(dict(o, cluster_id=c.id).items())) for o in (c.operators if c else [])
+               if not name or o["name"] == name]
+        if name and not ops:
+            raise ApiError(404, "record not found")
+        return ops
+
     def report_operator(self, cluster_id, report):
-        c = self.cluster(cluster_id)
         name = report.get("name") or ""
         if not name:
             raise ApiError(400, "empty operator name is not allowed")
-        op = next((o for o in c.operators if o["name"] == name), None)
+        c = self.clusters.get(cluster_id)
+        op = next((o for o in c.operators if o["name"] == name), None) if c else None
         if op is None:
-            raise ApiError(404, "failed to find operator %s in cluster %s" % (name, c.id))
+            # the row is looked up by cluster id and name in one query (observed)
+            raise ApiError(404, "record not found")
         op["status"] = report.get("status") or ""
         op["status_info"] = report.get("status_info") or ""
         if report.get("version"):

@@ -799,10 +799,7 @@ class Api(object):
         return Response(200)
 
     def op_V2ListOfClusterOperators(self, a, headers, rec):
-        c = self.model.cluster(a["cluster_id"])
-        ops = [dict(sorted(dict(o, cluster_id=c.id).items())) for o in c.operators
-               if not a.get("operator_name") or o["name"] == a["operator_name"]]
-        return json_response(200, ops)
+        return json_response(200, self.model.monitored_operators(a["cluster_id"], a.get("operator_name")))
 
     def op_v2CompleteInstallation(self, a, headers, rec):
         return self._cluster(202, self.model.complete_installation(a["cluster_id"], a.get("body") or {}))

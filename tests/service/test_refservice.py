@@ -2095,6 +2095,24 @@ class TestClusters(HubBase):
         self.assert_error(self.hub.update_cluster(c["id"], name="gone"), 404,
                           "Failed to get cluster %s: record not found" % c["id"])
 
+    def test_monitored_operators_unknown(self):
+        """The operators list selects rows by cluster id: an unknown cluster
+        lists none; one asked by name, or reported, that has no row is a
+        bare 404; an empty name is refused before any lookup (observed)."""
+        c = self.new_cluster()
+        gone = str(uuid.uuid4())
+        ops = "/v2/clusters/%s/monitored-operators"
+        self.assertEqual(self.hub.call("GET", ops % gone), (200, []))
+        st, listed = self.hub.call("GET", ops % c["id"])
+        self.assertEqual(st, 200, listed)
+        self.assertIn("console", [o["name"] for o in listed])
+        st, one = self.hub.call("GET", (ops + "?operator_name=console") % c["id"])
+        self.assertEqual((st, [o["name"] for o in one]), (200, ["console"]), one)
+        for cid in (c["id"], gone):
+            self.assert_error(self.hub.call("GET", (ops + "?operator_name=nosuch") % cid), 404, "record not found")
+            self.assert_error(self.hub.report_operator(cid, "nosuch"), 404, "record not found")
+            self.assert_error(self.hub.report_operator(cid, ""), 400, "empty operator name is not allowed")
+
     def imported(self):
         """A day-2 cluster (v2ImportCluster) with an infra-env bound to it."""
         st, c = self.hub.call("POST", "/v2/clusters/import", {"name": "day2", "api_vip_dnsname": "api.day2.example.com",
