@@ -91,7 +91,7 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
         double ready_interval = 1, ready_timeout = 70 * 60, poll = 30, slow_poll = 60, fetch = 10,
                operators_timeout = 10 * 60 * 60, retry_delay = 2, retry_max_delay = 10,
                logs_interval = 5 * 60, logs_timeout = 70 * 60, dns_interval = 20, deletion_interval = 10,
-               reboots_interval = 15;
+               reboots_interval = 15, agent_ready_timeout = 5 * 60;
         bool help = false;
         int optind, r;
         const GoFlag flags[] = {
@@ -146,6 +146,10 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
                 { "ready-timeout", GOFLAG_DOUBLE, &ready_timeout, "4200",
                   "cradle: seconds the start waits for them before it fails (the Job starts it again)",
                   "CRADLE_CONTROLLER_READY_TIMEOUT" },
+                { "agent-ready-timeout", GOFLAG_DOUBLE, &agent_ready_timeout, "300",
+                  "cradle: the same for the agent-based installer, whose service goes away with the "
+                  "rendezvous host (then the run goes on without it)",
+                  "CRADLE_CONTROLLER_AGENT_READY_TIMEOUT" },
                 { "poll-interval", GOFLAG_DOUBLE, &poll, "30",
                   "cradle: seconds between the rounds upstream repeats every 30 s (nodes, CSRs, the wait "
                   "for finalizing, finalizing stage reports)",
@@ -236,6 +240,7 @@ int controller_config_parse(int argc, char **argv, ControllerConfig *ret)
         if (log_level_from_string(c.log_level) < 0 ||
             usec_from_seconds(ready_interval, &c.ready_interval) < 0 ||
             usec_from_seconds(ready_timeout, &c.ready_timeout) < 0 ||
+            usec_from_seconds(agent_ready_timeout, &c.agent_ready_timeout) < 0 ||
             usec_from_seconds(poll, &c.poll_interval) < 0 ||
             usec_from_seconds(slow_poll, &c.slow_poll_interval) < 0 ||
             usec_from_seconds(fetch, &c.fetch_interval) < 0 ||

@@ -42,6 +42,7 @@ typedef struct ControllerConfig {
         char *log_level;
         usec_t ready_interval; /* SetReadyState: 1 s */
         usec_t ready_timeout; /* 70 min */
+        usec_t agent_ready_timeout; /* the agent-based installer's: 5 min, then on without the service */
         usec_t poll_interval; /* nodes, CSRs, waiting for finalizing, stage reports: 30 s */
         usec_t slow_poll_interval; /* operators, complete-installation, end of the installation: 60 s */
         usec_t fetch_interval; /* the ingress CA: 10 s */

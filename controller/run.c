@@ -7,6 +7,7 @@
  * objects), asks the module that decides, and performs the decision; it
  * then says when it runs again.
  */
+#include <assert.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -22,8 +23,10 @@
 #include "assisted/controller-contract.h"
 #include "buf.h"
 #include "cleanup.h"
+#include "controller/abi.h"
 #include "controller/config.h"
 #include "controller/controller.h"
+#include "controller/dns.h"
 #include "controller/dry.h"
 #include "controller/ending.h"
 #include "controller/run.h"
@@ -40,7 +43,7 @@ static const KubeResource resource_proxies =
 
 /* The tasks, in the order they run when due at the same time and finish
  * once the installation is over. */
-static const ControllerTask *const tasks[] = {
+static const ControllerTask *const tasks_assisted[] = {
         &controller_task_dns, /* dns-default's address, as soon as possible (not in dry run) */
         &controller_task_nodes, /* Joined, Done, Configuring */
         &controller_task_csrs, /* the kubelets' certificate requests */
@@ -52,11 +55,32 @@ static const ControllerTask *const tasks[] = {
         &controller_task_logs, /* controller_logs.tar.gz, last: after everything else was said */
 };
 
+/* the agent-based installer (abi.h): the service may go away at any time */
+static const ControllerTask *const tasks_agent[] = {
+        &controller_task_dns,
+        &controller_task_nodes,
+        &controller_task_csrs, /* until the rendezvous host's kubelet is approved too */
+        &controller_task_agent_manifests, /* olm-operator-manifests, not the finalizing stages */
+        &controller_task_agent_installation, /* the ClusterVersion and the masters, not the service */
+        &controller_task_labels,
+        &controller_task_bmhs,
+        &controller_task_reboots,
+        &controller_task_agent_logs, /* no final upload */
+};
+
+/* ... on a single node, which never calls the service */
+static const ControllerTask *const tasks_agent_single_node[] = {
+        &controller_task_dns,
+        &controller_task_agent_manifests,
+        &controller_task_agent_installation,
+};
+
 static void controller_done(Controller *ctl)
 {
-        for (size_t i = 0; i < ELEMENTSOF(tasks); i++)
-                if (tasks[i]->done)
-                        tasks[i]->done(ctl);
+        for (size_t i = 0; i < ctl->n_tasks; i++)
+                if (ctl->tasks[i]->done)
+                        ctl->tasks[i]->done(ctl);
+        json_object_put(ctl->last_cluster);
         kube_client_free(ctl->kube);
         dry_cluster_hosts_free(ctl->dry.hosts, ctl->dry.n);
         free(ctl->dry_rebooted);
@@ -267,9 +291,9 @@ static int ready_event_create(Controller *ctl)
 
 /* SetReadyState: the service and the API server answer, the Event is
  * there. Returns the cluster, or -ETIMEDOUT. */
-static int ready_state(Controller *ctl, json_object **ret_cluster)
+static int ready_state(Controller *ctl, usec_t timeout, json_object **ret_cluster)
 {
-        usec_t deadline = now_usec(CLOCK_MONOTONIC) + ctl->cfg->ready_timeout;
+        usec_t deadline = now_usec(CLOCK_MONOTONIC) + timeout;
 
         log_info("Start waiting to be ready");
         for (;;) {
@@ -340,6 +364,8 @@ int controller_hosts_get(Controller *ctl, ClusterHosts *ret)
         if (r < 0)
                 return log_error_errno(r, "Failed to get node map from the assisted service: %s",
                                        strna(err));
+        json_object_put(ctl->last_cluster);
+        ctl->last_cluster = json_object_get(cluster);
         return 0;
 }
 
@@ -376,21 +402,24 @@ int controller_kubeconfig_noingress(Controller *ctl, const char *dir_name, char 
 
 static int tasks_run(Controller *ctl)
 {
+        const ControllerTask *const *tasks = ctl->tasks;
         usec_t now = now_usec(CLOCK_MONOTONIC);
-        usec_t due[ELEMENTSOF(tasks)]; /* CLOCK_MONOTONIC; USEC_INFINITY: finished */
+        usec_t due[ELEMENTSOF(tasks_assisted)]; /* CLOCK_MONOTONIC; USEC_INFINITY: finished */
+        size_t n = ctl->n_tasks;
 
-        for (size_t i = 0; i < ELEMENTSOF(tasks); i++)
+        assert(n <= ELEMENTSOF(due));
+        for (size_t i = 0; i < n; i++)
                 due[i] = now + (tasks[i]->first_delay ? tasks[i]->first_delay(ctl->cfg) : 0);
         log_info("Waiting till all nodes will join and update status to assisted installer");
         log_info("monitor cluster installation status");
         while (ctl->end == INSTALLATION_GOES_ON) {
-                size_t next = ELEMENTSOF(tasks);
+                size_t next = n;
                 usec_t delay;
 
-                for (size_t i = 0; i < ELEMENTSOF(tasks); i++)
-                        if (due[i] != USEC_INFINITY && (next == ELEMENTSOF(tasks) || due[i] < due[next]))
+                for (size_t i = 0; i < n; i++)
+                        if (due[i] != USEC_INFINITY && (next == n || due[i] < due[next]))
                                 next = i;
-                if (next == ELEMENTSOF(tasks))
+                if (next == n)
                         break;
                 now = now_usec(CLOCK_MONOTONIC);
                 if (due[next] > now && sleep_usec(due[next] - now) < 0)
@@ -406,6 +435,80 @@ static int tasks_run(Controller *ctl)
 
 /* ---- the run --------------------------------------------------------------------- */
 
+/* GetInvoker: who rendered the installation's manifests */
+static bool agent_installer(Controller *ctl)
+{
+        _cleanup_(json_object_putp) json_object *cm = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        const char *invoker;
+
+        if (controller_cluster_get(ctl, &kube_resource_configmaps, INSTALL_MANIFESTS_NAMESPACE,
+                                   INSTALL_MANIFESTS_NAME, &cm, &st) < 0)
+                log_warning("error retrieving %s ConfigMap, cannot determine invoker: %s",
+                            INSTALL_MANIFESTS_NAME, strna(st.message));
+        invoker = install_invoker(cm);
+        if (cm)
+                log_info("%s ConfigMap attribute %s = %s", INSTALL_MANIFESTS_NAME,
+                         INSTALL_MANIFESTS_INVOKER_KEY, invoker);
+        return streq(invoker, INVOKER_AGENT);
+}
+
+/* kube-system/cluster-config-v1's install-config; NULL when there is none
+ * (logged) */
+static char *install_config_get(Controller *ctl)
+{
+        _cleanup_(json_object_putp) json_object *cm = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        const char *text;
+
+        if (controller_cluster_get(ctl, &kube_resource_configmaps, CLUSTER_CONFIG_NAMESPACE,
+                                   CLUSTER_CONFIG_NAME, &cm, &st) < 0) {
+                log_warning("error retrieving %s ConfigMap: %s", CLUSTER_CONFIG_NAME, strna(st.message));
+                return NULL;
+        }
+        text = json_get_string(json_get(cm, "data"), CLUSTER_CONFIG_KEY);
+        return strdup(strempty(text));
+}
+
+/* the agent-based installer without the service: the install-config's platform */
+static char *platform_from_install_config(Controller *ctl)
+{
+        _cleanup_free_ char *yaml = install_config_get(ctl), *err = NULL;
+        char *platform = NULL;
+
+        if (!yaml)
+                return NULL;
+        if (install_config_platform(yaml, strlen(yaml), &platform, &err) < 0) {
+                log_warning("error determining platform type from install-config: %s", strna(err));
+                return NULL;
+        }
+        log_info("platform type from install-config: %s", platform);
+        return platform;
+}
+
+/* RemoveUninitializedTaint; the vSphere credentials from the service's
+ * cluster, else (the service gone) from the install-config */
+static bool taint_removed(Controller *ctl, json_object *cluster, const char *platform)
+{
+        bool credentials = false;
+
+        if (ctl->agent_installer && streq_ptr(platform, "vsphere")) {
+                if (cluster)
+                        credentials = vsphere_credentials_in_cluster(cluster);
+                else {
+                        _cleanup_free_ char *yaml = install_config_get(ctl);
+
+                        credentials = yaml && vsphere_server_in_install_config(yaml, strlen(yaml));
+                }
+                if (credentials)
+                        log_info("Has valid vSphere credentials: true");
+        }
+        return uninitialized_taint_removed(platform, ctl->agent_installer, ctl->cfg->openshift_version,
+                                           credentials);
+}
+
+#define TASKS(t) ctl.tasks = (t), ctl.n_tasks = ELEMENTSOF(t)
+
 int controller_run(const ControllerConfig *c)
 {
         _cleanup_(json_object_putp) json_object *cluster = NULL;
@@ -413,6 +516,7 @@ int controller_run(const ControllerConfig *c)
                 .cfg = c,
                 .svc = { .cluster_id = c->cluster_id, .retry = ASSISTED_RETRY_CONTROLLER },
         };
+        _cleanup_free_ char *platform_fallback = NULL;
         const char *platform;
         int r;
 
@@ -432,34 +536,65 @@ int controller_run(const ControllerConfig *c)
         if (proxy_env_set(&ctl) < 0 || service_client_for(c, &ctl.svc.client) < 0)
                 return 1;
 
-        r = ready_state(&ctl, &cluster);
-        if (r == -ECANCELED) {
-                log_info("stopped before the controller was ready");
-                return 1;
+        ctl.agent_installer = agent_installer(&ctl);
+        if (ctl.agent_installer && c->control_plane_count == 1) {
+                /* the service ran on this very node, which rebooted into the
+                 * cluster: it is never reachable again */
+                log_warning("cluster is SNO and invoker = %s, skipping access to assisted-service API",
+                            INVOKER_AGENT);
+                /* the bootstrap's kubeconfig, or cradle's own --kubeconfig */
+                ctl.agent_kubeconfig = isempty(c->kubeconfig) ? CONTROLLER_SNO_KUBECONFIG : c->kubeconfig;
+                ctl.agent_expected_nodes = 0;
+                TASKS(tasks_agent_single_node);
+        } else if (ctl.agent_installer) {
+                /* the service runs on the rendezvous host, nearby, until
+                 * that host reboots */
+                r = ready_state(&ctl, c->agent_ready_timeout, &cluster);
+                if (r == -ECANCELED) {
+                        log_info("stopped before the controller was ready");
+                        return 1;
+                }
+                if (r < 0) {
+                        log_warning("SetReadyState timed out fetching cluster from assisted-service, "
+                                    "invoker = %s",
+                                    INVOKER_AGENT);
+                        platform_fallback = platform_from_install_config(&ctl);
+                }
+                ctl.agent_expected_nodes = c->control_plane_count;
+                TASKS(tasks_agent);
+        } else {
+                r = ready_state(&ctl, c->ready_timeout, &cluster);
+                if (r == -ECANCELED) {
+                        log_info("stopped before the controller was ready");
+                        return 1;
+                }
+                if (r < 0) {
+                        log_error("Failed to retrieve cluster from assisted service");
+                        return 1;
+                }
+                TASKS(tasks_assisted);
         }
-        if (r < 0) {
-                log_error("Failed to retrieve cluster from assisted service");
-                return 1;
+        platform = cluster ? json_get_string(json_get(cluster, "platform"), "type") : platform_fallback;
+        if (ctl.tasks != tasks_agent_single_node) {
+                /* external cloud providers that the fake credentials keep
+                 * from initializing the nodes */
+                ctl.remove_uninitialized_taint = taint_removed(&ctl, cluster, platform);
+                log_info("Remove uninitialized taint: %s",
+                         ctl.remove_uninitialized_taint ? "true" : "false");
+                ctl.baremetal = cluster && streq_ptr(platform, "baremetal");
+                if (!ctl.baremetal)
+                        log_info("Cluster platform is not baremetal, skipping BMH");
         }
-        platform = json_get_string(json_get(cluster, "platform"), "type");
-        /* external cloud providers that the fake credentials keep from
-         * initializing the nodes (common.RemoveUninitializedTaint; the
-         * agent-based installer's vSphere exception has no place here) */
-        ctl.remove_uninitialized_taint = streq_ptr(platform, "nutanix") || streq_ptr(platform, "vsphere");
-        log_info("Remove uninitialized taint: %s", ctl.remove_uninitialized_taint ? "true" : "false");
-        ctl.baremetal = streq_ptr(platform, "baremetal");
-        if (!ctl.baremetal)
-                log_info("Cluster platform is not baremetal, skipping BMH");
 
         r = tasks_run(&ctl);
         if (r == -ECANCELED) {
                 log_info("stopped before the installation ended");
                 return 1;
         }
-        if (ctl.end != INSTALLATION_UNREACHABLE)
-                for (size_t i = 0; i < ELEMENTSOF(tasks); i++)
-                        if (tasks[i]->finish)
-                                tasks[i]->finish(&ctl);
+        if (ctl.end != INSTALLATION_UNREACHABLE && ctl.tasks != tasks_agent_single_node)
+                for (size_t i = 0; i < ctl.n_tasks; i++)
+                        if (ctl.tasks[i]->finish)
+                                ctl.tasks[i]->finish(&ctl);
         log_info("Finished all");
         return 0;
 }

@@ -57,6 +57,8 @@ typedef struct RebootsPending {
         unsigned attempts;
 } RebootsPending;
 
+typedef struct ControllerTask ControllerTask;
+
 typedef struct Controller {
         const ControllerConfig *cfg;
         KubeClient *kube; /* NULL in dry run */
@@ -84,9 +86,24 @@ typedef struct Controller {
         RebootsPending *reboots;
         size_t n_reboots;
         char *reboots_kubeconfig_dir, *reboots_kubeconfig;
+        /* the agent-based installer (abi.h, task-abi.c) */
+        bool agent_installer;
+        /* the kubeconfig its operator manifests are applied with: the
+         * single node's bootstrap one; NULL: the service's
+         * kubeconfig-noingress */
+        const char *agent_kubeconfig;
+        int agent_expected_nodes; /* master Nodes to wait for; 0: none */
+        bool agent_cluster_version_available;
+        /* the cluster (with hosts) the service last gave: the CSRs task's
+         * hosts once the service is gone (the agent-based installer's
+         * rendezvous host rebooted) */
+        json_object *last_cluster;
+        /* the tasks of this run (run.c's table for the invoker) */
+        const ControllerTask *const *tasks;
+        size_t n_tasks;
 } Controller;
 
-typedef struct ControllerTask {
+struct ControllerTask {
         const char *name;
         /* the delay before the first round; NULL: at once */
         usec_t (*first_delay)(const ControllerConfig *c);
@@ -97,7 +114,7 @@ typedef struct ControllerTask {
         void (*finish)(Controller *ctl);
         /* frees what the task kept in the Controller; may be NULL */
         void (*done)(Controller *ctl);
-} ControllerTask;
+};
 
 extern const ControllerTask controller_task_nodes; /* task-nodes.c */
 extern const ControllerTask controller_task_csrs; /* task-csrs.c */
@@ -108,6 +125,9 @@ extern const ControllerTask controller_task_labels; /* task-labels.c */
 extern const ControllerTask controller_task_bmhs; /* task-bmh.c */
 extern const ControllerTask controller_task_dns; /* task-dns.c */
 extern const ControllerTask controller_task_reboots; /* task-reboots.c */
+extern const ControllerTask controller_task_agent_manifests; /* task-abi.c */
+extern const ControllerTask controller_task_agent_installation; /* task-abi.c */
+extern const ControllerTask controller_task_agent_logs; /* task-abi.c */
 
 /* NOTIFY_NUM_REBOOTS: the reboots of the host's node are to be counted
  * and sent (the host was just reported Done); nothing otherwise. */
@@ -143,6 +163,14 @@ bool controller_stage_report(Controller *ctl, FinalizingStage stage);
  * logged when it fails, never its content. The caller removes both. */
 #define CONTROLLER_KUBECONFIG_NOINGRESS "kubeconfig-noingress"
 int controller_kubeconfig_noingress(Controller *ctl, const char *dir_name, char **ret_dir, char **ret_path);
+/* The service's kubeconfig-noingress, downloaded once for the run
+ * (GetKubeconfigPath: the reboots notifier's and the agent-based
+ * installer's operator manifests), removed at the end; NULL when it cannot
+ * be had (logged). */
+const char *controller_admin_kubeconfig(Controller *ctl);
+/* UntaintNode: the uninitialized taint off the Node, when it has it;
+ * false when that failed (logged). */
+bool controller_node_untaint(Controller *ctl, const char *name);
 /* An OLM operator the controller reported failed: must-gather collects
  * its image too. */
 void controller_operator_failed(Controller *ctl, const char *name);

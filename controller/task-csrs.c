@@ -57,8 +57,17 @@ static void csrs_round(Controller *ctl)
         items = json_get(csrs, "items");
         if (!items || json_object_array_length(items) == 0)
                 return;
-        if (controller_hosts_get(ctl, &hosts) < 0)
-                return;
+        if (controller_hosts_get(ctl, &hosts) < 0) {
+                _cleanup_free_ char *err = NULL;
+
+                /* the service is gone (the agent-based installer's
+                 * rendezvous host rebooted into the cluster): its last word
+                 * on the hosts still tells this cluster's kubelets apart */
+                if (!ctl->last_cluster ||
+                    cluster_hosts_from_cluster(ctl->last_cluster, NULL, &hosts, &err) < 0)
+                        return;
+                log_info("Deciding the CSRs on the hosts the service gave last");
+        }
         kube_status_done(&st);
         r = controller_cluster_list(ctl, &kube_resource_nodes, NULL, NULL, &nodes, &st);
         if (r < 0) {

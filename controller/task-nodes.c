@@ -54,7 +54,7 @@ static bool host_stage(Controller *ctl, const ClusterHost *h, const char *node, 
         return true;
 }
 
-static bool node_untaint(Controller *ctl, const char *name)
+bool controller_node_untaint(Controller *ctl, const char *name)
 {
         _cleanup_(json_object_putp) json_object *node = NULL, *patch = NULL;
         _cleanup_kube_status_ KubeStatus st = {}, st2 = {};
@@ -187,7 +187,7 @@ static bool nodes_round(Controller *ctl)
                 }
                 if (a->report_joined && !host_stage(ctl, h, a->node, HOST_STAGE_JOINED))
                         continue;
-                if (a->untaint && !node_untaint(ctl, a->node))
+                if (a->untaint && !controller_node_untaint(ctl, a->node))
                         continue;
                 if (a->report_done && host_stage(ctl, h, a->node, HOST_STAGE_DONE))
                         controller_reboots_start(ctl, a->node, h);

@@ -173,15 +173,15 @@ static bool operator_initialized(Controller *ctl, const OlmOperator *op)
         return true;
 }
 
-static size_t operators_initialized(Controller *ctl, const OlmWait *w, bool *ready)
+static size_t operators_initialized(Controller *ctl, const OlmOperator *ops, size_t n, bool *ready)
 {
-        size_t n = 0;
+        size_t k = 0;
 
-        for (size_t i = 0; i < w->n; i++) {
-                ready[i] = operator_initialized(ctl, &w->ops[i]);
-                n += ready[i];
+        for (size_t i = 0; i < n; i++) {
+                ready[i] = operator_initialized(ctl, &ops[i]);
+                k += ready[i];
         }
-        return n;
+        return k;
 }
 
 /* ops.CreateManifests: oc --kubeconfig=<k> apply -f <file> */
@@ -219,6 +219,43 @@ static int manifest_apply(const char *dir, const char *kubeconfig, const CustomM
         return 0;
 }
 
+bool olm_manifests_apply(Controller *ctl, const OlmOperator *ops, size_t n, const CustomManifest *m,
+                         size_t nm, const char *dir, const char *kubeconfig)
+{
+        _cleanup_free_ bool *ready = calloc(n + 1, sizeof(bool));
+        bool ok = true;
+
+        if (!ready)
+                return log_oom(), false;
+        if (operators_initialized(ctl, ops, n, ready) != n) {
+                log_info("Not all operators are currently ready");
+                return false;
+        }
+        for (size_t i = 0; i < nm; i++) {
+                bool initialized = false;
+
+                log_info("Applying manifest %s", m[i].name);
+                for (size_t j = 0; j < n; j++)
+                        if (ready[j] && streq(ops[j].name, m[i].name))
+                                initialized = true;
+                if (!initialized) {
+                        log_info("Skipping operator %s as it's not initialized by CSV", m[i].name);
+                        continue;
+                }
+                if (!m[i].content) {
+                        log_error("Failed to decode content of operator CR %s.", m[i].name);
+                        ok = false;
+                        continue;
+                }
+                if (manifest_apply(dir, kubeconfig, &m[i]) < 0) {
+                        ok = false;
+                        continue;
+                }
+                log_info("Manifest %s applied.", m[i].name);
+        }
+        return ok;
+}
+
 /* applyPostInstallManifests: true once every manifest of an initialized
  * operator is applied (nothing until every operator is initialized) */
 static bool manifests_apply(Controller *ctl, const OlmWait *w)
@@ -226,15 +263,11 @@ static bool manifests_apply(Controller *ctl, const OlmWait *w)
         ControllerService *svc = controller_service(ctl);
         const ControllerConfig *c = controller_config(ctl);
         _cleanup_free_ char *data = NULL, *kubeconfig = NULL, *err = NULL, *kpath = NULL;
-        _cleanup_free_ bool *ready = calloc(w->n + 1, sizeof(bool));
         char dir[] = "/tmp/controller-custom-manifests-XXXXXX";
         CustomManifest *m = NULL;
         size_t len = 0, klen = 0, n = 0;
-        bool ok = true;
         int r;
 
-        if (!ready)
-                return log_oom(), false;
         if (!mkdtemp(dir)) {
                 log_error("Failed to create temporary directory to create custom manifests: %m");
                 return false;
@@ -265,34 +298,7 @@ static bool manifests_apply(Controller *ctl, const OlmWait *w)
                 log_error("%s", strna(err));
                 goto out;
         }
-        if (operators_initialized(ctl, w, ready) != w->n) {
-                log_info("Not all operators are currently ready");
-                r = -EAGAIN;
-                goto out;
-        }
-        for (size_t i = 0; i < n; i++) {
-                bool initialized = false;
-
-                log_info("Applying manifest %s", m[i].name);
-                for (size_t j = 0; j < w->n; j++)
-                        if (ready[j] && streq(w->ops[j].name, m[i].name))
-                                initialized = true;
-                if (!initialized) {
-                        log_info("Skipping operator %s as it's not initialized by CSV", m[i].name);
-                        continue;
-                }
-                if (!m[i].content) {
-                        log_error("Failed to decode content of operator CR %s.", m[i].name);
-                        ok = false;
-                        continue;
-                }
-                if (manifest_apply(dir, kpath, &m[i]) < 0) {
-                        ok = false;
-                        continue;
-                }
-                log_info("Manifest %s applied.", m[i].name);
-        }
-        r = ok ? 0 : -EIO;
+        r = olm_manifests_apply(ctl, w->ops, w->n, m, n, dir, kpath) ? 0 : -EIO;
 out:
         custom_manifests_free(m, n);
         if (kpath)
@@ -429,7 +435,7 @@ usec_t olm_wait_step(Controller *ctl, OlmWait *w)
                 if (!ready)
                         return log_oom(), c->poll_interval;
                 log_info("Waiting for csv to be created");
-                if (operators_initialized(ctl, w, ready) == w->n) {
+                if (operators_initialized(ctl, w->ops, w->n, ready) == w->n) {
                         w->step = OLM_STAGE_APPLY;
                         return 0;
                 }

@@ -45,3 +45,11 @@ void olm_wait_done(OlmWait *w);
 /* One step; the delay to the next, 0 to go on at once. Finished when
  * w->step is OLM_FINISHED. */
 usec_t olm_wait_step(Controller *ctl, OlmWait *w);
+
+/* applyOperatorManifests: every operator initialized (else nothing is
+ * applied), then each manifest of an initialized operator applied with
+ * oc --kubeconfig=<kubeconfig> apply -f (its file in dir, removed after);
+ * true when all went well. Shared by the finalizing stages and the
+ * agent-based installer's olm-operator-manifests (task-abi.c). */
+bool olm_manifests_apply(Controller *ctl, const OlmOperator *ops, size_t n, const CustomManifest *m,
+                         size_t nm, const char *dir, const char *kubeconfig);

@@ -53,7 +53,7 @@ void controller_reboots_start(Controller *ctl, const char *node, const ClusterHo
 }
 
 /* GetKubeconfigPath: downloaded once, for every node */
-static const char *kubeconfig_path(Controller *ctl)
+const char *controller_admin_kubeconfig(Controller *ctl)
 {
         if (!ctl->reboots_kubeconfig &&
             controller_kubeconfig_noingress(ctl, "controller-kubedir", &ctl->reboots_kubeconfig_dir,
@@ -74,7 +74,7 @@ static bool reboots_attempt(Controller *ctl, RebootsPending *p)
         unsigned n;
         int r;
 
-        kc = kubeconfig_path(ctl);
+        kc = controller_admin_kubeconfig(ctl);
         if (!kc) {
                 log_warning("failed to get kubeconfig.  aborting notifying reboots for %s", p->node);
                 return true;

@@ -141,54 +141,6 @@ size_t bootstrap_waits_plan(EtcdBootstrap e, BootstrapWait out[static _WAIT_MAX]
 
 /* ---- versions and etcd ----------------------------------------------------- */
 
-static int parse_number_prefix(const char **p, unsigned *ret)
-{
-        unsigned v = 0;
-        const char *s = *p;
-
-        if (!isdigit((unsigned char)*s))
-                return -EINVAL;
-        for (; isdigit((unsigned char)*s); s++) {
-                if (v > 100000)
-                        return -ERANGE;
-                v = v * 10 + (unsigned)(*s - '0');
-        }
-        *p = s;
-        *ret = v;
-        return 0;
-}
-
-int openshift_version_parse(const char *s, unsigned *ret_major, unsigned *ret_minor)
-{
-        unsigned major, minor;
-        const char *p = s;
-
-        if (isempty(s))
-                return -EINVAL;
-        if (*p == 'v')
-                p++;
-        if (parse_number_prefix(&p, &major) < 0 || *p != '.')
-                return -EINVAL;
-        p++;
-        if (parse_number_prefix(&p, &minor) < 0)
-                return -EINVAL;
-        /* then nothing, ".patch", or a pre-release/build suffix */
-        if (*p && *p != '.' && *p != '-' && *p != '+')
-                return -EINVAL;
-        *ret_major = major;
-        *ret_minor = minor;
-        return 0;
-}
-
-bool openshift_version_at_least(const char *s, unsigned major, unsigned minor)
-{
-        unsigned ma, mi;
-
-        if (openshift_version_parse(s, &ma, &mi) < 0)
-                return true;
-        return ma > major || (ma == major && mi >= minor);
-}
-
 EtcdBootstrap etcd_bootstrap_for(const char *openshift_version)
 {
         return openshift_version_at_least(openshift_version, 4, 7) ? ETCD_BOOTSTRAP_DELAYED_HA

@@ -94,11 +94,6 @@ typedef enum EtcdBootstrap {
         _ETCD_BOOTSTRAP_INVALID = -22,
 } EtcdBootstrap;
 
-/* "4.6", "4.6.0-0.nightly-...", "4.7-pre-release", "4.10.3": major and
- * minor. -EINVAL when there are none. */
-int openshift_version_parse(const char *s, unsigned *ret_major, unsigned *ret_minor);
-/* Unparsable versions are taken as current (>= 4.7). */
-bool openshift_version_at_least(const char *s, unsigned major, unsigned minor);
 EtcdBootstrap etcd_bootstrap_for(const char *openshift_version);
 const char *etcd_bootstrap_to_string(EtcdBootstrap e);
 

@@ -96,3 +96,9 @@ FinalizingStage finalizing_stage_from_string(const char *s);
 
 /* The API's path prefix under the service URL. */
 #define ASSISTED_API_PREFIX "/api/assisted-install"
+
+/* "4.6", "4.6.0-0.nightly-...", "4.7-pre-release", "4.10.3": major and
+ * minor. -EINVAL when there are none. */
+int openshift_version_parse(const char *s, unsigned *ret_major, unsigned *ret_minor);
+/* Unparsable versions are taken as current (at least any major.minor). */
+bool openshift_version_at_least(const char *s, unsigned major, unsigned minor);

@@ -1390,6 +1390,251 @@ class TestReboots(Lab):
         self.assertEqual([e for e in evs if e.get("name") == "reboots_for_node"], [])
 
 
+FAKE_OC_APPLY = r"""#!/usr/bin/python3
+# a recording `oc ... apply -f F`: its argv, the manifest it was given and
+# a digest of the kubeconfig (never its text)
+import hashlib, json, os, sys
+kc = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--kubeconfig=")), None)
+f = sys.argv[sys.argv.index("-f") + 1] if "-f" in sys.argv else None
+rec = {"argv": sys.argv[1:], "kubeconfig": kc,
+       "kubeconfig_sha256": hashlib.sha256(open(kc, "rb").read()).hexdigest() if kc and os.path.exists(kc) else None,
+       "manifest": open(f).read() if f else None}
+with open(os.environ["FAKE_OC_RECORD"], "a") as out:
+    out.write(json.dumps(rec) + "\n")
+print("localvolume.local.storage.openshift.io/local-disks created")
+"""
+LOCAL_VOLUME = ("apiVersion: local.storage.openshift.io/v1\nkind: LocalVolume\nmetadata:\n  name: local-disks\n"
+                "  namespace: openshift-local-storage")
+UNINITIALIZED_TAINT = {"key": "node.cloudprovider.kubernetes.io/uninitialized", "value": "true",
+                       "effect": "NoSchedule"}
+
+
+class AgentService:
+    """An INVENTORY_URL where no assisted-service answers: a listening
+    socket on 127.0.0.1 that counts the connections made to it and closes
+    each at once (the controller's client sees the connection reset)."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.connections = 0
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def stop(self):
+        import socket
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class TestAgentInstaller(Lab):
+    """The agent-based installer (notes §3 steps 7-11, §5.3 ABI variant,
+    §6): openshift-install-manifests says invoker agent-installer; the
+    service ran on the rendezvous host and goes away with it. A single
+    node never calls it; with several nodes the controller reports what it
+    can while the service answers, keeps approving the rendezvous host's
+    kubelet, and ends on the new cluster's word: the ClusterVersion
+    Available and every master listed. The OLM operators' manifests come
+    from the ConfigMap olm-operator-manifests, as the service renders it
+    (operators/manager.go: metadata YAML, base64 files).
+
+    On a cluster that has its own openshift-install-manifests,
+    ClusterVersion or cluster-config-v1 (a real OpenShift cluster) the
+    tests skip; the masters the cluster has of its own are counted in."""
+
+    def setUp(self):
+        super().setUp()
+        self.kube.ensure_namespace("openshift-config")
+        self.own("/api/v1/namespaces/openshift-config/configmaps", {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "openshift-install-manifests"},
+            "data": {"invoker": "agent-installer"}})
+
+    def cluster_version(self, available):
+        if self.get(CV_PATH + "/version") is None:
+            self.own(CV_PATH, {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+                               "metadata": {"name": "version"}, "spec": {"clusterID": str(uuid.uuid4())}})
+        self.status_patch(CV_PATH + "/version", {
+            "availableUpdates": [], "observedGeneration": 1, "versionHash": "x",
+            "desired": {"image": "quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64", "version": "4.16.3"},
+            "conditions": [self.condition("Available", "True" if available else "False"),
+                           self.condition("Progressing", "False" if available else "True")]})
+
+    def olm_operator(self):
+        """lso, initialized (its Subscription's current CSV exists), and the
+        ConfigMap the service renders for it in the controller's namespace."""
+        import base64
+        ns = self.prefix + "-lso"
+        self.kube.ensure_namespace(ns)
+        self.own(SUBSCRIPTIONS % ns, {
+            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
+            "metadata": {"name": "local-storage-operator"},
+            "spec": {"name": "local-storage-operator", "source": "redhat-operators",
+                     "sourceNamespace": "openshift-marketplace"}})
+        self.status_patch(SUBSCRIPTIONS % ns + "/local-storage-operator",
+                          {"currentCSV": "lso.v4.16.0",
+                           "lastUpdated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        self.own(CSVS % ns, {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+                             "metadata": {"name": "lso.v4.16.0"},
+                             "spec": {"displayName": "Local Storage", "version": "4.16.0",
+                                      "install": {"strategy": "deployment"}}})
+        self.kube.create("/api/v1/namespaces/%s/configmaps" % self.namespace, {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "olm-operator-manifests"},
+            "data": {"lso.metadata.yaml": "manifests:\n- lso-01.yaml\nnamespace: %s\n"
+                                          "subscriptionName: local-storage-operator\n" % ns,
+                     "lso-01.yaml": base64.b64encode(LOCAL_VOLUME.encode()).decode()}})
+
+    def recording_oc(self):
+        bindir = os.path.join(self.tmp, self.prefix + "-bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "oc"), "w") as f:
+            f.write(FAKE_OC_APPLY)
+        os.chmod(os.path.join(bindir, "oc"), 0o755)
+        record = os.path.join(self.tmp, self.prefix + "-oc.jsonl")
+        return {"PATH": bindir + ":" + os.environ.get("PATH", "/usr/bin:/bin"), "FAKE_OC_RECORD": record}, record
+
+    @staticmethod
+    def applied(record):
+        if not os.path.exists(record):
+            return []
+        with open(record) as f:
+            return [json.loads(line) for line in f]
+
+    def masters_of_its_own(self):
+        return len(self.kube.ok("GET", "/api/v1/nodes?labelSelector=node-role.kubernetes.io/master").json["items"])
+
+    def ready_event(self):
+        return self.get("/api/v1/namespaces/%s/events/AssistedControllerIsReady" % self.namespace)
+
+    def test_single_node_never_calls_the_service(self):
+        nowhere = AgentService()
+        self.addCleanup(nowhere.stop)
+        self.cluster_version(available=False)
+        self.olm_operator()
+        env, record = self.recording_oc()
+        env.update({"INVENTORY_URL": nowhere.url, "CONTROL_PLANE_COUNT": "1"})
+        c = self.controller(str(uuid.uuid4()), env=env)
+        calls = wait_for("the operator's manifest applied", lambda: self.applied(record))
+        self.assertEqual(calls[0]["argv"][:3], ["--kubeconfig=" + self.kube.kubeconfig_path, "apply", "-f"])
+        self.assertEqual(calls[0]["manifest"], LOCAL_VOLUME)
+        self.assertIsNotNone(calls[0]["kubeconfig_sha256"])
+        # the ClusterVersion not Available yet: the run goes on
+        wait_for("two checks of the ClusterVersion", lambda: c.log().count("ClusterVersion Available!=True") >= 2)
+        self.assertIsNone(c.proc.poll())
+        self.cluster_version(available=True)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        # applied once; the service never heard of it, nor the bootstrap's wait
+        self.assertEqual(len(self.applied(record)), 1)
+        self.assertEqual(nowhere.connections, 0)
+        self.assertIsNone(self.ready_event())
+        self.assertIn("skipping access to assisted-service API", c.log())
+        self.assertNotIn("final log uploads", c.log())
+
+    def test_several_nodes_to_the_last_master(self):
+        own_masters = self.masters_of_its_own()
+        cid, ie, hosts = self.seed(masters=3)
+        self.cluster_version(available=True)
+        self.olm_operator()
+        env, record = self.recording_oc()
+        env["CONTROL_PLANE_COUNT"] = str(own_masters + 3)
+        # the two masters that are not the rendezvous host joined
+        for hid, name, ip, role in hosts[:2]:
+            self.node(name, ip, ready=True)
+        c = self.controller(cid, env=env)
+        wait_for("the ready event", self.ready_event)
+        for hid, name, ip, role in hosts[:2]:
+            wait_for("%s Done" % name, lambda: "Done" in self.stages(hid))
+            self.assertEqual(self.stages(hid)[-2:], ["Joined", "Done"])
+        calls = wait_for("the operator's manifest applied", lambda: self.applied(record))
+        self.assertEqual(calls[0]["manifest"], LOCAL_VOLUME)
+        # with the service's kubeconfig-noingress
+        import hashlib
+        self.assertEqual(calls[0]["kubeconfig_sha256"], hashlib.sha256(KUBECONFIG_NOINGRESS.encode()).hexdigest())
+        # the rendezvous host reboots: the service goes with it
+        self.svc.control("POST", "/faults", [{"path": "/clusters/%s" % cid, "action": "reset", "count": 1000000}])
+        rendezvous = hosts[2]
+        client = self.csr(self.prefix + "-rendezvous", BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                          "kubernetes.io/kube-apiserver-client-kubelet", ["digital signature", "client auth"],
+                          "system:node:" + rendezvous[1], ["system:nodes"])
+        stranger = self.csr(self.prefix + "-stranger", BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                            "kubernetes.io/kube-apiserver-client-kubelet", ["digital signature", "client auth"],
+                            "system:node:%s-intruder" % self.prefix, ["system:nodes"])
+
+        def approved(name):
+            conds = (self.csr_get(name).get("status") or {}).get("conditions") or []
+            return next((x for x in conds if x["type"] == "Approved"), None)
+
+        wait_for("the rendezvous host's kubelet approved", lambda: approved(client))
+        wait_for("the stranger refused", lambda: "Not approving CSR %s:" % stranger in c.log())
+        self.assertIsNone(approved(stranger))
+        self.assertIn("Deciding the CSRs on the hosts the service gave last", c.log())
+        # two masters of three: the run goes on
+        wait_for("a count of the masters", lambda: "Waiting for all control-plane nodes to join the cluster (%d/%d)"
+                 % (own_masters + 2, own_masters + 3) in c.log())
+        self.assertIsNone(c.proc.poll())
+        self.node(rendezvous[1], rendezvous[2], ready=True)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        self.assertIn("All expected control-plane nodes have joined the cluster", c.log())
+        self.assertIn("final log uploads skipped", c.log())
+        # none of the finalizing stages, no completion, no final upload
+        self.assertEqual(self.finalizing_stages(cid), [])
+        self.assertEqual(self.cluster_requests(cid, "actions/complete-installation", "POST"), [])
+        self.assertEqual(self.svc.requests(path="/clusters/%s/logs-progress$" % cid), [])
+        self.assertEqual(len(self.applied(record)), 1)
+
+    def test_several_nodes_without_the_service(self):
+        """The controller starts after the service went away (the Job's
+        next pod): 5 minutes (here 1 s) of SetReadyState, then the platform
+        from the install-config; vSphere without credentials: every Node
+        loses the uninitialized taint."""
+        if self.get("/api/v1/namespaces/kube-system/configmaps/cluster-config-v1") is not None:
+            raise unittest.SkipTest("the cluster has its own kube-system/cluster-config-v1")
+        self.own("/api/v1/namespaces/kube-system/configmaps", {
+            "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cluster-config-v1"},
+            "data": {"install-config": "apiVersion: v1\nbaseDomain: example.com\nmetadata:\n  name: %s\n"
+                                       "platform:\n  vsphere:\n    vcenters:\n    - server: vcenterplaceholder\n"
+                                       "      user: usernameplaceholder\n" % self.prefix}})
+        nowhere = AgentService()
+        self.addCleanup(nowhere.stop)
+        own_masters = self.masters_of_its_own()
+        names = ["%s-master-%d" % (self.prefix, i) for i in range(3)]
+        for i, name in enumerate(names):
+            self.kube.node(name, "%s.%d" % (self.net, 10 + i), role="master", ready=i < 2,
+                           taints=[UNINITIALIZED_TAINT])
+        self.cluster_version(available=True)
+        c = self.controller(str(uuid.uuid4()), args=["--agent-ready-timeout", "1"],
+                            env={"INVENTORY_URL": nowhere.url, "CONTROL_PLANE_COUNT": str(own_masters + 3),
+                                 "OPENSHIFT_VERSION": "4.16"})
+
+        def tainted():
+            return [n for n in names if UNINITIALIZED_TAINT["key"] in
+                    [t["key"] for t in (self.kube.ok("GET", NODES_PATH + "/" + n).json["spec"].get("taints") or [])]]
+
+        wait_for("every node untainted", lambda: not tainted())
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        log = c.log()
+        self.assertIn("SetReadyState timed out fetching cluster from assisted-service", log)
+        self.assertIn("platform type from install-config: vsphere", log)
+        self.assertIn("Remove uninitialized taint: true", log)
+        self.assertGreater(nowhere.connections, 0)
+        self.assertIsNone(self.ready_event())
+
+
 class TestDryRun(Lab):
     """DRY_ENABLE (notes §8): no Kubernetes API at all (the kubeconfig names
     nothing that exists); the new cluster is the hosts file, each host a

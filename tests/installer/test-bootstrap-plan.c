@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assisted/assisted-models.h"
 #include "cleanup.h"
 #include "installer/bootstrap-plan.h"
 #include "jsonutil.h"
