@@ -549,6 +549,7 @@ int controller_run(const ControllerConfig *c)
         } else if (ctl.agent_installer) {
                 /* the service runs on the rendezvous host, nearby, until
                  * that host reboots */
+                ctl.svc.may_vanish = true;
                 r = ready_state(&ctl, c->agent_ready_timeout, &cluster);
                 if (r == -ECANCELED) {
                         log_info("stopped before the controller was ready");

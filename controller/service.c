@@ -20,11 +20,39 @@ static void retry_notify(const char *what, const char *error, unsigned retry, us
                  (double)delay / (double)USEC_PER_SEC);
 }
 
+static const AssistedRetryPolicy *policy_of(const ControllerService *s)
+{
+        static const AssistedRetryPolicy once = { 0 };
+
+        return s->may_vanish && s->vanished ? &once : &s->retry;
+}
+
+/* r: what the call returned after its tries. Only a transport error is no
+ * answer: an HTTP status or a body that does not parse came from a service */
+static int outcome(ControllerService *s, const char *what, int r)
+{
+        bool answered = r >= 0 || r == -EREMOTEIO || r == -EBADMSG;
+
+        if (!s->may_vanish || r == -ECANCELED || r == -ENOMEM)
+                return r;
+        if (!answered && !s->vanished) {
+                s->vanished = true;
+                log_warning("assisted-service did not answer the %s: each later call is tried once "
+                            "until it answers again",
+                            what);
+        } else if (answered && s->vanished) {
+                s->vanished = false;
+                log_info("assisted-service answers again: calls get their retries back");
+        }
+        return r;
+}
+
 static int call(ControllerService *s, const char *what, AssistedCallFunc op, void *userdata,
                 long *ret_status, char **reterr)
 {
-        return assisted_call_retrying(s->client, &s->retry, what, op, userdata, retry_notify, ret_status,
-                                      reterr);
+        return outcome(s, what,
+                       assisted_call_retrying(s->client, policy_of(s), what, op, userdata, retry_notify,
+                                              ret_status, reterr));
 }
 
 int controller_service_get_cluster(ControllerService *s, bool with_hosts, long *ret_status,
@@ -33,8 +61,9 @@ int controller_service_get_cluster(ControllerService *s, bool with_hosts, long *
         json_object *cluster = NULL;
         int r;
 
-        r = assisted_get_cluster_retrying(s->client, &s->retry, "get cluster", retry_notify, s->cluster_id,
-                                          with_hosts, ret_status, &cluster, reterr);
+        r = outcome(s, "get cluster",
+                    assisted_get_cluster_retrying(s->client, policy_of(s), "get cluster", retry_notify,
+                                                  s->cluster_id, with_hosts, ret_status, &cluster, reterr));
         if (r < 0)
                 return r;
         if (!cluster) {

@@ -24,6 +24,13 @@ typedef struct ControllerService {
         AssistedClient *client;
         AssistedRetryPolicy retry;
         const char *cluster_id;
+        /* the service may go away for good (the agent-based installer's
+         * runs on the rendezvous host): once a call got no answer through
+         * all its tries, each later call is tried once (vanished) until one
+         * is answered, so that a round does not spend minutes on retries
+         * while the others wait */
+        bool may_vanish;
+        bool vanished;
 } ControllerService;
 
 /* GET /v2/clusters/{id}, with its hosts (and their inventories) or
