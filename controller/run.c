@@ -441,6 +441,8 @@ int controller_run(const ControllerConfig *c)
                 log_error("Failed to retrieve cluster from assisted service");
                 return 1;
         }
+        ctl.cluster_name = strdup(strempty(json_get_string(cluster, "name")));
+        ctl.base_dns_domain = strdup(strempty(json_get_string(cluster, "base_dns_domain")));
         platform = json_get_string(json_get(cluster, "platform"), "type");
         /* external cloud providers that the fake credentials keep from
          * initializing the nodes (common.RemoveUninitializedTaint; the

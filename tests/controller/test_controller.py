@@ -105,7 +105,7 @@ def without_cel_rules(o):
 class Controller:
     """One `cradle controller` process, by the upstream program name."""
 
-    def __init__(self, lab, env, args=()):
+    def __init__(self, lab, env, args=(), wrapper=()):
         self.lab = lab
         self.log_path = os.path.join(lab.tmp, "controller-%s.stderr" % uuid.uuid4().hex[:6])
         link = os.path.join(lab.tmp, "assisted-installer-controller")
@@ -115,7 +115,7 @@ class Controller:
                     if k.startswith(("ASAN_", "UBSAN_", "LSAN_", "CRADLE_LOG_TARGET")) or k in ("PATH", "HOME")}
         full_env.update(env)
         self.stderr = open(self.log_path, "w")
-        self.proc = subprocess.Popen([link, "--token-file", os.path.join(lab.tmp, "no-token-file"),
+        self.proc = subprocess.Popen(list(wrapper) + [link, "--token-file", os.path.join(lab.tmp, "no-token-file"),
                                       "--log-file", "", "--log-level", "debug"] + FAST + list(args),
                                      stdout=subprocess.DEVNULL, stderr=self.stderr, env=full_env,
                                      start_new_session=True)
@@ -432,19 +432,38 @@ class Lab(unittest.TestCase):
         return ":".join(d for d in os.environ.get("PATH", "/usr/bin:/bin").split(":")
                         if d and not os.access(os.path.join(d, "oc"), os.X_OK))
 
+    def hosts_file(self, hosts):
+        """The dry run's hosts file (notes §8) and each host's reboot marker
+        (none exists yet)."""
+        path = os.path.join(self.tmp, self.prefix + "-hosts.json")
+        markers = {}
+        with open(path, "w") as f:
+            entries = []
+            for hid, name, ip, role in hosts:
+                markers[hid] = os.path.join(self.tmp, "%s-rebooted" % name)
+                entries.append({"hostname": name, "ip": ip, "rebootMarkerPath": markers[hid]})
+            json.dump(entries, f)
+        return path, markers
+
+    def dry_controller(self, cid, env=None, args=(), wrapper=()):
+        e = {"DRY_ENABLE": "true", "SKIP_CERT_VERIFICATION": "true",
+             "KUBECONFIG": os.path.join(self.tmp, "no-such-kubeconfig")}
+        e.update(env or {})
+        return self.controller(cid, env=e, args=args, wrapper=wrapper)
+
     def stages(self, host_id):
         """The stages the service recorded for a host, in order."""
         return [r["body"]["current_stage"] for r in self.svc.requests(path="/hosts/%s/progress$" % host_id,
                                                                          method="PUT")
                 if r.get("status") == 200]
 
-    def controller(self, cluster_id, args=(), env=None):
+    def controller(self, cluster_id, args=(), env=None, wrapper=()):
         e = {"CLUSTER_ID": cluster_id, "INVENTORY_URL": self.svc.url, "OPENSHIFT_VERSION": "4.13",
              "NAMESPACE": self.namespace, "KUBECONFIG": self.kube.kubeconfig_path}
         if self.svc.token:
             e["PULL_SECRET_TOKEN"] = self.svc.token
         e.update(env or {})
-        c = Controller(self, e, args)
+        c = Controller(self, e, args, wrapper)
         self.controllers.append(c)
         return c
 
@@ -1497,23 +1516,6 @@ class TestDryRun(Lab):
     Ready node once its reboot marker exists; every call to the service is
     real, and the service decides finalizing and installed by its own
     rules."""
-
-    def hosts_file(self, hosts):
-        path = os.path.join(self.tmp, self.prefix + "-hosts.json")
-        markers = {}
-        with open(path, "w") as f:
-            entries = []
-            for hid, name, ip, role in hosts:
-                markers[hid] = os.path.join(self.tmp, "%s-rebooted" % name)
-                entries.append({"hostname": name, "ip": ip, "rebootMarkerPath": markers[hid]})
-            json.dump(entries, f)
-        return path, markers
-
-    def dry_controller(self, cid, env=None):
-        e = {"DRY_ENABLE": "true", "SKIP_CERT_VERIFICATION": "true",
-             "KUBECONFIG": os.path.join(self.tmp, "no-such-kubeconfig")}
-        e.update(env or {})
-        return self.controller(cid, env=e)
 
     def test_needs_the_hosts_file(self):
         c = self.dry_controller("x")
