@@ -5,8 +5,9 @@
  * logs_interval; once it is over, logs-progress requested, the last upload
  * (after a failure with must-gather, or without oc with cradle's own
  * reading of the cluster), tried every poll_interval for at most
- * logs_timeout, then logs-progress completed. logs.h decides what the
- * archive holds and which command runs.
+ * logs_timeout, then logs-progress completed; a failed single node's
+ * router probe (router-probe.c) runs beside that until the end. logs.h
+ * decides what the archive holds and which command runs.
  */
 #include <dirent.h>
 #include <errno.h>
