@@ -586,6 +586,8 @@ int controller_run(const ControllerConfig *c)
                 if (!ctl.baremetal)
                         log_info("Cluster platform is not baremetal, skipping BMH");
         }
+        ctl.cluster_name = strdup(strempty(cluster ? json_get_string(cluster, "name") : NULL));
+        ctl.base_dns_domain = strdup(strempty(cluster ? json_get_string(cluster, "base_dns_domain") : NULL));
 
         r = tasks_run(&ctl);
         if (r == -ECANCELED) {

@@ -24,6 +24,15 @@
 #include "kube/kube.h"
 #include "timeutil.h"
 
+/* The single node's router probe (router-probe.c, router.h): a thread that
+ * logs the ingress canary's and the router's health every interval until
+ * timeout, or until stopped; logged when it cannot start. */
+typedef struct RouterProbe RouterProbe;
+int router_probe_start(const char *cluster_name, const char *base_dns_domain, usec_t interval,
+                       usec_t timeout, RouterProbe **ret);
+/* Ends it (the request in flight ends first: at most 10 s); NULL. */
+RouterProbe *router_probe_stop(RouterProbe *p);
+
 /* PostInstallConfigs, one step per round (task-finalize.c) */
 typedef enum FinalizeStep {
         FINALIZE_WAIT_FINALIZING, /* the service says finalizing */
@@ -101,6 +110,12 @@ typedef struct Controller {
         /* the tasks of this run (run.c's table for the invoker) */
         const ControllerTask *const *tasks;
         size_t n_tasks;
+        /* the cluster's name and base domain, from the start-up's read of
+         * it (the router probe's canary URL) */
+        char *cluster_name, *base_dns_domain;
+        /* the single node's router probe after a failure (router-probe.c),
+         * while the last log upload goes on and until the end */
+        RouterProbe *router_probe;
 } Controller;
 
 struct ControllerTask {

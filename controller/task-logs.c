@@ -5,8 +5,9 @@
  * logs_interval; once it is over, logs-progress requested, the last upload
  * (after a failure with must-gather, or without oc with cradle's own
  * reading of the cluster), tried every poll_interval for at most
- * logs_timeout, then logs-progress completed. logs.h decides what the
- * archive holds and which command runs.
+ * logs_timeout, then logs-progress completed; a failed single node's
+ * router probe (router-probe.c) runs beside that until the end. logs.h
+ * decides what the archive holds and which command runs.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "buf.h"
 #include "cleanup.h"
 #include "controller/logs.h"
+#include "controller/router.h"
 #include "controller/run.h"
 #include "fileio.h"
 #include "jsonutil.h"
@@ -386,6 +388,10 @@ static void logs_finish(Controller *ctl)
         if (controller_service_logs_progress(&ctl->svc, LOGS_STATE_REQUESTED, &err) < 0)
                 log_error("Failed to update the cluster's logs progress to %s: %s", LOGS_STATE_REQUESTED,
                           strna(err));
+        /* upstream's goroutine: in the background from here to the end */
+        if (router_probe_needed(ctl->end == INSTALLATION_FAILED || ctl->fin.error, c->control_plane_count))
+                (void)router_probe_start(ctl->cluster_name, ctl->base_dns_domain, c->poll_interval,
+                                         c->logs_timeout, &ctl->router_probe);
         for (;;) {
                 if (summary_upload(ctl, deadline) >= 0)
                         break;
@@ -404,10 +410,19 @@ static void logs_finish(Controller *ctl)
                           strna(err));
 }
 
+static void task_logs_done(Controller *ctl)
+{
+        /* the controller ends: so does the router probe */
+        ctl->router_probe = router_probe_stop(ctl->router_probe);
+        free(ctl->cluster_name);
+        free(ctl->base_dns_domain);
+}
+
 const ControllerTask controller_task_logs = {
         .name = "logs",
         /* upstream's ticker: the first upload after one interval */
         .first_delay = controller_after_logs_interval,
         .round = task_logs,
         .finish = logs_finish,
+        .done = task_logs_done,
 };

@@ -40,6 +40,7 @@ struct HttpClient {
         char *client_cert_pem;
         char *client_key_pem;
         bool insecure;
+        bool direct;
         usec_t connect_timeout;
         usec_t total_timeout;
         size_t max_response;
@@ -169,6 +170,7 @@ int http_client_new(const HttpClientOptions *o, HttpClient **ret, char **reterr)
         if (!c->base_url || !c->user_agent)
                 return -ENOMEM;
         c->insecure = o->insecure;
+        c->direct = o->direct;
         c->connect_timeout = o->connect_timeout ? o->connect_timeout : 30 * USEC_PER_SEC;
         c->total_timeout = o->total_timeout;
         c->max_response = o->max_response ? o->max_response : BUF_MAX_HTTP_BODY;
@@ -256,6 +258,83 @@ int http_client_set_header(HttpClient *c, const char *name, const char *value)
                 r = strv_extendf(&c->headers, "%s: %s", name, value);
         pthread_mutex_unlock(&c->lock);
         return r;
+}
+
+const char *http_status_text(long status)
+{
+        /* net/http's StatusText (Go 1.19 and later) */
+        static const struct {
+                long status;
+                const char *text;
+        } texts[] = {
+                { 100, "Continue" },
+                { 101, "Switching Protocols" },
+                { 102, "Processing" },
+                { 103, "Early Hints" },
+                { 200, "OK" },
+                { 201, "Created" },
+                { 202, "Accepted" },
+                { 203, "Non-Authoritative Information" },
+                { 204, "No Content" },
+                { 205, "Reset Content" },
+                { 206, "Partial Content" },
+                { 207, "Multi-Status" },
+                { 208, "Already Reported" },
+                { 226, "IM Used" },
+                { 300, "Multiple Choices" },
+                { 301, "Moved Permanently" },
+                { 302, "Found" },
+                { 303, "See Other" },
+                { 304, "Not Modified" },
+                { 305, "Use Proxy" },
+                { 307, "Temporary Redirect" },
+                { 308, "Permanent Redirect" },
+                { 400, "Bad Request" },
+                { 401, "Unauthorized" },
+                { 402, "Payment Required" },
+                { 403, "Forbidden" },
+                { 404, "Not Found" },
+                { 405, "Method Not Allowed" },
+                { 406, "Not Acceptable" },
+                { 407, "Proxy Authentication Required" },
+                { 408, "Request Timeout" },
+                { 409, "Conflict" },
+                { 410, "Gone" },
+                { 411, "Length Required" },
+                { 412, "Precondition Failed" },
+                { 413, "Request Entity Too Large" },
+                { 414, "Request URI Too Long" },
+                { 415, "Unsupported Media Type" },
+                { 416, "Requested Range Not Satisfiable" },
+                { 417, "Expectation Failed" },
+                { 418, "I'm a teapot" },
+                { 421, "Misdirected Request" },
+                { 422, "Unprocessable Entity" },
+                { 423, "Locked" },
+                { 424, "Failed Dependency" },
+                { 425, "Too Early" },
+                { 426, "Upgrade Required" },
+                { 428, "Precondition Required" },
+                { 429, "Too Many Requests" },
+                { 431, "Request Header Fields Too Large" },
+                { 451, "Unavailable For Legal Reasons" },
+                { 500, "Internal Server Error" },
+                { 501, "Not Implemented" },
+                { 502, "Bad Gateway" },
+                { 503, "Service Unavailable" },
+                { 504, "Gateway Timeout" },
+                { 505, "HTTP Version Not Supported" },
+                { 506, "Variant Also Negotiates" },
+                { 507, "Insufficient Storage" },
+                { 508, "Loop Detected" },
+                { 510, "Not Extended" },
+                { 511, "Network Authentication Required" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(texts); i++)
+                if (texts[i].status == status)
+                        return texts[i].text;
+        return "";
 }
 
 char *http_url_join(const char *base, const char *path)
@@ -704,10 +783,12 @@ static int perform_once(HttpClient *c, const HttpRequest *req, const char *url, 
                 curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
         }
 
-        /* our proxy decision, not curl's own environment reading */
-        r = http_proxy_for_url(url, &proxy);
-        if (r < 0)
-                return r;
+        /* our proxy decision, not curl's own environment reading ("": none) */
+        if (!c->direct) {
+                r = http_proxy_for_url(url, &proxy);
+                if (r < 0)
+                        return r;
+        }
         curl_easy_setopt(h, CURLOPT_PROXY, proxy ? proxy : "");
 
         /* headers: client defaults, then the request's */

@@ -17,7 +17,8 @@
  *
  * Proxies follow Go's http.ProxyFromEnvironment: HTTPS_PROXY/https_proxy for
  * https URLs, HTTP_PROXY/http_proxy for http, NO_PROXY/no_proxy (host
- * suffixes, IPs, CIDRs, "*"); localhost and loopback are never proxied.
+ * suffixes, IPs, CIDRs, "*"); localhost and loopback are never proxied. A
+ * client made with .direct never uses one.
  *
  * Retries: transport failures (refused, reset, timeout, name resolution)
  * and the configured status codes are retried with full-jitter exponential
@@ -76,6 +77,8 @@ typedef struct HttpClientOptions {
         const char *client_cert_pem; /* client certificate (PEM data) */
         const char *client_key_pem;
         bool insecure; /* no certificate or host name verification */
+        bool direct; /* never through a proxy, whatever the environment says (Go's
+                      * http.Transport without a Proxy function) */
         const char *user_agent; /* default "cradle/<version>" */
         usec_t connect_timeout; /* default 30 s */
         usec_t total_timeout; /* default none */
@@ -134,6 +137,10 @@ int http_request(HttpClient *c, const HttpRequest *req, HttpResponse *ret, char 
  * gives -EBADMSG (the response is still returned in ret). */
 int http_request_json(HttpClient *c, const char *method, const char *path, json_object *body,
                       HttpResponse *ret, json_object **ret_json, char **reterr);
+
+/* Go's http.StatusText: the standard reason phrase of status, "" for a
+ * status it does not know. */
+const char *http_status_text(long status);
 
 /* base + path with exactly one slash between them. */
 char *http_url_join(const char *base, const char *path);

@@ -416,6 +416,41 @@ TEST(proxy_from_environment)
         unsetenv("HTTP_PROXY");
 }
 
+TEST(direct_client_never_uses_a_proxy)
+{
+        setup();
+        _cleanup_free_ char *proxy = strdup_printf("127.0.0.1:%u", plain_port);
+        _cleanup_(http_client_freep) HttpClient *c =
+                client("http", plain_port,
+                       (HttpClientOptions){ .direct = true, .total_timeout = 5 * USEC_PER_SEC });
+        _cleanup_(json_object_putp) json_object *j = NULL;
+        _cleanup_http_response_ HttpResponse r = {};
+        _cleanup_free_ char *err = NULL;
+        int ret;
+
+        /* the proxy would answer for this name (proxy_from_environment);
+         * a direct client resolves it itself, and .invalid resolves to
+         * nothing */
+        setenv("HTTP_PROXY", proxy, 1);
+        setenv("HTTPS_PROXY", proxy, 1);
+        ret = http_request_json(c, "GET", "http://assisted.example.invalid:8090/api/x", NULL, &r, &j, &err);
+        unsetenv("HTTP_PROXY");
+        unsetenv("HTTPS_PROXY");
+        ASSERT_TRUE(ret < 0);
+        ASSERT_EQ(r.status, 0);
+        ASSERT_NULL(j);
+}
+
+TEST(status_texts_are_go_s)
+{
+        ASSERT_STREQ(http_status_text(200), "OK");
+        ASSERT_STREQ(http_status_text(404), "Not Found");
+        ASSERT_STREQ(http_status_text(413), "Request Entity Too Large");
+        ASSERT_STREQ(http_status_text(503), "Service Unavailable");
+        ASSERT_STREQ(http_status_text(299), "");
+        ASSERT_STREQ(http_status_text(0), "");
+}
+
 TEST(proxy_selection_rules)
 {
         static const struct {

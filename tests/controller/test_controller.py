@@ -105,7 +105,7 @@ def without_cel_rules(o):
 class Controller:
     """One `cradle controller` process, by the upstream program name."""
 
-    def __init__(self, lab, env, args=()):
+    def __init__(self, lab, env, args=(), wrapper=()):
         self.lab = lab
         self.log_path = os.path.join(lab.tmp, "controller-%s.stderr" % uuid.uuid4().hex[:6])
         link = os.path.join(lab.tmp, "assisted-installer-controller")
@@ -115,7 +115,7 @@ class Controller:
                     if k.startswith(("ASAN_", "UBSAN_", "LSAN_", "CRADLE_LOG_TARGET")) or k in ("PATH", "HOME")}
         full_env.update(env)
         self.stderr = open(self.log_path, "w")
-        self.proc = subprocess.Popen([link, "--token-file", os.path.join(lab.tmp, "no-token-file"),
+        self.proc = subprocess.Popen(list(wrapper) + [link, "--token-file", os.path.join(lab.tmp, "no-token-file"),
                                       "--log-file", "", "--log-level", "debug"] + FAST + list(args),
                                      stdout=subprocess.DEVNULL, stderr=self.stderr, env=full_env,
                                      start_new_session=True)
@@ -347,6 +347,35 @@ class Lab(unittest.TestCase):
         self.own(INGRESS_CA_PATH, {"apiVersion": "v1", "kind": "ConfigMap",
                                    "metadata": {"name": "default-ingress-cert"}, "data": {"ca-bundle.crt": pem}})
 
+    def olm_cluster(self, timeout_seconds):
+        """A one-master cluster whose service monitors the OLM operator lso
+        (its Subscription local-storage-operator in the test's namespace,
+        returned), with no manifest to apply; the console available and the
+        ingress CA there."""
+        cid, ie, hosts = self.seed(masters=1)
+        ns = self.prefix + "-lso"
+        self.kube.ensure_namespace(ns)
+        self.kube.ensure_namespace("openshift-marketplace")
+        self.svc.control("POST", "/clusters/%s" % cid, {"monitored_operators": [
+            {"name": "lso", "operator_type": "olm", "namespace": ns, "subscription_name": "local-storage-operator",
+             "timeout_seconds": timeout_seconds}]})
+        # what the service generates at install: no manifest to apply
+        self.svc.raw("PUT", "/__control/clusters/%s/files/custom_manifests.json" % cid, "[]")
+        self.openshift_objects([self.condition("Available", "True", "All is well")])
+        self.ingress_ca(HubClient.TEST_INGRESS_CA)
+        return cid, hosts, ns
+
+    def lso_csv_installing(self, ns):
+        """OLM resolved the Subscription: its CSV, installing."""
+        self.status_patch(SUBSCRIPTIONS % ns + "/local-storage-operator",
+                          {"currentCSV": "lso.v4.13.0", "lastUpdated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        self.own(CSVS % ns, {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+                             "metadata": {"name": "lso.v4.13.0"},
+                             "spec": {"displayName": "Local Storage", "version": "4.13.0",
+                                      "install": {"strategy": "deployment"}}})
+        self.status_patch(CSVS % ns + "/lso.v4.13.0", {"phase": "Installing", "message": "waiting for install "
+                                                                                         "components to report healthy"})
+
     def cluster_requests(self, cid, suffix, method):
         return [r for r in self.svc.requests(path="/clusters/%s/%s$" % (cid, suffix), method=method)
                 if r.get("status") is not None and r["status"] < 300]
@@ -398,19 +427,43 @@ class Lab(unittest.TestCase):
                 self.assertEqual(st, 200, body)
         return cid, ie["id"], hosts
 
+    def path_without_oc(self):
+        """PATH without any directory that has an oc."""
+        return ":".join(d for d in os.environ.get("PATH", "/usr/bin:/bin").split(":")
+                        if d and not os.access(os.path.join(d, "oc"), os.X_OK))
+
+    def hosts_file(self, hosts):
+        """The dry run's hosts file (notes §8) and each host's reboot marker
+        (none exists yet)."""
+        path = os.path.join(self.tmp, self.prefix + "-hosts.json")
+        markers = {}
+        with open(path, "w") as f:
+            entries = []
+            for hid, name, ip, role in hosts:
+                markers[hid] = os.path.join(self.tmp, "%s-rebooted" % name)
+                entries.append({"hostname": name, "ip": ip, "rebootMarkerPath": markers[hid]})
+            json.dump(entries, f)
+        return path, markers
+
+    def dry_controller(self, cid, env=None, args=(), wrapper=()):
+        e = {"DRY_ENABLE": "true", "SKIP_CERT_VERIFICATION": "true",
+             "KUBECONFIG": os.path.join(self.tmp, "no-such-kubeconfig")}
+        e.update(env or {})
+        return self.controller(cid, env=e, args=args, wrapper=wrapper)
+
     def stages(self, host_id):
         """The stages the service recorded for a host, in order."""
         return [r["body"]["current_stage"] for r in self.svc.requests(path="/hosts/%s/progress$" % host_id,
                                                                          method="PUT")
                 if r.get("status") == 200]
 
-    def controller(self, cluster_id, args=(), env=None):
+    def controller(self, cluster_id, args=(), env=None, wrapper=()):
         e = {"CLUSTER_ID": cluster_id, "INVENTORY_URL": self.svc.url, "OPENSHIFT_VERSION": "4.13",
              "NAMESPACE": self.namespace, "KUBECONFIG": self.kube.kubeconfig_path}
         if self.svc.token:
             e["PULL_SECRET_TOKEN"] = self.svc.token
         e.update(env or {})
-        c = Controller(self, e, args)
+        c = Controller(self, e, args, wrapper)
         self.controllers.append(c)
         return c
 
@@ -711,10 +764,6 @@ class TestLogs(Lab):
 
     def logs_progress(self, cid):
         return [r["body"]["logs_state"] for r in self.cluster_requests(cid, "logs-progress", "PUT")]
-
-    def path_without_oc(self):
-        return ":".join(d for d in os.environ.get("PATH", "/usr/bin:/bin").split(":")
-                        if d and not os.access(os.path.join(d, "oc"), os.X_OK))
 
     def fake_oc(self):
         bindir = os.path.join(self.tmp, self.prefix + "-bin")
@@ -1082,17 +1131,7 @@ class TestOlmOperators(Lab):
     it; the service says installed only once it is available."""
 
     def test_to_installed(self):
-        cid, ie, hosts = self.seed(masters=1)
-        ns = self.prefix + "-lso"
-        self.kube.ensure_namespace(ns)
-        self.kube.ensure_namespace("openshift-marketplace")
-        self.svc.control("POST", "/clusters/%s" % cid, {"monitored_operators": [
-            {"name": "lso", "operator_type": "olm", "namespace": ns, "subscription_name": "local-storage-operator",
-             "timeout_seconds": 4200}]})
-        # what the service generates at install: no manifest to apply
-        self.svc.raw("PUT", "/__control/clusters/%s/files/custom_manifests.json" % cid, "[]")
-        self.openshift_objects([self.condition("Available", "True", "All is well")])
-        self.ingress_ca(HubClient.TEST_INGRESS_CA)
+        cid, hosts, ns = self.olm_cluster(4200)
         # OLM: the subscription, and a failed InstallPlan of it (deleted,
         # as OLM's early-setup workaround) and of another one (kept); no CSV
         # yet (owners exist: the garbage collector removes orphans)
@@ -1126,14 +1165,7 @@ class TestOlmOperators(Lab):
         self.assertIsNotNone(self.get(INSTALL_PLANS % ns + "/install-other"))
         self.assertNotIn("Applying olm manifests", self.finalizing_stages(cid))
         # OLM resolves the subscription: its CSV, installing
-        self.status_patch(SUBSCRIPTIONS % ns + "/local-storage-operator",
-                          {"currentCSV": "lso.v4.13.0", "lastUpdated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
-        self.own(CSVS % ns, {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
-                             "metadata": {"name": "lso.v4.13.0"},
-                             "spec": {"displayName": "Local Storage", "version": "4.13.0",
-                                      "install": {"strategy": "deployment"}}})
-        self.status_patch(CSVS % ns + "/lso.v4.13.0", {"phase": "Installing", "message": "waiting for install "
-                                                                                         "components to report healthy"})
+        self.lso_csv_installing(ns)
         reports = wait_for("lso reported", lambda: [r["body"] for r in self.cluster_requests(cid, "monitored-operators", "PUT")
                                                     if r["body"]["name"] == "lso"])
         self.assertEqual(reports[0], {"name": "lso", "status": "progressing",
@@ -1158,6 +1190,94 @@ class TestOlmOperators(Lab):
         self.assertEqual((cl["status"], cl["status_info"]), ("installed", "Cluster is installed"))
         ops = {o["name"]: o for o in cl["monitored_operators"]}
         self.assertEqual(ops["lso"]["status"], "available")
+
+
+class TestStageTimeouts(Lab):
+    """The service's finalizing stage timeouts (notes §0.7, §5.3, §7;
+    finalizing_stages.go), made seconds through the reference service's
+    settings: they, not the controller, end its waits."""
+
+    def stage_timeouts(self, timeouts):
+        self.svc.need_control("finalizing stage timeouts of seconds (the service's environment)")
+        self.svc.control("POST", "/settings", {"finalizing_stage_timeouts": timeouts})
+        self.addCleanup(self.svc.control, "POST", "/settings", {"finalizing_stage_timeouts": {}})
+
+    def events(self, cid, name):
+        st, evs = self.hub.events(cluster_id=cid)
+        self.assertEqual(st, 200, evs)
+        return [e["message"] for e in evs if e.get("name") == name]
+
+    def test_olm_operator_that_never_succeeds(self):
+        """The CSV stays Installing: the service marks the stage "Waiting for
+        olm operators csv" timed out (the cluster stays finalizing), the
+        controller stops waiting, reports the operator failed ("Waiting for
+        operator timed out"), then Done and complete-installation with
+        success (OLM failures never fail the installation); the service says
+        installed and the controller exits 0, after gathering the logs a
+        failed operator calls for."""
+        self.stage_timeouts({"Waiting for olm operators csv": 3})
+        # the operator's own timeout below the stage's: the stage's holds
+        cid, hosts, ns = self.olm_cluster(1)
+        self.own(SUBSCRIPTIONS % ns, {
+            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
+            "metadata": {"name": "local-storage-operator"},
+            "spec": {"name": "local-storage-operator", "source": "redhat-operators",
+                     "sourceNamespace": "openshift-marketplace"}})
+        # and it never gets past Installing
+        self.lso_csv_installing(ns)
+        c = self.controller(cid, env={"PATH": self.path_without_oc()})
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        # the service timed the stage out, once, and kept the cluster finalizing
+        self.assertEqual(self.events(cid, "finalizing_stage_timed_out"), [
+            "Cluster %s: finalizing stage Waiting for olm operators csv has been active more than the expected "
+            "completion time (0 minutes)" % cid])
+        self.assertEqual(self.events(cid, "cluster_installation_failed"), [])
+        self.assertIn("the service timed the stage Waiting for olm operators csv out", c.log())
+        self.assertEqual(self.finalizing_stages(cid), [
+            "Waiting for cluster operators", "Adding router ca", "Waiting for olm operators csv initialization",
+            "Applying olm manifests", "Waiting for olm operators csv", "Done"])
+        reports = [r["body"] for r in self.cluster_requests(cid, "monitored-operators", "PUT")
+                   if r["body"]["name"] == "lso"]
+        self.assertEqual(reports[0], {"name": "lso", "status": "progressing",
+                                      "status_info": "waiting for install components to report healthy",
+                                      "version": "4.13.0"})
+        self.assertEqual(reports[-1], {"name": "lso", "status": "failed",
+                                       "status_info": "Waiting for operator timed out", "version": "4.13.0"})
+        self.assertEqual([r["body"] for r in self.cluster_requests(cid, "actions/complete-installation", "POST")],
+                         [{"is_success": True}])
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual((cl["status"], cl["status_info"]), ("installed", "Cluster is installed"))
+        self.assertEqual({o["name"]: o["status"] for o in cl["monitored_operators"]},
+                         {"console": "available", "lso": "failed"})
+        # a failed operator: the last upload gathers (no oc here: cradle's own)
+        self.assertIn("oc is not on PATH: no must-gather", c.log())
+        self.assertIn("Cluster installation successfully finished.", c.log())
+
+    def test_router_ca_stage_fails_the_cluster(self):
+        """The ingress CA never appears: the controller keeps reading it
+        (upstream has no limit there), the service fails the cluster when
+        the stage "Adding router ca" runs past its timeout, and the
+        controller ends with 0 without completing the installation."""
+        cid, ie, hosts = self.seed(masters=1)
+        self.stage_timeouts({"Adding router ca": 2})
+        self.openshift_objects([self.condition("Available", "True", "All is well")])
+        if self.get(INGRESS_CA_PATH + "/default-ingress-cert") is not None:
+            raise unittest.SkipTest("the cluster has its own ingress CA")
+        c = self.controller(cid, env={"PATH": self.path_without_oc()})
+        hid, name, ip, role = hosts[0]
+        self.node(name, ip, ready=True)
+        self.assertEqual(c.wait(), 0, c.log()[-3000:])
+        reason = "Cluster finalizing stage 'Adding router ca' has been timed out after timeout duration of 0 minutes"
+        st, cl = self.hub.cluster(cid)
+        self.assertEqual((cl["status"], cl["status_info"]), ("error", reason))
+        self.assertEqual(self.events(cid, "cluster_installation_failed"), ["Failed installing cluster. Reason: " + reason])
+        self.assertEqual(self.finalizing_stages(cid), ["Waiting for cluster operators", "Adding router ca"])
+        self.assertEqual(self.cluster_requests(cid, "uploads/ingress-cert", "POST"), [])
+        self.assertEqual(self.cluster_requests(cid, "actions/complete-installation", "POST"), [])
+        self.assertGreaterEqual(c.log().count("fetching default-ingress-cert configmap"), 2)
+        self.assertIn("Cluster installation failed.", c.log())
 
 
 class TestDnsAddress(Lab):
@@ -1648,23 +1768,6 @@ class TestDryRun(Lab):
     Ready node once its reboot marker exists; every call to the service is
     real, and the service decides finalizing and installed by its own
     rules."""
-
-    def hosts_file(self, hosts):
-        path = os.path.join(self.tmp, self.prefix + "-hosts.json")
-        markers = {}
-        with open(path, "w") as f:
-            entries = []
-            for hid, name, ip, role in hosts:
-                markers[hid] = os.path.join(self.tmp, "%s-rebooted" % name)
-                entries.append({"hostname": name, "ip": ip, "rebootMarkerPath": markers[hid]})
-            json.dump(entries, f)
-        return path, markers
-
-    def dry_controller(self, cid, env=None):
-        e = {"DRY_ENABLE": "true", "SKIP_CERT_VERIFICATION": "true",
-             "KUBECONFIG": os.path.join(self.tmp, "no-such-kubeconfig")}
-        e.update(env or {})
-        return self.controller(cid, env=e)
 
     def test_needs_the_hosts_file(self):
         c = self.dry_controller("x")

@@ -18,6 +18,7 @@ import json
 import random
 import secrets
 import threading
+import time
 import uuid
 
 import generations
@@ -85,7 +86,59 @@ DEFAULT_SETTINGS = {
     # console; newer services add cvo); all must report available before the
     # cluster is installed
     "builtin_operators": ["console"],
+    # FINALIZING_STAGE_<STAGE>_TIMEOUT (internal/cluster/finalizing_stages.go):
+    # seconds by stage name, over the defaults below, so that a test can
+    # make a stage's timeout seconds
+    "finalizing_stage_timeouts": {},
+    # ENABLE_SOFT_TIMEOUTS together with the organization's soft timeouts:
+    # off in the service's default configuration
+    "soft_timeouts": False,
 }
+
+# internal/cluster/finalizing_stages.go at 063b2579: each finalizing
+# stage's timeout in seconds, hard (the default) and soft; the cluster
+# monitor fails the cluster when a stage runs past it, except in the
+# non-failing stages (and with soft timeouts), where it only sets
+# progress.finalizing_stage_timed_out, says so in status_info and emits
+# finalizing_stage_timed_out. For the OLM stages the timeout is raised to
+# the largest timeout_seconds of the cluster's OLM operators.
+_GENERAL_WAIT, _LONG_WAIT, _SHORT_WAIT = 70 * 60, 10 * 3600, 10 * 60
+FINALIZING_STAGE_TIMEOUTS_HARD = {
+    "Waiting for cluster operators": _LONG_WAIT,
+    "Adding router ca": _GENERAL_WAIT,
+    "Applying olm manifests": _SHORT_WAIT,
+    "Waiting for olm operators csv": _GENERAL_WAIT,
+    "Waiting for olm operators csv initialization": _GENERAL_WAIT,
+    "Waiting for OLM operator setup jobs": _SHORT_WAIT,
+    "Done": _GENERAL_WAIT,
+}
+FINALIZING_STAGE_TIMEOUTS_SOFT = dict(FINALIZING_STAGE_TIMEOUTS_HARD, **{
+    "Waiting for cluster operators": _GENERAL_WAIT})
+NON_FAILING_FINALIZING_STAGES = ("Applying olm manifests", "Waiting for olm operators csv initialization",
+                                 "Waiting for olm operators csv")
+OLM_FINALIZING_STAGES = ("Waiting for olm operators csv initialization", "Waiting for olm operators csv",
+                         "Waiting for OLM operator setup jobs")
+# internal/cluster/common.go
+STATUS_INFO_FINALIZING_STAGE_TIMEOUT = ("Cluster finalizing stage '%s' has been timed out after timeout duration "
+                                        "of %d minutes")
+STATUS_INFO_FINALIZING_STAGE_SOFT_TIMEOUT = ("Cluster finalizing stage '%s' is taking longer than the expected "
+                                             "duration (%d minutes). To troubleshoot use kubeconfig or connect to "
+                                             "any node using ssh")
+
+
+def finalizing_stage_timeout(stage, operators, settings):
+    """finalizingStageTimeout: seconds. A stage the table does not know
+    gets the general 70 minutes (finalizingStageDefaultTimeout)."""
+    soft = bool(settings.get("soft_timeouts"))
+    table = FINALIZING_STAGE_TIMEOUTS_SOFT if soft else FINALIZING_STAGE_TIMEOUTS_HARD
+    timeout = (settings.get("finalizing_stage_timeouts") or {}).get(stage)
+    if timeout is None:
+        timeout = table.get(stage, _GENERAL_WAIT)
+    if stage in OLM_FINALIZING_STAGES:
+        # math.Max over the OLM operators, then whole seconds
+        timeout = int(max([float(timeout)] + [float(o.get("timeout_seconds") or 0) for o in operators
+                                                 if o.get("operator_type") == "olm"]))
+    return timeout
 
 # interface types the service keeps without ENABLE_VIRTUAL_INTERFACES
 PHYSICAL_INTERFACE_TYPES = ("", "physical", "vlan", "bond")
@@ -422,6 +475,8 @@ class Cluster(object):
         self.validations = None      # cluster validations (managed clusters)
         self.finalizing_stage = None
         self.finalizing_stage_started_at = None
+        self.finalizing_stage_started = None   # time.monotonic() of the stage's start
+        self.finalizing_stage_timed_out = False
         self.last_preparation = {"status": "not_started"}
 
     def _managed_api(self, out, hosts, style):
@@ -491,6 +546,7 @@ class Cluster(object):
         if self.finalizing_stage:
             p["finalizing_stage"] = self.finalizing_stage
             p["finalizing_stage_started_at"] = self.finalizing_stage_started_at
+        p["finalizing_stage_timed_out"] = self.finalizing_stage_timed_out
         return dict(sorted((k, v) for k, v in p.items() if v))
 
     def set_file(self, name, content):
@@ -924,6 +980,36 @@ class Model(object):
             cluster = self.clusters.get(h.cluster_id)
             if cluster is not None and cluster.status == "installing":
                 h.set_status("installing", "Installation is in progress")
+        for c in self.clusters.values():
+            self._finalizing_stage_timeout(c)
+
+    def _finalizing_stage_timeout(self, c):
+        """The cluster monitor's finalizing-stage rules (statemachine.go, in
+        its order: before "Finalizing complete"): a stage past its timeout
+        fails the cluster, unless it is a non-failing stage or soft timeouts
+        are on; then the cluster stays finalizing, once marked timed out."""
+        if c.status != "finalizing" or not c.finalizing_stage or c.finalizing_stage_started is None:
+            return
+        timeout = finalizing_stage_timeout(c.finalizing_stage, c.operators, self.settings)
+        if time.monotonic() - c.finalizing_stage_started <= timeout:
+            return
+        minutes = int(timeout // 60)
+        soft = bool(self.settings.get("soft_timeouts"))
+        if not soft and c.finalizing_stage not in NON_FAILING_FINALIZING_STAGES:
+            reason = STATUS_INFO_FINALIZING_STAGE_TIMEOUT % (c.finalizing_stage, minutes)
+            c.set_status("error", reason)
+            self.cluster_event(c, "cluster_installation_failed", "Failed installing cluster. Reason: %s" % reason,
+                               "critical")
+            return
+        if c.finalizing_stage_timed_out:
+            return
+        # notifyFinalizingStageTimeout: status_info and the flag, no status change
+        c.finalizing_stage_timed_out = True
+        c.status_info = STATUS_INFO_FINALIZING_STAGE_SOFT_TIMEOUT % (c.finalizing_stage, minutes)
+        c.touch()
+        self.cluster_event(c, "finalizing_stage_timed_out",
+                           "Cluster %s: finalizing stage %s has been active more than the expected completion "
+                           "time (%d minutes)" % (c.id, c.finalizing_stage, minutes), "warning")
 
     def cluster_hosts(self, cluster_id):
         return sorted((h for h in self.hosts.values() if h.cluster_id == cluster_id), key=lambda h: h.seq)
@@ -2648,7 +2734,11 @@ class Model(object):
         if stage and stage != c.finalizing_stage:
             c.finalizing_stage = stage
             c.finalizing_stage_started_at = now_ms()
+            c.finalizing_stage_started = time.monotonic()
+            c.finalizing_stage_timed_out = False
             c.touch()
+            self.cluster_event(c, "cluster_finalizing_stage_updated",
+                               "Updated finalizing stage of the cluster to '%s'" % stage)
 
     def _maybe_complete(self, c):
         """The cluster monitor's finalizing → installed (notes/controller.md
@@ -2699,6 +2789,8 @@ class Model(object):
                 o.pop(k, None)
             o["status_updated_at"] = ZERO_MS
         c.finalizing_stage = None
+        c.finalizing_stage_started = None
+        c.finalizing_stage_timed_out = False
         c.last_preparation = {"status": "not_started"}
         c.set_status("insufficient", "Reset cluster installation")
         for h in self.cluster_hosts(c.id):

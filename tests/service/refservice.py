@@ -970,8 +970,11 @@ class Control(object):
             if parts == ["settings"] and method == "POST":
                 with model.lock:
                     merged = dict(model.settings, **(data or {}))
-                    if "api_generation" in (data or {}) and "install_cmd_style" not in (data or {}):
-                        merged.pop("install_cmd_style", None)   # the generation brings its own
+                    if "install_cmd_style" not in (data or {}):
+                        # a generation brings its own (the one set, or the one
+                        # the service plays: the default style beside it is
+                        # no contradiction)
+                        merged.pop("install_cmd_style", None)
                     refmodel.check_scenario({"settings": merged})
                     model.settings.update(data or {})
                     return ctl(200, model.settings)

@@ -2262,6 +2262,99 @@ class TestClusters(HubBase):
         self.assertEqual(st, 200, body)
         self.assertEqual(self.hub.cluster(cid)[1]["status"], "installed")
 
+    def _finalizing_with_stage_timeouts(self, timeouts, operators=(), **settings):
+        """A cluster finalizing on a service whose finalizing stages time out
+        after the given seconds (FINALIZING_STAGE_<STAGE>_TIMEOUT)."""
+        self.svc.need_control("finalizing stage timeouts of seconds (the service's environment); hosts that "
+                              "become known from the observed inventory alone")
+        if self.generation == "2023":
+            self.skipTest("the late-2023 service has no finalizing stages")
+        self.svc.control("POST", "/settings", dict(settings, finalizing_stage_timeouts=timeouts))
+        c = self.new_cluster()
+        if operators:
+            self.svc.control("POST", "/clusters/%s" % c["id"], {"monitored_operators": list(operators)})
+        self._installed_flow(c)
+        self.assertEqual(self.hub.cluster(c["id"])[1]["status"], "finalizing")
+        return c["id"]
+
+    def _stage(self, cid, stage):
+        st, body = self.hub.agent_call("PUT", "/v2/clusters/%s/progress" % cid, {"finalizing_stage": stage})
+        self.assertEqual(st, 200, body)
+
+    def _events(self, cid, name):
+        st, evs = self.hub.events(cluster_id=cid)
+        self.assertEqual(st, 200, evs)
+        return [(e["severity"], e["message"]) for e in evs if e["name"] == name]
+
+    def test_finalizing_stage_timeout_fails_the_cluster(self):
+        """finalizing_stages.go: a failing stage (here Adding router ca) past
+        its timeout puts the cluster in error, with the stage and the whole
+        minutes in status_info and the installation-failed event; the flag
+        stays unset (only the non-failing stages set it)."""
+        cid = self._finalizing_with_stage_timeouts({"Adding router ca": 1.5})
+        self._stage(cid, "Adding router ca")
+        st, c = self.hub.cluster(cid)
+        self.assertEqual((c["status"], c["progress"]["finalizing_stage"]), ("finalizing", "Adding router ca"))
+        self.assertNotIn("finalizing_stage_timed_out", c["progress"])
+        self.assertEqual(self._events(cid, "cluster_finalizing_stage_updated"),
+                         [("info", "Updated finalizing stage of the cluster to 'Adding router ca'")])
+        time.sleep(1.7)
+        st, c = self.hub.cluster(cid)
+        reason = "Cluster finalizing stage 'Adding router ca' has been timed out after timeout duration of 0 minutes"
+        self.assertEqual((c["status"], c["status_info"]), ("error", reason))
+        self.assertNotIn("finalizing_stage_timed_out", c["progress"])
+        self.assertEqual(schema_errors("cluster", c), [])
+        self.assertEqual(self._events(cid, "cluster_installation_failed"),
+                         [("critical", "Failed installing cluster. Reason: " + reason)])
+        self.assertEqual(self._events(cid, "finalizing_stage_timed_out"), [])
+
+    def test_olm_stage_timeout_only_marks_the_stage(self):
+        """A non-failing stage (the OLM ones) past its timeout: the cluster
+        stays finalizing, progress.finalizing_stage_timed_out is set (what
+        the controller reads to end its wait), status_info and one event say
+        so; the timeout is the largest of the stage's and the OLM
+        operators' timeout_seconds; the next stage clears the flag, and the
+        cluster still completes."""
+        lso = {"name": "lso", "operator_type": "olm", "namespace": "test-lso", "subscription_name": "test-lso-sub",
+               "timeout_seconds": 3}
+        cid = self._finalizing_with_stage_timeouts({"Waiting for olm operators csv": 1}, [lso])
+        self._stage(cid, "Waiting for olm operators csv")
+        time.sleep(1.5)
+        st, c = self.hub.cluster(cid)
+        # the operator's 3 s, not the stage's 1 s
+        self.assertEqual(c["status"], "finalizing")
+        self.assertNotIn("finalizing_stage_timed_out", c["progress"])
+        time.sleep(1.8)
+        for _ in range(2):
+            st, c = self.hub.cluster(cid)
+            self.assertEqual((c["status"], c["status_info"]), (
+                "finalizing", "Cluster finalizing stage 'Waiting for olm operators csv' is taking longer than the "
+                              "expected duration (0 minutes). To troubleshoot use kubeconfig or connect to any node "
+                              "using ssh"))
+            self.assertIs(c["progress"]["finalizing_stage_timed_out"], True)
+        self.assertEqual(schema_errors("cluster", c), [])
+        self.assertEqual(self._events(cid, "finalizing_stage_timed_out"), [
+            ("warning", "Cluster %s: finalizing stage Waiting for olm operators csv has been active more than the "
+                        "expected completion time (0 minutes)" % cid)])
+        self._stage(cid, "Done")
+        self.assertNotIn("finalizing_stage_timed_out", self.hub.cluster(cid)[1]["progress"])
+        # the controller marks the operator failed: the cluster completes
+        self.hub.finish_installation(cid, version="4.13.18")
+        st, body = self.hub.agent_call("PUT", "/v2/clusters/%s/monitored-operators" % cid,
+                                       {"name": "lso", "status": "failed", "status_info": "Waiting for operator timed out"})
+        self.assertEqual(st, 200, body)
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "installed")
+
+    def test_soft_timeouts_never_fail(self):
+        """With soft timeouts (ENABLE_SOFT_TIMEOUTS and the organization's)
+        a failing stage past its timeout only marks it."""
+        cid = self._finalizing_with_stage_timeouts({"Adding router ca": 1}, soft_timeouts=True)
+        self._stage(cid, "Adding router ca")
+        time.sleep(1.3)
+        st, c = self.hub.cluster(cid)
+        self.assertEqual(c["status"], "finalizing")
+        self.assertIs(c["progress"]["finalizing_stage_timed_out"], True)
+
     def test_complete_installation_with_operators_report(self):
         """The controller's failure body (notes/controller.md §4 #10): data's
         values are anything JSON (models.CompletionParams.Data is a
