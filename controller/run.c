@@ -586,8 +586,9 @@ int controller_run(const ControllerConfig *c)
                 if (!ctl.baremetal)
                         log_info("Cluster platform is not baremetal, skipping BMH");
         }
-        ctl.cluster_name = strdup(strempty(cluster ? json_get_string(cluster, "name") : NULL));
-        ctl.base_dns_domain = strdup(strempty(cluster ? json_get_string(cluster, "base_dns_domain") : NULL));
+        /* the router probe's canary URL; without the service, none */
+        ctl.cluster_name = strdup(strempty(json_get_string(cluster, "name")));
+        ctl.base_dns_domain = strdup(strempty(json_get_string(cluster, "base_dns_domain")));
 
         r = tasks_run(&ctl);
         if (r == -ECANCELED) {
