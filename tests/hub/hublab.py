@@ -30,12 +30,10 @@ Standard library and python3-yaml; root for namespaces and loop devices.
 """
 import atexit
 import base64
-import ctypes
 import http.client
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import socket
@@ -54,11 +52,11 @@ BUILD = os.environ.get("CRADLE_BUILD_ROOT", os.path.join(SRC, "build"))
 sys.path.insert(0, os.path.join(SRC, "tests", "service"))
 sys.path.insert(0, os.path.join(SRC, "tests", "kubeapi"))
 sys.path.insert(0, os.path.join(SRC, "tests", "helpers"))
+import nsrelay  # noqa: E402
 
 AGENT_IMAGE = "quay.io/edge-infrastructure/assisted-installer-agent:latest"
 CRDS = os.path.join(SRC, "tests", "reference", "assisted-service")
 DOCS = os.path.join(CRDS, "docs", "hive-integration", "crds")
-CLONE_NEWNET = 0x40000000
 
 
 class LabError(Exception):
@@ -118,7 +116,7 @@ class Lab(object):
         the lab namespace ns (setns is per thread); back to where the
         thread was afterwards. Other threads and started processes stay
         where they are."""
-        return netns_context("/run/netns/" + ns)
+        return nsrelay.netns_context("/run/netns/" + ns)
 
     # disks
     def loop_disk(self, name, size_gib=120):
@@ -189,174 +187,23 @@ class Lab(object):
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-class netns_context(object):
-    """with netns_context(path): the calling thread in the network
-    namespace at path (a /run/netns/ file or an open descriptor's
-    /proc/self/fd/N), back in its own afterwards."""
-
-    def __init__(self, path):
-        self.path = path
-        self.back = None
-
-    def __enter__(self):
-        self.back = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            setns(self.path)
-        except BaseException:
-            os.close(self.back)
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        try:
-            setns("/proc/self/fd/%d" % self.back)
-        finally:
-            os.close(self.back)
-
-
-def setns(path):
-    """The calling thread into the network namespace at path."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        if libc.setns(fd, CLONE_NEWNET) != 0:
-            raise LabError("cannot enter the network namespace %s: %s" % (path, os.strerror(ctypes.get_errno())))
-    finally:
-        os.close(fd)
-
-
 # ---- the relay: the hosts' way to the service ---------------------------------------------------
 
-class Relay(object):
-    """A TCP relay from the lab's switch to one service: it listens inside
-    a lab namespace (the switch's 198.51.100.1) and connects each
-    connection it accepts out of the namespace this process runs in (where
-    cradle-hub and the test reach the service too) to the address of one
-    URL, and to nothing else. The hosts' agents are given its URL; bytes
-    pass unchanged (TLS included). The reference service and a real one
-    (CRADLE_TEST_SERVICE_URL) are reached the same way.
-
-    Bounded: at most MAX_CONNECTIONS at once (more are closed at once), a
-    connect timeout, a send timeout; stop() (at the lab's close) closes the
-    listener and every connection."""
-
-    MAX_CONNECTIONS = 64
-    CONNECT_TIMEOUT = 10
-    SEND_TIMEOUT = 60
-    CHUNK = 1 << 16
+class Relay(nsrelay.Relay):
+    """nsrelay.Relay listening inside the lab namespace ns (the switch's
+    198.51.100.1 as a rule), stopped at the lab's close."""
 
     def __init__(self, lab, ns, address, url):
-        u = urllib.parse.urlsplit(url)
-        if u.scheme not in ("http", "https") or not u.hostname:
-            raise LabError("cannot relay %r: not an http(s) URL" % url)
-        default = 443 if u.scheme == "https" else 80
-        self.target = (u.hostname, u.port or default)
-        self.lab, self.ns, self.address = lab, ns, address
-        # the same port as the service's: URLs the service hands out
-        # (SERVICE_BASE_URL) work from the hosts when its host is the
-        # switch's address, as the real service's in tests/service/README.md is
-        self.port = u.port or default
-        host = "[%s]" % address if ":" in address else address
-        self.url = urllib.parse.urlunsplit((u.scheme, "%s:%d" % (host, self.port), u.path.rstrip("/"), "", ""))
-        self.home = None
-        self.listener = None
-        self.stopped = threading.Event()
-        self.lock = threading.Lock()
-        self.active = set()
-        self.live = 0
-        self.threads = []
-        self.accepted = self.refused = 0
-        self.errors = []
+        try:
+            super().__init__("/run/netns/" + ns, address, url)
+        except ValueError as e:
+            raise LabError(str(e))
+        self.lab = lab
 
     def start(self):
-        self.home = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
-        family = socket.AF_INET6 if ":" in self.address else socket.AF_INET
-        with self.lab.sockets_in(self.ns):
-            self.listener = socket.socket(family, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind((self.address, self.port))
-        self.listener.listen(self.MAX_CONNECTIONS)
-        self.listener.settimeout(0.5)
-        t = threading.Thread(target=self._accept, daemon=True, name="relay-accept")
-        t.start()
-        self.threads.append(t)
+        super().start()
         self.lab.on_close.append(self.stop)
         return self
-
-    def _accept(self):
-        # the outgoing side in this process's own namespace, whichever
-        # thread started the relay
-        setns("/proc/self/fd/%d" % self.home)
-        while not self.stopped.is_set():
-            try:
-                down, _ = self.listener.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                break
-            with self.lock:
-                full = self.live >= self.MAX_CONNECTIONS
-                if not full:
-                    self.live += 1
-                    self.active.add(down)
-            if full:
-                self.refused += 1
-                down.close()
-                continue
-            self.accepted += 1
-            t = threading.Thread(target=self._serve, args=(down,), daemon=True, name="relay-conn")
-            t.start()
-            self.threads = [x for x in self.threads if x.is_alive()] + [t]
-
-    def _serve(self, down):
-        up = None
-        try:
-            try:
-                up = socket.create_connection(self.target, timeout=self.CONNECT_TIMEOUT)
-            except OSError as e:
-                self.errors.append("cannot connect to %s:%d: %s" % (self.target + (e,)))
-                return
-            with self.lock:
-                self.active.add(up)
-            for s in (down, up):
-                s.settimeout(self.SEND_TIMEOUT)
-            other = {down: up, up: down}
-            reading = [down, up]
-            while reading and not self.stopped.is_set():
-                ready, _, _ = select.select(reading, [], [], 1.0)
-                for s in ready:
-                    data = s.recv(self.CHUNK)
-                    if data:
-                        other[s].sendall(data)
-                    else:
-                        # a half-close passes on: the other side sees the end too
-                        reading.remove(s)
-                        other[s].shutdown(socket.SHUT_WR)
-        except OSError:
-            pass    # a reset or a timeout ends this connection only
-        finally:
-            with self.lock:
-                self.live -= 1
-                for s in (down, up):
-                    if s is not None:
-                        self.active.discard(s)
-                        s.close()
-
-    def stop(self):
-        self.stopped.set()
-        if self.listener is not None:
-            self.listener.close()
-        with self.lock:
-            for s in list(self.active):
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-        for t in list(self.threads):
-            t.join(5)
-        if self.home is not None:
-            os.close(self.home)
-            self.home = None
 
 
 # ---- Kubernetes -----------------------------------------------------------------------------------

@@ -334,6 +334,51 @@ class RelayTest(unittest.TestCase):
             self.assertIn("cannot connect to 127.0.0.1:%d" % port, relay.errors[0])
             self.assertEqual(relay.accepted, 1)
 
+    def test_in_netns_reaches_the_real_programs(self):
+        """tests/helpers/in-netns.sh relays CRADLE_TEST_KUBECONFIG's server
+        and CRADLE_TEST_SERVICE_URL into the namespace it makes, by the
+        very addresses (here this process's 127.0.0.1: the echo server),
+        and removes everything at the end."""
+        kubeconfig = os.path.join(self.lab.tmp, "kubeconfig")
+        with open(kubeconfig, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\nclusters:\n- name: real\n  cluster:\n"
+                    "    server: https://127.0.0.1:%d\ncontexts:\n- name: real\n  context:\n    cluster: real\n"
+                    "current-context: real\n" % self.port)
+        other = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(other.close)
+        service_port = other.getsockname()[1]
+        other.close()
+        probe = ("import socket,sys\n"
+                 "for port in (%d, %d):\n"
+                 "    try:\n"
+                 "        s = socket.create_connection(('127.0.0.1', port), timeout=10)\n"
+                 "        s.sendall(b'through'); s.shutdown(socket.SHUT_WR)\n"
+                 "        print(port, s.recv(100).decode() or 'closed')\n"
+                 "    except ConnectionRefusedError:\n"
+                 "        print(port, 'refused')\n"
+                 "    except ConnectionResetError:\n"
+                 "        print(port, 'closed')\n"
+                 % (self.port, service_port))
+        env = dict(os.environ, CRADLE_TEST_KUBECONFIG=kubeconfig,
+                   CRADLE_TEST_SERVICE_URL="http://127.0.0.1:%d" % service_port)
+        p = subprocess.run([os.path.join(H.SRC, "tests", "helpers", "in-netns.sh"), sys.executable, "-c", probe],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        # the kube server's address answers inside (the echo came back);
+        # the service's too: relayed, its connection closed since nothing
+        # listens there outside (not refused inside, as without the relay)
+        self.assertEqual(p.stdout.decode().split("\n")[:2], ["%d through" % self.port, "%d closed" % service_port])
+        # the relay ended with the script
+        left = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    if kubeconfig.encode() in f.read():
+                        left.append(pid)
+            except OSError:
+                pass
+        self.assertEqual(left, [])
+
     def wait_for(self, fn):
         H.wait("the relay", fn, 10, 0.05)
 
