@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz-sources: hub/hub-*.c hub/infraenv.c hub/agent.c hub/bmac.c hub/ppi.c hub/cluster*.c hub/agent-install.c */
+/* fuzz-sources: hub/hub-controllers.c hub/core/hub-*.c hub/controllers/[a-z]*.c */
 #include <string.h>
 
 #include <json-c/json.h>
