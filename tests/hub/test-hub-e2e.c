@@ -1883,6 +1883,50 @@ static void assert_link(const char *link, const char *base, const char *path_que
         ASSERT_EQ(strstr(link, "api_key=") != NULL, signed_);
 }
 
+/* value of key in the query of url (as it stands, not unescaped: the
+ * service's tokens and ids need no escaping), or NULL */
+static char *query_value(const char *url, const char *key)
+{
+        const char *q = strchr(strempty(url), '?');
+        size_t n = strlen(key);
+
+        for (const char *p = q; p; p = strchr(p + 1, '&'))
+                if (strneq(p + 1, key, n) && p[1 + n] == '=')
+                        return strndup(p + 2 + n, strcspn(p + 2 + n, "&#"));
+        return NULL;
+}
+
+/* Issue 22, Build §1: the Cluster API bootstrap provider (CAPOA,
+ * assistedinstaller/infraenv.go GetIgnitionURLFromInfraEnv) builds the
+ * discovery ignition's URL from the InfraEnv's eventsURL alone: its scheme
+ * and host, the infra_env_id and api_key of its query (an error without
+ * either), /api/assisted-install/v2/infra-envs/<id>/downloads/files?
+ * api_key=<key>&file_name=discovery.ign; then GETs it with no other
+ * credential and wants 200. So does this, at service_url. */
+static void assert_capoa_gets_discovery_ignition(const char *service_url, const char *events)
+{
+        _cleanup_(http_client_freep) HttpClient *hc = NULL;
+        _cleanup_http_response_ HttpResponse resp = {};
+        _cleanup_(json_object_putp) json_object *ign = NULL;
+        _cleanup_free_ char *key = query_value(events, "api_key"), *id = query_value(events, "infra_env_id"),
+                            *path = NULL, *err = NULL;
+        const char *host = strstr(strempty(events), "://");
+
+        if (!key)
+                test_fail(__FILE__, __LINE__, "CAPOA: no api_key found in the eventsURL %s", strna(events));
+        ASSERT_NOT_NULL(id);
+        ASSERT_NOT_NULL(host);
+        /* scheme and host only: CAPOA drops any path before /api */
+        path = strdup_printf("/api/assisted-install/v2/infra-envs/%s/downloads/files?api_key=%s"
+                             "&file_name=discovery.ign",
+                             id, key);
+        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = service_url }, &hc, &err));
+        ASSERT_OK(http_request(hc, &(HttpRequest){ .method = "GET", .path = path }, &resp, &err));
+        ASSERT_EQ(resp.status, 200);
+        ASSERT_OK(json_parse(resp.body, resp.body_len, BUF_MAX_HTTP_BODY, &ign, NULL));
+        ASSERT_NOT_NULL(json_get_string(json_get(ign, "ignition"), "version"));
+}
+
 /* Finding 8: the eventsURL of an InfraEnv, of its bound Agent and of the
  * cluster's ACI on the service's public base URL (the one in its
  * presigned URLs), signed as the service signs them */
@@ -1921,6 +1965,9 @@ TEST(debug_links_on_the_public_base_url)
                 ASSERT_TRUE(startswith(base, "http://localhost:"));
         ie = kget(c, HUB_KIND_INFRAENV, ns, "bound");
         assert_link(str_at(ie, "status.debugInfo.eventsURL"), base, "events?", signed_, id);
+        /* a service that signs: what the Cluster API provider derives from it opens */
+        if (signed_)
+                assert_capoa_gets_discovery_ignition(svc.url, str_at(ie, "status.debugInfo.eventsURL"));
 
         uuid_random(host);
         register_host(id, host, "02:00:00:00:23:08", "198.51.100.88", "links-1");
@@ -1998,6 +2045,8 @@ TEST(debug_links_signed_under_local_auth)
         ASSERT_OK(http_request(hc, &(HttpRequest){ .method = "GET", .path = events + strlen(public) }, &resp,
                                &err));
         ASSERT_EQ(resp.status, 200);
+        /* and the discovery ignition's URL the Cluster API provider makes of it */
+        assert_capoa_gets_discovery_ignition(url, events);
         hub_stop_ok(&h);
         test_server_stop(pid);
 }
