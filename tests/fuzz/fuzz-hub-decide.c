@@ -222,7 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                 free(arch);
                                 free(why);
                                 version = arch = why = NULL;
-                                (void)cd_release_asked(cis, &version, &arch, &why);
+                                (void)cd_release_asked(cis, json_get(in, "control_plane"), &version, &arch,
+                                                       &why);
                         }
                 }
                 {

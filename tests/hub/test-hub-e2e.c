@@ -4,7 +4,8 @@
  * a Kubernetes API server and an assisted-service.
  *
  * By default the test kube-apiserver (tests/kubeapi, the assisted-service,
- * hive and metal3 CRDs applied) and the reference service
+ * hive and metal3 CRDs and CAPOA's OpenshiftAssistedControlPlane applied)
+ * and the reference service
  * (tests/service/refservice.py) on 127.0.0.1. With CRADLE_TEST_KUBECONFIG a
  * real cluster (the CRDs installed), with CRADLE_TEST_SERVICE_URL (and
  * CRADLE_TEST_SERVICE_TOKEN when it wants one) a real assisted-service in
@@ -535,6 +536,7 @@ static void setup(void)
         done = true;
         kube_test_add_apply("tests/reference/assisted-service/hack/crds/hive");
         kube_test_add_apply("tests/reference/assisted-service/hack/crds/metal3");
+        kube_test_add_apply("tests/reference/capoa/controlplane/config/crd/bases");
 }
 
 TEST(infraenv_image_created)
@@ -1235,6 +1237,68 @@ static const Cond synced = { "SpecSynced", "True", "SyncOK", "SyncOK" };
 static char *aci_name(const char *cd)
 {
         return strdup_printf("%s-aci", cd);
+}
+
+/* Issue 22, Build §1: the Cluster API provider CAPOA pins the
+ * ClusterImageSet it makes by digest, without labels (ACM-33187), and owns
+ * the ACI by its OpenshiftAssistedControlPlane: the cluster registers with
+ * the release the control plane's spec.distributionVersion names, as the
+ * service's controller registers the one it reads from the image */
+TEST(cluster_of_a_cluster_api_control_plane)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        static const KubeResource oacp_resource =
+                KUBE_RESOURCE(HUB_GROUP_CAPI_CONTROL_PLANE, "v1alpha3", HUB_RESOURCE_CAPI_CONTROL_PLANE,
+                              HUB_KIND_NAME_CAPI_CONTROL_PLANE, true);
+        const char *ns = kube_test_namespace("hub-capi");
+        _cleanup_(json_object_putp) json_object *oacp = NULL, *aci = NULL, *cd = NULL, *service = NULL;
+        _cleanup_free_ char *imageset = strdup_printf("%s-digest", ns), *an = aci_name("c1"), *path = NULL,
+                            *owner = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        Hub h;
+
+        create_pull_secret(c, ns, false);
+        kcreate(c, HUB_KIND_CLUSTERIMAGESET, NULL,
+                "{\"apiVersion\":\"hive.openshift.io/v1\",\"kind\":\"ClusterImageSet\","
+                "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"releaseImage\":"
+                "\"quay.io/openshift-release-dev/ocp-release@sha256:"
+                "e5f4a8a3ab2c1f53c0b1e6ad3c8f1ce2b0dd1b30b2b4f0b8e2ed9d7c6b5a4f3e\"}}",
+                imageset);
+        {
+                _cleanup_(json_object_putp) json_object *o = kube_test_json(
+                        "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
+                        "\"OpenshiftAssistedControlPlane\",\"metadata\":{\"name\":\"c1\"},\"spec\":{"
+                        "\"distributionVersion\":\"4.13.18\",\"replicas\":3,\"config\":{\"baseDomain\":"
+                        "\"hive.example.com\"},\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":"
+                        "\"infrastructure.cluster.x-k8s.io\",\"kind\":\"Metal3MachineTemplate\",\"name\":"
+                        "\"c1-controlplane\"}}}}");
+
+                if (kube_create(c, &oacp_resource, ns, o, &oacp, &st) < 0) {
+                        if (kube_test_real() && st.code == 404)
+                                test_skip("the cluster does not serve %s.%s: apply "
+                                          "tests/reference/capoa/controlplane/config/crd/bases",
+                                          HUB_RESOURCE_CAPI_CONTROL_PLANE, HUB_GROUP_CAPI_CONTROL_PLANE);
+                        test_fail(__FILE__, __LINE__, "cannot create the control plane: %s",
+                                  strna(st.message));
+                }
+        }
+        create_cluster(c, ns, "c1", "pull-secret", imageset);
+        /* CAPOA's SetOwnerReference on the ACI, before cradle-hub sees it */
+        owner = strdup_printf("{\"metadata\":{\"ownerReferences\":[{\"apiVersion\":"
+                              "\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
+                              "\"OpenshiftAssistedControlPlane\",\"name\":\"c1\",\"uid\":\"%s\"}]}}",
+                              hub_object_uid(oacp));
+        kpatch(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, false, owner);
+        hub_start(&h, ns, NULL);
+        aci = wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h);
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "c1");
+        path = strdup_printf("/v2/clusters/%s", hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID));
+        ASSERT_EQ(service_call("GET", path, NULL, &service), 200);
+        ASSERT_TRUE(startswith(strempty(json_get_string(service, "openshift_version")), "4.13"));
+        /* CAPOA's owner kept beside the ClusterDeployment's */
+        ASSERT_EQ(json_object_array_length(json_get_path(aci, "metadata.ownerReferences")), 2u);
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
 }
 
 TEST(cluster_registered_synced_and_deleted)
