@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz-sources: hub/hub-*.c hub/infraenv.c hub/agent.c hub/bmac.c hub/ppi.c hub/cluster*.c hub/agent-install.c */
+/* fuzz-sources: hub/hub-controllers.c hub/core/hub-*.c hub/controllers/[a-z]*.c */
 #include <string.h>
 
 #include <json-c/json.h>
@@ -222,7 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                 free(arch);
                                 free(why);
                                 version = arch = why = NULL;
-                                (void)cd_release_asked(cis, &version, &arch, &why);
+                                (void)cd_release_asked(cis, json_get(in, "control_plane"), &version, &arch,
+                                                       &why);
                         }
                 }
                 {

@@ -12,7 +12,7 @@ clang=$(command -v clang || command -v clang-14 || true)
 out=${CRADLE_BUILD_ROOT:-$src/build}/fuzz-clang
 mkdir -p "$out" "$src/tests/fuzz/artifacts"
 targets=${*:-$(cd "$src/tests/fuzz" && ls fuzz-*.c | grep -v fuzz-replay | sed 's/\.c$//')}
-cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -std=gnu11 -I$src/lib -I$src -I$src/hub -I$src/tests/fuzz -I${CRADLE_BUILD_ROOT:-$src/build}"
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -std=gnu11 -I$src/lib -I$src -I$src/hub -I$src/hub/core -I$src/hub/controllers -I$src/tests/fuzz -I${CRADLE_BUILD_ROOT:-$src/build}"
 libs=$(pkg-config --cflags --libs libcurl json-c blkid libudev libsystemd openssl libcares zlib yaml-0.1)
 for t in $targets; do
         extra=$(sed -n 's|.*fuzz-sources:\(.*\)\*/.*|\1|p' "$src/tests/fuzz/$t.c" | head -n1)

@@ -39,6 +39,16 @@
                 "openshift-versions", 200, VERSIONS_2023, NULL \
         }
 
+/* the service's answer to the registration */
+#define REGISTERED_ANSWER \
+        { \
+                "register-cluster", 201, \
+                        "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":\"insufficient\"," \
+                        "\"status_info\":\"Cluster is not ready for install\",\"openshift_version\":" \
+                        "\"4.13.18\"}", \
+                        NULL \
+        }
+
 typedef struct Fixture {
         ClusterObserved o;
 } Fixture;
@@ -243,16 +253,8 @@ TEST(registers_the_cluster)
         json_object *body;
 
         fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
-        hubtest_reconcile(
-                cd_decide, &f.o.base,
-                (HubTestAnswer[]){ VERSIONS_ANSWER,
-                                   { "register-cluster", 201,
-                                     "{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"status\":\"insufficient\","
-                                     "\"status_info\":\"Cluster is not ready for install\","
-                                     "\"openshift_version\":\"4.13.18\"}",
-                                     NULL },
-                                   { NULL } },
-                &run);
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ VERSIONS_ANSWER, REGISTERED_ANSWER, { NULL } }, &run);
         /* the service's releases first */
         ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SERVICE, 0)->path, "/v2/openshift-versions");
         reg = hubtest_write(&run, HUB_WRITE_SERVICE, 1);
@@ -1850,24 +1852,44 @@ TEST(release_the_image_set_asks_for)
 {
         static const struct {
                 const char *image, *version_label, *arch_label;
+                /* the ACI's owner OpenshiftAssistedControlPlane (issue 22) */
+                const char *control_plane;
                 const char *version, *arch; /* NULL: -EINVAL */
         } rows[] = {
-                { RELEASE, NULL, NULL, "4.13.18", "x86_64" },
+                { RELEASE, NULL, NULL, NULL, "4.13.18", "x86_64" },
                 /* pinned by digest or a custom tag: the labels say */
-                { "mirror.example.com/ocp/release@sha256:0123", "4.13.5", NULL, "4.13.5", "x86_64" },
-                { "mirror.example.com/ocp/release:disconnected", "4.14.1", "arm64", "4.14.1", "arm64" },
-                { "mirror.example.com/ocp/release@sha256:0123", NULL, NULL, NULL, NULL },
+                { "mirror.example.com/ocp/release@sha256:0123", "4.13.5", NULL, NULL, "4.13.5", "x86_64" },
+                { "mirror.example.com/ocp/release:disconnected", "4.14.1", "arm64", NULL, "4.14.1",
+                  "arm64" },
+                { "mirror.example.com/ocp/release@sha256:0123", NULL, NULL, NULL, NULL, NULL },
                 /* the labels and the tag agree, or it is an error */
-                { RELEASE, "4.13.18", "x86_64", "4.13.18", "x86_64" },
-                { RELEASE, "4.13.5", NULL, NULL, NULL },
-                { RELEASE, "4.13.18", "aarch64", NULL, NULL },
-                { "quay.io/openshift-release-dev/ocp-release:4.14.0-multi", "4.14.0-multi", NULL,
+                { RELEASE, "4.13.18", "x86_64", NULL, "4.13.18", "x86_64" },
+                { RELEASE, "4.13.5", NULL, NULL, NULL, NULL },
+                { RELEASE, "4.13.18", "aarch64", NULL, NULL, NULL },
+                { "quay.io/openshift-release-dev/ocp-release:4.14.0-multi", "4.14.0-multi", NULL, NULL,
                   "4.14.0-multi", "multi" },
+                /* pinned by digest, no labels: the Cluster API control plane says (CAPOA's
+                 * ClusterImageSet, ACM-33187) */
+                { "quay.io/openshift-release-dev/ocp-release@sha256:0123", NULL, NULL,
+                  "{\"spec\":{\"distributionVersion\":\"4.13.18\"}}", "4.13.18", "x86_64" },
+                { "quay.io/openshift-release-dev/ocp-release@sha256:0123", NULL, NULL,
+                  "{\"spec\":{\"distributionVersion\":\"4.14.1\",\"openshiftAssistedConfigSpec\":"
+                  "{\"cpuArchitecture\":\"arm64\"}}}",
+                  "4.14.1", "arm64" },
+                { "quay.io/openshift-release-dev/ocp-release@sha256:0123", NULL, NULL, "{\"spec\":{}}", NULL,
+                  NULL },
+                /* but the ClusterImageSet's own word first */
+                { "quay.io/openshift-release-dev/ocp-release@sha256:0123", "4.13.5", NULL,
+                  "{\"spec\":{\"distributionVersion\":\"4.13.18\"}}", "4.13.5", "x86_64" },
+                { RELEASE, NULL, NULL, "{\"spec\":{\"distributionVersion\":\"4.14.1\"}}", "4.13.18",
+                  "x86_64" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
                 _cleanup_(json_object_putp) json_object *cis = hubtest_jsonf(
                         "{\"metadata\":{\"name\":\"s\"},\"spec\":{\"releaseImage\":\"%s\"}}", rows[i].image);
+                _cleanup_(json_object_putp) json_object *cp =
+                        rows[i].control_plane ? hubtest_json(rows[i].control_plane) : NULL;
                 _cleanup_free_ char *v = NULL, *a = NULL, *why = NULL;
                 int r;
 
@@ -1876,7 +1898,7 @@ TEST(release_the_image_set_asks_for)
                                                        rows[i].version_label));
                 if (rows[i].arch_label)
                         ASSERT_OK(hub_object_set_label(cis, HUB_LABEL_CIS_ARCHITECTURE, rows[i].arch_label));
-                r = cd_release_asked(cis, &v, &a, &why);
+                r = cd_release_asked(cis, cp, &v, &a, &why);
                 if (!rows[i].version) {
                         if (r != -EINVAL || !why)
                                 test_fail(__FILE__, __LINE__, "row %zu: %d %s", i, r, strna(v));
@@ -1886,6 +1908,61 @@ TEST(release_the_image_set_asks_for)
                         test_fail(__FILE__, __LINE__, "row %zu: %d %s %s %s", i, r, strna(v), strna(a),
                                   strna(why));
         }
+}
+
+/* Issue 22, Build §1: the Cluster API provider CAPOA makes the
+ * ClusterImageSet pinned by digest, without labels (ACM-33187), and owns
+ * the ACI by its OpenshiftAssistedControlPlane, whose
+ * spec.distributionVersion is the release it resolved */
+#define CAPOA_ACI_OWNER \
+        "{\"metadata\":{\"ownerReferences\":[{\"apiVersion\":\"hive.openshift.io/v1\",\"kind\":" \
+        "\"ClusterDeployment\",\"name\":\"single-node\",\"uid\":\"u1\"},{\"apiVersion\":" \
+        "\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":\"OpenshiftAssistedControlPlane\",\"name\":" \
+        "\"single-node\",\"uid\":\"u2\"}]}}"
+
+TEST(the_cluster_api_control_plane_owner)
+{
+        const char *api = NULL, *name = NULL;
+        _cleanup_(json_object_putp)
+                json_object *owned = hubtest_json(CAPOA_ACI_OWNER),
+                            *other = hubtest_json("{\"metadata\":{\"ownerReferences\":[{\"apiVersion\":"
+                                                  "\"example.com/v1\",\"kind\":"
+                                                  "\"OpenshiftAssistedControlPlane\",\"name\":\"x\"}]}}");
+
+        /* the owner CAPOA sets, not another group's kind of that name */
+        ASSERT_TRUE(cd_control_plane_owner(owned, &api, &name));
+        ASSERT_STREQ(api, "controlplane.cluster.x-k8s.io/v1alpha3");
+        ASSERT_STREQ(name, "single-node");
+        ASSERT_FALSE(cd_control_plane_owner(other, &api, &name));
+}
+
+/* and the cluster registers with it, where it was an InputError */
+TEST(registers_the_release_of_a_cluster_api_control_plane)
+{
+        Fixture f;
+        HubTestRun run;
+        const HubWrite *reg;
+        _cleanup_(json_object_putp) json_object *owner = hubtest_json(CAPOA_ACI_OWNER);
+
+        fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+        release_by_digest(&f);
+        /* beside the ClusterDeployment's */
+        ASSERT_OK(json_append(json_get_path(f.o.aci, "metadata.ownerReferences"),
+                              json_object_get(json_object_array_get_idx(
+                                      json_get_path(owner, "metadata.ownerReferences"), 1))));
+        f.o.control_plane.object = hubtest_json(
+                "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
+                "\"OpenshiftAssistedControlPlane\",\"metadata\":{\"name\":\"single-node\",\"namespace\":"
+                "\"spoke-cluster\"},\"spec\":{\"distributionVersion\":\"4.13.18\",\"replicas\":1}}");
+        hubtest_reconcile(cd_decide, &f.o.base,
+                          (HubTestAnswer[]){ VERSIONS_ANSWER, REGISTERED_ANSWER, { NULL } }, &run);
+        reg = hubtest_write(&run, HUB_WRITE_SERVICE, 1);
+        ASSERT_NOT_NULL(reg);
+        ASSERT_STREQ(reg->tag, "register-cluster");
+        ASSERT_STREQ(json_get_string(reg->body, "openshift_version"), "4.13");
+        ASSERT_STREQ(json_get_string(reg->body, "cpu_architecture"), "x86_64");
+        hubtest_run_done(&run);
+        fixture_done(&f);
 }
 
 TEST(release_the_service_offers)

@@ -4,7 +4,8 @@
  * a Kubernetes API server and an assisted-service.
  *
  * By default the test kube-apiserver (tests/kubeapi, the assisted-service,
- * hive and metal3 CRDs applied) and the reference service
+ * hive and metal3 CRDs and CAPOA's OpenshiftAssistedControlPlane applied)
+ * and the reference service
  * (tests/service/refservice.py) on 127.0.0.1. With CRADLE_TEST_KUBECONFIG a
  * real cluster (the CRDs installed), with CRADLE_TEST_SERVICE_URL (and
  * CRADLE_TEST_SERVICE_TOKEN when it wants one) a real assisted-service in
@@ -535,6 +536,7 @@ static void setup(void)
         done = true;
         kube_test_add_apply("tests/reference/assisted-service/hack/crds/hive");
         kube_test_add_apply("tests/reference/assisted-service/hack/crds/metal3");
+        kube_test_add_apply("tests/reference/capoa/controlplane/config/crd/bases");
 }
 
 TEST(infraenv_image_created)
@@ -1237,6 +1239,68 @@ static char *aci_name(const char *cd)
         return strdup_printf("%s-aci", cd);
 }
 
+/* Issue 22, Build §1: the Cluster API provider CAPOA pins the
+ * ClusterImageSet it makes by digest, without labels (ACM-33187), and owns
+ * the ACI by its OpenshiftAssistedControlPlane: the cluster registers with
+ * the release the control plane's spec.distributionVersion names, as the
+ * service's controller registers the one it reads from the image */
+TEST(cluster_of_a_cluster_api_control_plane)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        static const KubeResource oacp_resource =
+                KUBE_RESOURCE(HUB_GROUP_CAPI_CONTROL_PLANE, "v1alpha3", HUB_RESOURCE_CAPI_CONTROL_PLANE,
+                              HUB_KIND_NAME_CAPI_CONTROL_PLANE, true);
+        const char *ns = kube_test_namespace("hub-capi");
+        _cleanup_(json_object_putp) json_object *oacp = NULL, *aci = NULL, *cd = NULL, *service = NULL;
+        _cleanup_free_ char *imageset = strdup_printf("%s-digest", ns), *an = aci_name("c1"), *path = NULL,
+                            *owner = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        Hub h;
+
+        create_pull_secret(c, ns, false);
+        kcreate(c, HUB_KIND_CLUSTERIMAGESET, NULL,
+                "{\"apiVersion\":\"hive.openshift.io/v1\",\"kind\":\"ClusterImageSet\","
+                "\"metadata\":{\"name\":\"%s\"},\"spec\":{\"releaseImage\":"
+                "\"quay.io/openshift-release-dev/ocp-release@sha256:"
+                "e5f4a8a3ab2c1f53c0b1e6ad3c8f1ce2b0dd1b30b2b4f0b8e2ed9d7c6b5a4f3e\"}}",
+                imageset);
+        {
+                _cleanup_(json_object_putp) json_object *o = kube_test_json(
+                        "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
+                        "\"OpenshiftAssistedControlPlane\",\"metadata\":{\"name\":\"c1\"},\"spec\":{"
+                        "\"distributionVersion\":\"4.13.18\",\"replicas\":3,\"config\":{\"baseDomain\":"
+                        "\"hive.example.com\"},\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":"
+                        "\"infrastructure.cluster.x-k8s.io\",\"kind\":\"Metal3MachineTemplate\",\"name\":"
+                        "\"c1-controlplane\"}}}}");
+
+                if (kube_create(c, &oacp_resource, ns, o, &oacp, &st) < 0) {
+                        if (kube_test_real() && st.code == 404)
+                                test_skip("the cluster does not serve %s.%s: apply "
+                                          "tests/reference/capoa/controlplane/config/crd/bases",
+                                          HUB_RESOURCE_CAPI_CONTROL_PLANE, HUB_GROUP_CAPI_CONTROL_PLANE);
+                        test_fail(__FILE__, __LINE__, "cannot create the control plane: %s",
+                                  strna(st.message));
+                }
+        }
+        create_cluster(c, ns, "c1", "pull-secret", imageset);
+        /* CAPOA's SetOwnerReference on the ACI, before cradle-hub sees it */
+        owner = strdup_printf("{\"metadata\":{\"ownerReferences\":[{\"apiVersion\":"
+                              "\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
+                              "\"OpenshiftAssistedControlPlane\",\"name\":\"c1\",\"uid\":\"%s\"}]}}",
+                              hub_object_uid(oacp));
+        kpatch(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, false, owner);
+        hub_start(&h, ns, NULL);
+        aci = wait_for(c, HUB_KIND_AGENTCLUSTERINSTALL, ns, an, has_condition, &synced, 120, &h);
+        cd = kget(c, HUB_KIND_CLUSTERDEPLOYMENT, ns, "c1");
+        path = strdup_printf("/v2/clusters/%s", hub_object_annotation(cd, HUB_ANNOTATION_CLUSTER_ID));
+        ASSERT_EQ(service_call("GET", path, NULL, &service), 200);
+        ASSERT_TRUE(startswith(strempty(json_get_string(service, "openshift_version")), "4.13"));
+        /* CAPOA's owner kept beside the ClusterDeployment's */
+        ASSERT_EQ(json_object_array_length(json_get_path(aci, "metadata.ownerReferences")), 2u);
+        hub_stop_ok(&h);
+        delete_image_set(c, imageset);
+}
+
 TEST(cluster_registered_synced_and_deleted)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
@@ -1883,6 +1947,50 @@ static void assert_link(const char *link, const char *base, const char *path_que
         ASSERT_EQ(strstr(link, "api_key=") != NULL, signed_);
 }
 
+/* value of key in the query of url (as it stands, not unescaped: the
+ * service's tokens and ids need no escaping), or NULL */
+static char *query_value(const char *url, const char *key)
+{
+        const char *q = strchr(strempty(url), '?');
+        size_t n = strlen(key);
+
+        for (const char *p = q; p; p = strchr(p + 1, '&'))
+                if (strneq(p + 1, key, n) && p[1 + n] == '=')
+                        return strndup(p + 2 + n, strcspn(p + 2 + n, "&#"));
+        return NULL;
+}
+
+/* Issue 22, Build §1: the Cluster API bootstrap provider (CAPOA,
+ * assistedinstaller/infraenv.go GetIgnitionURLFromInfraEnv) builds the
+ * discovery ignition's URL from the InfraEnv's eventsURL alone: its scheme
+ * and host, the infra_env_id and api_key of its query (an error without
+ * either), /api/assisted-install/v2/infra-envs/<id>/downloads/files?
+ * api_key=<key>&file_name=discovery.ign; then GETs it with no other
+ * credential and wants 200. So does this, at service_url. */
+static void assert_capoa_gets_discovery_ignition(const char *service_url, const char *events)
+{
+        _cleanup_(http_client_freep) HttpClient *hc = NULL;
+        _cleanup_http_response_ HttpResponse resp = {};
+        _cleanup_(json_object_putp) json_object *ign = NULL;
+        _cleanup_free_ char *key = query_value(events, "api_key"), *id = query_value(events, "infra_env_id"),
+                            *path = NULL, *err = NULL;
+        const char *host = strstr(strempty(events), "://");
+
+        if (!key)
+                test_fail(__FILE__, __LINE__, "CAPOA: no api_key found in the eventsURL %s", strna(events));
+        ASSERT_NOT_NULL(id);
+        ASSERT_NOT_NULL(host);
+        /* scheme and host only: CAPOA drops any path before /api */
+        path = strdup_printf("/api/assisted-install/v2/infra-envs/%s/downloads/files?api_key=%s"
+                             "&file_name=discovery.ign",
+                             id, key);
+        ASSERT_OK(http_client_new(&(HttpClientOptions){ .base_url = service_url }, &hc, &err));
+        ASSERT_OK(http_request(hc, &(HttpRequest){ .method = "GET", .path = path }, &resp, &err));
+        ASSERT_EQ(resp.status, 200);
+        ASSERT_OK(json_parse(resp.body, resp.body_len, BUF_MAX_HTTP_BODY, &ign, NULL));
+        ASSERT_NOT_NULL(json_get_string(json_get(ign, "ignition"), "version"));
+}
+
 /* Finding 8: the eventsURL of an InfraEnv, of its bound Agent and of the
  * cluster's ACI on the service's public base URL (the one in its
  * presigned URLs), signed as the service signs them */
@@ -1921,6 +2029,9 @@ TEST(debug_links_on_the_public_base_url)
                 ASSERT_TRUE(startswith(base, "http://localhost:"));
         ie = kget(c, HUB_KIND_INFRAENV, ns, "bound");
         assert_link(str_at(ie, "status.debugInfo.eventsURL"), base, "events?", signed_, id);
+        /* a service that signs: what the Cluster API provider derives from it opens */
+        if (signed_)
+                assert_capoa_gets_discovery_ignition(svc.url, str_at(ie, "status.debugInfo.eventsURL"));
 
         uuid_random(host);
         register_host(id, host, "02:00:00:00:23:08", "198.51.100.88", "links-1");
@@ -1998,6 +2109,8 @@ TEST(debug_links_signed_under_local_auth)
         ASSERT_OK(http_request(hc, &(HttpRequest){ .method = "GET", .path = events + strlen(public) }, &resp,
                                &err));
         ASSERT_EQ(resp.status, 200);
+        /* and the discovery ignition's URL the Cluster API provider makes of it */
+        assert_capoa_gets_discovery_ignition(url, events);
         hub_stop_ok(&h);
         test_server_stop(pid);
 }

@@ -25,6 +25,9 @@ void hub_ref_done(HubRef *r);
 /* Reads a Secret or ConfigMap: the cache (labelled ones), else a direct
  * GET. Errors are facts in ret; < 0 only for memory. */
 int hub_observe_ref(HubContext *ctx, HubKind kind, const char *ns, const char *name, HubRef *ret);
+/* A direct GET of any resource, not cached (what the hub reads once and
+ * watches not); errors are facts in ret. */
+int hub_get_ref(HubContext *ctx, const KubeResource *res, const char *ns, const char *name, HubRef *ret);
 
 /* The .dockerconfigjson text of a pull secret named name, or the error text
  * the real controllers give (notes §1 step 5): "failed to find secret

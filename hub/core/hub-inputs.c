@@ -26,7 +26,6 @@ void hub_ref_done(HubRef *r)
 
 int hub_observe_ref(HubContext *ctx, HubKind kind, const char *ns, const char *name, HubRef *ret)
 {
-        _cleanup_kube_status_ KubeStatus st = {};
         int r;
 
         *ret = (HubRef){};
@@ -45,7 +44,16 @@ int hub_observe_ref(HubContext *ctx, HubKind kind, const char *ns, const char *n
                 return ret->message ? 0 : -ENOMEM;
         }
         /* a Secret not labelled yet: read it directly (upstream's APIReader) */
-        r = kube_get(ctx->kube, hub_kind_resource(kind), ns, name, &ret->object, &st);
+        return hub_get_ref(ctx, hub_kind_resource(kind), ns, name, ret);
+}
+
+int hub_get_ref(HubContext *ctx, const KubeResource *res, const char *ns, const char *name, HubRef *ret)
+{
+        _cleanup_kube_status_ KubeStatus st = {};
+        int r;
+
+        *ret = (HubRef){};
+        r = kube_get(ctx->kube, res, ns, name, &ret->object, &st);
         if (r < 0) {
                 ret->object = NULL;
                 ret->error = r;

@@ -52,6 +52,11 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_GROUP_HIVE "hive.openshift.io"
 #define HUB_GROUP_HIVE_EXTENSIONS "extensions.hive.openshift.io"
 #define HUB_GROUP_METAL3 "metal3.io"
+/* the Cluster API control plane of CAPOA (cluster-api-provider-openshift-
+ * assisted), read when it owns an AgentClusterInstall (cluster.h) */
+#define HUB_GROUP_CAPI_CONTROL_PLANE "controlplane.cluster.x-k8s.io"
+#define HUB_KIND_NAME_CAPI_CONTROL_PLANE "OpenshiftAssistedControlPlane"
+#define HUB_RESOURCE_CAPI_CONTROL_PLANE "openshiftassistedcontrolplanes"
 
 /* ---- labels (notes §0, §5.4, §6) ---- */
 

@@ -40,6 +40,9 @@ typedef struct ClusterObserved {
         HubRef secret;
         /* the ACI's ClusterImageSet (cluster-scoped) */
         HubRef image_set;
+        /* the ACI's owner OpenshiftAssistedControlPlane (Cluster API), read
+         * only when the ClusterImageSet does not say its release */
+        HubRef control_plane;
         /* spec.ignitionEndpoint.caCertificateReference's Secret */
         HubRef ca_secret;
         /* spec.manifestsConfigMapRefs[] (or the legacy manifestsConfigMapRef), in order */
@@ -98,7 +101,14 @@ int cd_release_from_image(const char *image, char **ret_version, char **ret_arch
  * releaseImage's tag. -EINVAL, with why, when neither names one (a digest
  * or a tag without a version, as disconnected hubs pin releases) or they
  * disagree: cradle-hub never pulls a release image to read it. */
-int cd_release_asked(json_object *image_set, char **ret_version, char **ret_arch, char **ret_why);
+int cd_release_asked(json_object *image_set, json_object *control_plane, char **ret_version, char **ret_arch,
+                     char **ret_why);
+/* The Cluster API control plane (CAPOA's OpenshiftAssistedControlPlane)
+ * among the ACI's owner references: its apiVersion and name, borrowed;
+ * false when there is none. CAPOA pins the ClusterImageSet it makes by
+ * digest and labels it not; the control plane's spec.distributionVersion
+ * is the release it resolved, which cd_release_asked() takes then. */
+bool cd_control_plane_owner(json_object *aci, const char **ret_api_version, const char **ret_name);
 /* The service's offer of that release in its answer to GET
  * /v2/openshift-versions (keyed by openshift_version in late 2023, by the
  * release's version since; display_name is the release's version): 1 and

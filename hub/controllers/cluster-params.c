@@ -82,7 +82,43 @@ static bool same_arch(const char *a, const char *b)
                (strv_contains((char **)arm, strempty(a)) && strv_contains((char **)arm, strempty(b)));
 }
 
-int cd_release_asked(json_object *image_set, char **ret_version, char **ret_arch, char **ret_why)
+bool cd_control_plane_owner(json_object *aci, const char **ret_api_version, const char **ret_name)
+{
+        json_object *refs = json_get_path(aci, "metadata.ownerReferences");
+
+        for (size_t i = 0; json_object_is_type(refs, json_type_array) && i < json_object_array_length(refs);
+             i++) {
+                json_object *ref = json_object_array_get_idx(refs, i);
+                const char *api = json_get_string(ref, "apiVersion"), *name = json_get_string(ref, "name");
+
+                if (streq_ptr(json_get_string(ref, "kind"), HUB_KIND_NAME_CAPI_CONTROL_PLANE) &&
+                    startswith(strempty(api), HUB_GROUP_CAPI_CONTROL_PLANE "/") && !isempty(name)) {
+                        *ret_api_version = api;
+                        *ret_name = name;
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* The release a Cluster API control plane resolved its ClusterImageSet
+ * from: spec.distributionVersion, the architecture its machines' configs
+ * ask (CAPOA's default x86_64). -EINVAL without a version. */
+static int release_of_control_plane(json_object *control_plane, char **ret_version, char **ret_arch)
+{
+        json_object *spec = json_get(control_plane, "spec");
+        const char *version = json_get_string(spec, "distributionVersion"),
+                   *arch = json_get_string(json_get(spec, "openshiftAssistedConfigSpec"), "cpuArchitecture");
+
+        if (isempty(version))
+                return -EINVAL;
+        *ret_version = strdup(version);
+        *ret_arch = strdup(!isempty(arch) ? arch : "x86_64");
+        return *ret_version && *ret_arch ? 0 : -ENOMEM;
+}
+
+int cd_release_asked(json_object *image_set, json_object *control_plane, char **ret_version, char **ret_arch,
+                     char **ret_why)
 {
         const char *image = json_get_string(json_get(image_set, "spec"), "releaseImage"),
                    *label = hub_object_label(image_set, HUB_LABEL_CIS_OPENSHIFT_VERSION),
@@ -95,6 +131,15 @@ int cd_release_asked(json_object *image_set, char **ret_version, char **ret_arch
         if (r < 0 && r != -EINVAL)
                 return r;
         if (isempty(label)) {
+                if (r == -EINVAL && control_plane &&
+                    (r = release_of_control_plane(control_plane, ret_version, ret_arch)) != -EINVAL) {
+                        if (r < 0) {
+                                free(*ret_version);
+                                free(*ret_arch);
+                                *ret_version = *ret_arch = NULL;
+                        }
+                        return r;
+                }
                 if (r == -EINVAL) {
                         *ret_why = strdup_printf(
                                 "%s and the ClusterImageSet has no %s label: cradle-hub does not "

@@ -53,6 +53,7 @@ void cd_observed_done(HubObserved *base)
         json_object_put(o->aci);
         hub_ref_done(&o->secret);
         hub_ref_done(&o->image_set);
+        hub_ref_done(&o->control_plane);
         hub_ref_done(&o->ca_secret);
         for (size_t i = 0; i < o->n_config_maps; i++)
                 hub_ref_done(&o->config_maps[i]);
@@ -246,6 +247,30 @@ static int observe_service(HubContext *ctx, ClusterObserved *o)
         return 0;
 }
 
+/* The ACI's Cluster API control plane, when the ClusterImageSet does not
+ * say its release (CAPOA's, pinned by digest without labels): one GET,
+ * not cached (cradle-hub reconciles no Cluster API kind); a failure is a
+ * fact, and the ClusterImageSet's own error stands then. */
+static int observe_control_plane(HubContext *ctx, json_object *aci, const char *ns, json_object *image_set,
+                                 HubRef *ret)
+{
+        _cleanup_free_ char *version = NULL, *arch = NULL, *why = NULL, *group = NULL;
+        const char *api, *name, *slash;
+        int r;
+
+        r = cd_release_asked(image_set, NULL, &version, &arch, &why);
+        if (r != -EINVAL || !cd_control_plane_owner(aci, &api, &name))
+                return r < 0 && r != -EINVAL ? r : 0;
+        slash = strchr(api, '/');
+        group = strndup(api, (size_t)(slash - api));
+        if (!group)
+                return -ENOMEM;
+        return hub_get_ref(ctx,
+                           &KUBE_RESOURCE(group, slash + 1, HUB_RESOURCE_CAPI_CONTROL_PLANE,
+                                          HUB_KIND_NAME_CAPI_CONTROL_PLANE, true),
+                           ns, name, ret);
+}
+
 static int cd_observe(HubContext *ctx, HubObserved *base)
 {
         ClusterObserved *o = (ClusterObserved *)base;
@@ -286,6 +311,9 @@ static int cd_observe(HubContext *ctx, HubObserved *base)
         imageset = json_get_string(json_get_path(aci, "spec.imageSetRef"), "name");
         if (!isempty(imageset)) {
                 r = hub_observe_ref(ctx, HUB_KIND_CLUSTERIMAGESET, NULL, imageset, &o->image_set);
+                if (r >= 0 && o->image_set.object)
+                        r = observe_control_plane(ctx, aci, base->ns, o->image_set.object,
+                                                  &o->control_plane);
                 if (r < 0)
                         return r;
         }
@@ -731,7 +759,8 @@ static int inputs(Flow *f)
                                            strna(o->image_set.message));
                 }
                 release = json_get_string(json_get(o->image_set.object, "spec"), "releaseImage");
-                r = cd_release_asked(o->image_set.object, &f->version, &f->arch, &why);
+                r = cd_release_asked(o->image_set.object, o->control_plane.object, &f->version, &f->arch,
+                                     &why);
                 /* an installed cluster is imported with its version if any */
                 if (r == -EINVAL && !installed)
                         return sync_errorf(
