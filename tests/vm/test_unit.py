@@ -72,19 +72,13 @@ class Unit(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         reason = vmlab.why_not_runnable()
-        if reason is None and not CRADLE:
-            reason = "CRADLE_BINARY is not set"
-        if reason is None and os.environ.get("CRADLE_STATIC") != "1":
-            reason = "the image carries the static cradle: a -Dstatic=true build runs this suite"
         if reason is None and real_service():
             reason = ("the VM's only network is the test's namespace; the service of "
                       "CRADLE_TEST_SERVICE_URL is outside it")
         if reason:
             raise unittest.SkipTest(reason)
         cls.tmp = tempfile.mkdtemp(prefix="cradle-vm-unit-")
-        cls.keep = os.path.join(os.environ.get("CRADLE_BUILD_ROOT", cls.tmp), "meson-logs", "vm-unit")
-        shutil.rmtree(cls.keep, ignore_errors=True)
-        os.makedirs(cls.keep)
+        cls.keep = vmlab.keep_dir("vm-unit")
         try:
             cls._start()
         except BaseException:
@@ -115,13 +109,7 @@ class Unit(unittest.TestCase):
     @classmethod
     def _cleanup(cls):
         if cls.vm is not None:
-            if cls.vm.alive():
-                cls.vm.save_journal(os.path.join(cls.keep, "journal.txt"))
-            cls.vm.stop()
-            for name in ("serial.log", "qemu.cmdline", "qemu.log"):
-                p = os.path.join(cls.vm.workdir, name)
-                if os.path.exists(p):
-                    shutil.copy(p, cls.keep)
+            cls.vm.stop_and_keep(cls.keep)
         if getattr(cls, "svc", None) is not None:
             cls.svc.stop()
             shutil.copy(cls.svc.stderr_path, os.path.join(cls.keep, "refservice.stderr"))
@@ -242,7 +230,4 @@ class Unit(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    r = unittest.main(exit=False, verbosity=2).result
-    if r.wasSuccessful() and r.testsRun and len(r.skipped) == r.testsRun:
-        sys.exit(77)   # meson's skip: the reason is in the log above
-    sys.exit(0 if r.wasSuccessful() and r.testsRun else 1)
+    vmlab.main()

@@ -87,6 +87,10 @@ def why_not_runnable():
         return "/dev/net/tun is missing: no tap devices for the VMs' NICs"
     if not os.environ.get("CRADLE_TEST_NETNS"):
         return "the VMs' network must be a namespace the test made: run through tests/helpers/in-netns.sh"
+    if not os.environ.get("CRADLE_BINARY"):
+        return "CRADLE_BINARY is not set"
+    if os.environ.get("CRADLE_STATIC") != "1":
+        return "the image carries the static cradle: a -Dstatic=true build runs this suite"
     return None
 
 
@@ -558,6 +562,17 @@ class VM(object):
             f.write(out)
         return path
 
+    def stop_and_keep(self, keep):
+        """stop(), with the journal (while the guest runs), the serial
+        console and qemu's command line and output copied to keep/."""
+        if self.alive():
+            self.save_journal(os.path.join(keep, "journal.txt"))
+        self.stop()
+        for name in ("serial.log", "qemu.cmdline", "qemu.log"):
+            p = os.path.join(self.workdir, name)
+            if os.path.exists(p):
+                shutil.copy(p, keep)
+
     def stop(self, timeout=30):
         self.qga.close()
         if self.proc is None:
@@ -567,3 +582,23 @@ class VM(object):
         for name in os.listdir(self.workdir):
             if name.startswith("disk") or name == "initrd":
                 os.unlink(os.path.join(self.workdir, name))
+
+
+def keep_dir(name):
+    """CRADLE_BUILD_ROOT/meson-logs/NAME, emptied: where a test keeps its
+    VMs' serial consoles and journals for the person reading the log."""
+    root = os.environ.get("CRADLE_BUILD_ROOT") or tempfile.mkdtemp(prefix="cradle-vm-logs-")
+    path = os.path.join(root, "meson-logs", name)
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def main():
+    """unittest.main for the suite's programs: exit 77 (meson's skip) when
+    every test skipped, with the reasons in the log above."""
+    import unittest
+    r = unittest.main(exit=False, verbosity=2).result
+    if r.wasSuccessful() and r.testsRun and len(r.skipped) == r.testsRun:
+        sys.exit(77)
+    sys.exit(0 if r.wasSuccessful() and r.testsRun else 1)
