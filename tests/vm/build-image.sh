@@ -154,6 +154,11 @@ build_base() {
         chroot "$root" passwd -d root > /dev/null
         : > "$root/etc/machine-id"
         echo cradle-live > "$root/etc/hostname"
+        # debootstrap copied this machine's resolver into the root: a guest
+        # would send the agent's and chrony's DNS queries there. None here
+        # (the runner's per-VM archive may name the lab's own)
+        echo "# no nameserver: the VM's network is the test's lab" > "$root/etc/resolv.conf"
+        printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$root/etc/hosts"
         [ -e "$root/dev/console" ] || mknod -m 600 "$root/dev/console" c 5 1
 
         (cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) > "$work/base.cpio"

@@ -206,6 +206,18 @@ class Hardware(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("IPMI Version", out)
 
+    def test_nothing_of_the_build_machine(self):
+        """debootstrap copies the build machine's /etc/resolv.conf into the
+        root: a guest would send its DNS queries (the agent's
+        domain-resolution step, chrony's pool) to this machine's resolver.
+        The image has no nameserver; /etc/hosts names only localhost."""
+        _, out, _ = self.vm.run("cat /etc/resolv.conf", check=True)
+        self.assertEqual([line for line in out.splitlines() if line.split()[:1] == ["nameserver"]], [], out)
+        _, out, _ = self.vm.run("cat /etc/hosts", check=True)
+        names = {w for line in out.splitlines() if not line.startswith("#") for w in line.split()[1:]}
+        self.assertLessEqual(names, {"localhost", "ip6-localhost", "ip6-loopback", "ip6-allnodes",
+                                     "ip6-allrouters"}, out)
+
     def test_uefi(self):
         rc, _, _ = self.vm.run("test -d /sys/firmware/efi")
         self.assertEqual(rc, 0, "booted without UEFI")
