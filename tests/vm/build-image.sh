@@ -43,6 +43,16 @@ SRC=$(cd "$HERE/../.." && pwd)
 SCRIPT=$HERE/$(basename "$0")
 SUITE=bookworm
 
+# the Debian mirror of this machine's apt sources (deb822 or one-line)
+mirror() {
+        local m
+        m=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/\?$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1 || true)
+        [ -n "$m" ] || m=$(sed -n 's/^deb \(\[[^]]*\] \)\?\(http[^ ]*\/debian\)\/\? .*/\2/p' \
+                /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1 || true)
+        [ -n "$m" ] || die "no Debian mirror in this machine's apt sources (/etc/apt/sources.list*)"
+        echo "$m"
+}
+
 # What the image holds besides debootstrap's minbase: the init system and
 # device manager, the storage stacks the installer cleans, the time daemon
 # and DHCP client the agent's steps drive, the tools the agent and the tests
@@ -81,15 +91,6 @@ find "$CACHE" -mindepth 3 -maxdepth 3 -name .used -mtime +30 -printf '%h\n' 2>/d
 
 hash() { sha256sum | cut -c1-16; }
 
-# the Debian mirror of this machine's apt sources (deb822 or one-line)
-mirror() {
-        local m
-        m=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/\?$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1)
-        [ -n "$m" ] || m=$(sed -n 's/^deb \(\[[^]]*\] \)\?\(http[^ ]*\/debian\)\/\? .*/\2/p' \
-                /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1)
-        echo "${m:-http://deb.debian.org/debian}"
-}
-
 # --- base: Debian's packages ------------------------------------------------
 # (the recipe: this script from the package list to the cradle layer, so
 # that editing the header or the layers after it debootstraps nothing)
@@ -103,7 +104,9 @@ build_base() {
         rm -rf "$work"
         mkdir -p "$work"
         root=$work/root
-        log "debootstrap $SUITE from $(mirror) into $root (a minute or two)"
+        local mirror_url
+        mirror_url=$(mirror)
+        log "debootstrap $SUITE from $mirror_url into $root (a few minutes)"
         # INITRD=No: the kernel package makes no initramfs of its own (the
         # image is one); mdadm's and lvm2's hooks have none to update
         # the packages are kept for the next build (a changed recipe
@@ -111,7 +114,7 @@ build_base() {
         mkdir -p "$CACHE/debs"
         if ! INITRD=No debootstrap --variant=minbase --include="$(echo $PACKAGES | tr ' ' ,)" \
                 --cache-dir="$CACHE/debs" \
-                "$SUITE" "$root" "$(mirror)" > "$work/debootstrap.log" 2>&1; then
+                "$SUITE" "$root" "$mirror_url" > "$work/debootstrap.log" 2>&1; then
                 tail -n 30 "$work/debootstrap.log" >&2
                 die "debootstrap failed (log: $work/debootstrap.log)"
         fi
