@@ -28,30 +28,10 @@ sys.path.insert(0, HERE)
 import vmlab  # noqa: E402
 
 BOOT_TIMEOUT = int(os.environ.get("CRADLE_VM_BOOT_TIMEOUT", "900"))
-UUID = "5c2a8d9e-7f41-4b36-9a0e-1d2c3b4a5f60"
-PROFILE = {
-    "firmware": "uefi",
-    "disks": [
-        {"bus": "virtio", "size": "2G", "serial": "CRVIRTIO0001"},
-        {"bus": "nvme", "size": "2G", "serial": "CRNVME0001"},
-        {"bus": "sata", "size": "2G", "serial": "CRSATA0001", "model": "CRADLE SATA DISK",
-         "wwn": "0x5000c500a0b1c2d3", "rotation": 7200},
-        {"bus": "scsi", "size": "3G", "serial": "CRSCSI0001", "vendor": "CRADLE", "model": "SCSI SSD",
-         "wwn": "0x5000c500a0b1c2d4", "rotation": 1},
-        {"bus": "usb", "size": "1G", "serial": "CRUSB0001"},
-    ],
-    "nics": [
-        {"model": "virtio", "mac": "52:54:00:c7:ad:11", "address": "203.0.113.31/24"},
-        {"model": "e1000e", "mac": "52:54:00:c7:ad:12"},
-    ],
-    "smbios": {
-        "1": {"manufacturer": "Cradle Labs, Inc.", "product": "Discovery VM", "serial": "CR-VM-0001",
-              "uuid": UUID},
-        "2": {"manufacturer": "Cradle Labs", "product": "Board 1", "serial": "CR-BOARD-0001"},
-        "3": {"manufacturer": "Cradle Labs", "serial": "CR-CHASSIS-0001"},
-    },
-    "bmc": True,
-}
+PROFILE_FILE = os.path.join(HERE, "profiles", "every-bus.json")
+with open(PROFILE_FILE) as f:
+    PROFILE = json.load(f)
+UUID = PROFILE["smbios"]["1"]["uuid"]
 
 
 class Profile(unittest.TestCase):
@@ -136,7 +116,7 @@ class Hardware(unittest.TestCase):
         cls.lab = vmlab.Lab(cls.tmp)
         try:
             img = vmlab.image(os.environ["CRADLE_BINARY"])
-            cls.vm = vmlab.VM(cls.lab, img, PROFILE, name="hw0", workdir=os.path.join(cls.tmp, "hw0"))
+            cls.vm = vmlab.VM(cls.lab, img, PROFILE_FILE, name="hw0", workdir=os.path.join(cls.tmp, "hw0"))
             cls.vm.start()
             sys.stderr.write("vm-hardware: booting under %s, UEFI\n" % cls.vm.accel)
             up = cls.vm.wait_guest(BOOT_TIMEOUT)

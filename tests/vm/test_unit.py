@@ -170,6 +170,9 @@ class Unit(unittest.TestCase):
         type(self).host_id = host_id
         type(self).main_pid = s["MainPID"]
         log("registered %.1f s after power-on" % (time.monotonic() - self.vm.started))
+        # a measurement for the log, no verdict: the agent's peak RSS so far
+        _, out, _ = self.vm.run("grep VmHWM /proc/%s/status" % s["MainPID"])
+        log("the agent's %s" % " ".join(out.split()))
 
     def test_3_environment_file_honoured(self):
         reg = self.registrations(201)[0]
