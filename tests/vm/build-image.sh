@@ -46,7 +46,8 @@ SUITE=bookworm
 # the Debian mirror of this machine's apt sources (deb822 or one-line)
 mirror() {
         local m
-        m=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/\?$/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1 || true)
+        m=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/\?$/\1/p' \
+                /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1 || true)
         [ -n "$m" ] || m=$(sed -n 's/^deb \(\[[^]]*\] \)\?\(http[^ ]*\/debian\)\/\? .*/\2/p' \
                 /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1 || true)
         [ -n "$m" ] || die "no Debian mirror in this machine's apt sources (/etc/apt/sources.list*)"

@@ -17,6 +17,7 @@ for p in qemu-system-x86_64:qemu-system-x86 debootstrap:debootstrap cpio:cpio; d
 done
 start=$(date +%s)
 image=$(bash "$here/build-image.sh" "$CRADLE_BINARY" | tail -n 1)
-echo "with-image: $image ($(($(date +%s) - start)) s; base built in $(sed -n 's/^base-build-seconds //p' "$image/manifest") s when it was made)"
+base_seconds=$(sed -n 's/^base-build-seconds //p' "$image/manifest")
+echo "with-image: $image ($(($(date +%s) - start)) s; base built in $base_seconds s when it was made)"
 export CRADLE_VM_IMAGE="$image"
 exec "$@"
