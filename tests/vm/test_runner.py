@@ -204,4 +204,4 @@ class Hardware(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    vmlab.main()
+    vmlab.unittest_main()

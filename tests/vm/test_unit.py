@@ -233,4 +233,4 @@ class Unit(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    vmlab.main()
+    vmlab.unittest_main()

@@ -594,7 +594,7 @@ def keep_dir(name):
     return path
 
 
-def main():
+def unittest_main():
     """unittest.main for the suite's programs: exit 77 (meson's skip) when
     every test skipped, with the reasons in the log above."""
     import unittest
@@ -602,3 +602,51 @@ def main():
     if r.wasSuccessful() and r.testsRun and len(r.skipped) == r.testsRun:
         sys.exit(77)
     sys.exit(0 if r.wasSuccessful() and r.testsRun else 1)
+
+
+def command_line(argv):
+    """vmlab.py run [--profile FILE] [--keep DIR] [--timeout S] -- COMMAND:
+    boots one VM of the image CRADLE_VM_IMAGE (or of CRADLE_BINARY, built
+    now), runs COMMAND in the guest with /bin/sh -c, prints its output,
+    keeps the VM's logs in DIR and stops it; exits with COMMAND's status.
+    For a person looking at a VM, inside a namespace:
+
+        CRADLE_STATIC=1 CRADLE_BINARY=build-static/cradle tests/vm/with-image.sh \\
+            tests/helpers/in-netns.sh python3 tests/vm/vmlab.py run \\
+            --profile tests/vm/profiles/every-bus.json -- lsblk -J -O
+    """
+    import argparse
+    ap = argparse.ArgumentParser(prog="vmlab.py")
+    sub = ap.add_subparsers(dest="verb", required=True)
+    run = sub.add_parser("run", help="boot a VM, run a command in it, stop it")
+    run.add_argument("--profile", help="a hardware profile (JSON); the default has one disk and one NIC")
+    run.add_argument("--keep", default=".", help="where the serial console and the journal go")
+    run.add_argument("--timeout", type=int, default=900, help="seconds for the boot, and for the command")
+    run.add_argument("command", nargs="+")
+    args = ap.parse_args(argv)
+    reason = why_not_runnable()
+    if reason:
+        sys.stderr.write("vmlab.py: %s\n" % reason)
+        return 77
+    tmp = tempfile.mkdtemp(prefix="cradle-vmlab-")
+    lab = Lab(tmp)
+    vm = None
+    try:
+        vm = VM(lab, image(os.environ["CRADLE_BINARY"]), args.profile, workdir=os.path.join(tmp, "vm"))
+        vm.start()
+        sys.stderr.write("vmlab.py: booting under %s; serial console in %s\n" % (vm.accel, vm.serial_path))
+        sys.stderr.write("vmlab.py: guest up after %.1f s\n" % vm.wait_guest(args.timeout))
+        rc, out, err = vm.run(" ".join(shlex.quote(a) for a in args.command), timeout=args.timeout)
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+        return rc
+    finally:
+        if vm is not None:
+            os.makedirs(args.keep, exist_ok=True)
+            vm.stop_and_keep(args.keep)
+        lab.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(command_line(sys.argv[1:]))
