@@ -81,6 +81,9 @@ static void controller_done(Controller *ctl)
                 if (ctl->tasks[i]->done)
                         ctl->tasks[i]->done(ctl);
         json_object_put(ctl->last_cluster);
+        /* run.c's, whichever tasks ran */
+        free(ctl->cluster_name);
+        free(ctl->base_dns_domain);
         kube_client_free(ctl->kube);
         dry_cluster_hosts_free(ctl->dry.hosts, ctl->dry.n);
         free(ctl->dry_rebooted);

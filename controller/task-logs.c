@@ -414,8 +414,6 @@ static void task_logs_done(Controller *ctl)
 {
         /* the controller ends: so does the router probe */
         ctl->router_probe = router_probe_stop(ctl->router_probe);
-        free(ctl->cluster_name);
-        free(ctl->base_dns_domain);
 }
 
 const ControllerTask controller_task_logs = {
