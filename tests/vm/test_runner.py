@@ -27,7 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlab  # noqa: E402
 
-BOOT_TIMEOUT = int(os.environ.get("CRADLE_VM_BOOT_TIMEOUT", "900"))
 PROFILE_FILE = os.path.join(HERE, "profiles", "every-bus.json")
 with open(PROFILE_FILE) as f:
     PROFILE = json.load(f)
@@ -103,36 +102,10 @@ class Profile(unittest.TestCase):
         self.assertFalse(os.path.exists(tmp + "/etc/systemd/network/10-cradle-nic1.network"))
 
 
-class Hardware(unittest.TestCase):
-    vm = None
-
-    @classmethod
-    def setUpClass(cls):
-        reason = vmlab.why_not_runnable()
-        if reason:
-            raise unittest.SkipTest(reason)
-        cls.tmp = tempfile.mkdtemp(prefix="cradle-vm-hw-")
-        cls.keep = vmlab.keep_dir("vm-hardware")
-        cls.lab = vmlab.Lab(cls.tmp)
-        try:
-            img = vmlab.image(os.environ["CRADLE_BINARY"])
-            cls.vm = vmlab.VM(cls.lab, img, PROFILE_FILE, name="hw0", workdir=os.path.join(cls.tmp, "hw0"))
-            cls.vm.start()
-            sys.stderr.write("vm-hardware: booting under %s, UEFI\n" % cls.vm.accel)
-            up = cls.vm.wait_guest(BOOT_TIMEOUT)
-            sys.stderr.write("vm-hardware: guest agent answers %.1f s after power-on\n" % up)
-            # the test reads what udev and the drivers made of the devices
-            cls.vm.run("udevadm settle --timeout=120", timeout=180)
-        except BaseException:
-            cls.tearDownClass()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.vm is not None:
-            cls.vm.stop_and_keep(cls.keep)
-        cls.lab.close()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class Hardware(vmlab.BootedTestCase, unittest.TestCase):
+    PROFILE = PROFILE_FILE
+    VM_NAME = "hw0"
+    KEEP = "vm-hardware"
 
     def json_of(self, command):
         _, out, _ = self.vm.run(command, timeout=120, check=True)

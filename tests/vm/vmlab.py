@@ -594,6 +594,55 @@ def keep_dir(name):
     return path
 
 
+class BootedTestCase(object):
+    """A mixin for a unittest.TestCase class whose tests share one VM:
+    setUpClass boots PROFILE as VM_NAME (skipping with the reason where VMs
+    cannot run), waits for the guest, settles udev and calls the class's
+    booted(); tearDownClass keeps the VM's logs in meson-logs/KEEP."""
+    PROFILE = None
+    VM_NAME = "host0"
+    KEEP = "vm"
+    BOOT_TIMEOUT = int(os.environ.get("CRADLE_VM_BOOT_TIMEOUT", "900"))
+    vm = None
+    lab = None
+
+    @classmethod
+    def setUpClass(cls):
+        import unittest
+        reason = why_not_runnable()
+        if reason:
+            raise unittest.SkipTest(reason)
+        cls.tmp = tempfile.mkdtemp(prefix="cradle-%s-" % cls.KEEP)
+        cls.keep = keep_dir(cls.KEEP)
+        try:
+            cls.lab = Lab(cls.tmp)
+            cls.vm = VM(cls.lab, image(os.environ["CRADLE_BINARY"]), cls.PROFILE, name=cls.VM_NAME,
+                        workdir=os.path.join(cls.tmp, cls.VM_NAME))
+            cls.vm.start()
+            sys.stderr.write("%s: booting under %s, %s\n" % (cls.KEEP, cls.vm.accel,
+                                                              cls.vm.profile["firmware"].upper()))
+            up = cls.vm.wait_guest(cls.BOOT_TIMEOUT)
+            sys.stderr.write("%s: guest agent answers %.1f s after power-on\n" % (cls.KEEP, up))
+            # the tests read what udev and the drivers made of the devices
+            cls.vm.run("udevadm settle --timeout=120", timeout=180)
+            cls.booted()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def booted(cls):
+        pass
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.vm is not None:
+            cls.vm.stop_and_keep(cls.keep)
+        if cls.lab is not None:
+            cls.lab.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
 def unittest_main():
     """unittest.main for the suite's programs: exit 77 (meson's skip) when
     every test skipped, with the reasons in the log above."""
