@@ -44,6 +44,7 @@ class Profile(unittest.TestCase):
                 ({"nics": [{"model": "virtio", "mac": "52-54-00-00-00-01"}]}, "MAC"),
                 ({"firmware": "coreboot"}, "coreboot"),
                 ({"smbios": {"38": {}}}, "SMBIOS"),
+                ({"tpm": "3.0"}, "tpm"),
                 ({"gpus": 1}, "gpus")):
             with self.subTest(bad=bad):
                 with self.assertRaisesRegex(vmlab.ProfileError, what):
@@ -70,7 +71,11 @@ class Profile(unittest.TestCase):
             "e1000e,netdev=tap1,mac=52:54:00:c7:ad:12",
             "ipmi-bmc-sim,id=bmc0",
             "isa-ipmi-kcs,bmc=bmc0",
+            "tpm-tis,tpmdev=tpm0",
         ])
+        self.assertIn("emulator,id=tpm0,chardev=tpmchr", args)
+        self.assertIn("socket,id=tpmchr,path=" + os.path.join(tmp, "swtpm.sock"), args)
+        self.assertEqual(vmlab.swtpm_args(prof, tmp)[-1], "--tpm2")
         # a comma in an SMBIOS string is doubled (qemu's option syntax)
         smbios = [args[i + 1] for i, a in enumerate(args) if a == "-smbios"]
         self.assertEqual(smbios[0], "type=1,manufacturer=Cradle Labs,, Inc.,product=Discovery VM,"
@@ -170,6 +175,10 @@ class Hardware(vmlab.BootedTestCase, unittest.TestCase):
         names = {w for line in out.splitlines() if not line.startswith("#") for w in line.split()[1:]}
         self.assertLessEqual(names, {"localhost", "ip6-localhost", "ip6-loopback", "ip6-allnodes",
                                      "ip6-allrouters"}, out)
+
+    def test_tpm(self):
+        _, out, _ = self.vm.run("cat /sys/class/tpm/tpm0/tpm_version_major", check=True)
+        self.assertEqual(out.strip(), PROFILE["tpm"].split(".")[0])
 
     def test_uefi(self):
         rc, _, _ = self.vm.run("test -d /sys/firmware/efi")

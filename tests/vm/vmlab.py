@@ -22,12 +22,14 @@ A hardware profile is a small declarative dict (or a JSON file):
      "nics": [{"model": "virtio" | "e1000e", "mac": "52:54:00:..", "address": "203.0.113.21/24"}],
      "smbios": {"1": {"manufacturer": "...", "product": "...", "serial": "...", "uuid": "..."},
                 "2": {...}, "3": {...}, "0": {...}, "4": {...}, "17": {...}},
-     "bmc": true}
+     "bmc": true, "tpm": "2.0" | "1.2"}
 
 A property the bus cannot emulate (a WWN on virtio-blk) is refused, so a
 profile never asks for what the VM does not show. The disks are sparse files
 in the VM's work directory, removed with it. Each NIC with an address gets
-a systemd-networkd file matched on its MAC in the per-VM archive.
+a systemd-networkd file matched on its MAC in the per-VM archive. A TPM is
+swtpm's emulator (a process per VM, its state in the work directory) on
+qemu's tpm-tis.
 
 The VM's command channel is qemu's guest agent on a virtio-serial port
 (guest-exec): no network, no login. The serial console goes to
@@ -61,6 +63,7 @@ from proctools import stop_group  # noqa: E402
 
 BUILD_IMAGE = os.path.join(HERE, "build-image.sh")
 QEMU = "qemu-system-x86_64"
+SWTPM = "swtpm"
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 LAB_ADDRESS = "203.0.113.1"
@@ -76,8 +79,10 @@ class ProfileError(VMError):
     pass
 
 
-def why_not_runnable():
-    """The reason VMs cannot run here, or None."""
+def why_not_runnable(profile=None):
+    """The reason VMs (of profile, when given) cannot run here, or None."""
+    if profile is not None and load_profile(profile).get("tpm") and shutil.which(SWTPM) is None:
+        return "the profile has a TPM and swtpm is not installed (package swtpm; tools/deps --test)"
     if os.geteuid() != 0:
         return "VMs need root (debootstrap, tap devices)"
     for prog, pkg in ((QEMU, "qemu-system-x86"), ("debootstrap", "debootstrap"), ("cpio", "cpio")):
@@ -244,7 +249,7 @@ def load_profile(p):
             p = json.load(f)
     prof = dict(DEFAULT_PROFILE)
     prof.update(p or {})
-    known = {"cpus", "memory_mib", "firmware", "disks", "nics", "smbios", "bmc"}
+    known = {"cpus", "memory_mib", "firmware", "disks", "nics", "smbios", "bmc", "tpm"}
     if set(prof) - known:
         raise ProfileError("unknown profile keys: %s" % sorted(set(prof) - known))
     if prof["firmware"] not in ("bios", "uefi"):
@@ -262,6 +267,8 @@ def load_profile(p):
             raise ProfileError("NIC model %r: one of %s" % (n.get("model"), sorted(NIC_MODELS)))
         if not re.match(r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$", n.get("mac", "")):
             raise ProfileError("NIC MAC %r" % n.get("mac"))
+    if prof.get("tpm") not in (None, "1.2", "2.0"):
+        raise ProfileError("tpm is \"1.2\" or \"2.0\", not %r" % prof["tpm"])
     if set(prof.get("smbios", {})) - SMBIOS_TYPES:
         raise ProfileError("SMBIOS types: %s" % sorted(SMBIOS_TYPES))
     return prof
@@ -326,7 +333,24 @@ def hardware_args(prof, workdir, taps):
         args += ["-smbios", ",".join(["type=" + t] + ["%s=%s" % (k, qemu_opt(v)) for k, v in fields.items()])]
     if prof.get("bmc"):
         args += ["-device", "ipmi-bmc-sim,id=bmc0", "-device", "isa-ipmi-kcs,bmc=bmc0"]
+    if prof.get("tpm"):
+        args += ["-chardev", "socket,id=tpmchr,path=" + qemu_opt(swtpm_socket(workdir)),
+                 "-tpmdev", "emulator,id=tpm0,chardev=tpmchr", "-device", "tpm-tis,tpmdev=tpm0"]
     return args
+
+
+def swtpm_socket(workdir):
+    return os.path.join(workdir, "swtpm.sock")
+
+
+def swtpm_args(prof, workdir):
+    """swtpm's command line for the profile's TPM: its state in workdir,
+    its control channel the socket qemu's emulator backend connects to;
+    it ends when qemu closes the channel (--terminate)."""
+    state = os.path.join(workdir, "tpm")
+    return ([SWTPM, "socket", "--tpmstate", "dir=" + state, "--ctrl",
+             "type=unixio,path=" + swtpm_socket(workdir), "--terminate"]
+            + (["--tpm2"] if prof["tpm"] == "2.0" else []))
 
 
 def network_files(prof):
@@ -466,6 +490,7 @@ class VM(object):
         self.qga = GuestAgent(os.path.join(self.workdir, "qga.sock"))
         self.accel = None
         self.started = None
+        self.swtpm = None
 
     def start(self):
         initrd = os.path.join(self.workdir, "initrd")
@@ -498,10 +523,24 @@ class VM(object):
         with open(os.path.join(self.workdir, "qemu.cmdline"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in args) + "\n")
         self.qemu_log = open(os.path.join(self.workdir, "qemu.log"), "w")
+        if p.get("tpm"):
+            self._start_swtpm()
         self.started = time.monotonic()
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.qemu_log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         return self
+
+    def _start_swtpm(self, timeout=30):
+        os.makedirs(os.path.join(self.workdir, "tpm"), exist_ok=True)
+        self.swtpm = subprocess.Popen(swtpm_args(self.profile, self.workdir), stdin=subprocess.DEVNULL,
+                                      stdout=self.qemu_log, stderr=subprocess.STDOUT, start_new_session=True)
+        for _ in deadline_loop(timeout, step=0.1):
+            if os.path.exists(swtpm_socket(self.workdir)):
+                return
+            if self.swtpm.poll() is not None:
+                break
+        raise VMError("swtpm did not make its socket within %ds (exit %s); see qemu.log" % (
+            timeout, self.swtpm.poll()))
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -575,9 +614,13 @@ class VM(object):
 
     def stop(self, timeout=30):
         self.qga.close()
+        if self.proc is not None:
+            stop_group(self.proc, grace=timeout)
+        if self.swtpm is not None:
+            stop_group(self.swtpm, grace=timeout)
+            self.swtpm = None
         if self.proc is None:
             return
-        stop_group(self.proc, grace=timeout)
         self.qemu_log.close()
         for name in os.listdir(self.workdir):
             if name.startswith("disk") or name == "initrd":
@@ -609,7 +652,7 @@ class BootedTestCase(object):
     @classmethod
     def setUpClass(cls):
         import unittest
-        reason = why_not_runnable()
+        reason = why_not_runnable(cls.PROFILE)
         if reason:
             raise unittest.SkipTest(reason)
         cls.tmp = tempfile.mkdtemp(prefix="cradle-%s-" % cls.KEEP)
