@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """`cradle inventory` in a real udev world (issue 21, Build §3, second
 test): one VM of profiles/every-bus.json (virtio-blk, NVMe, SATA, SCSI and
-USB disks, a virtio and an e1000e NIC, SMBIOS types 1-3, a BMC, a TPM 2.0,
-UEFI) booted once; cradle's inventory taken in the guest and compared field
-by field with what qemu was asked for (the profile) and with the guest's own
-tools (lsblk -J -O, udevadm info --query=property, ip -j, dmidecode,
-ipmitool lan print, sysfs). The table of every field, with the differences
-and their reasons, is tests/vm/INVENTORY.md; the known limits of the
-emulation are written here as explicit expected values, so a change in
-qemu, udev or cradle shows up as a failure.
+USB disks, a virtio and an e1000e NIC, SMBIOS types 1-3, a BMC with a LAN
+address, a TPM 2.0, UEFI) booted once; cradle's inventory taken in the guest
+and compared field by field with what qemu was asked for (the profile) and
+with the guest's own tools (lsblk -J -O, udevadm info --query=property,
+ip -j, dmidecode, ipmitool lan print, systemd-detect-virt, sysfs). The
+table of every field, with the differences and their reasons, is
+tests/vm/INVENTORY.md; the known limits of the emulation are written here
+as explicit expected values, so a change in qemu, udev or cradle shows up
+as a failure.
 
 The inventory's field names are assisted-service's (swagger.yaml:
 inventory, disk, interface, system_vendor, memory, boot).
@@ -95,7 +96,7 @@ class Inventory(vmlab.BootedTestCase, unittest.TestCase):
         t["efi"] = vm.run("test -d /sys/firmware/efi")[0] == 0
         t["tpm"] = vm.run("cat /sys/class/tpm/tpm0/tpm_version_major")[1].strip()
         t["ipmi_dev"] = vm.run("test -c /dev/ipmi0")[0] == 0
-        t["lan_print"] = vm.run("ipmitool lan print 2>&1", timeout=120)
+        t["lan_print"] = vm.run("ipmitool lan print 1 2>&1", timeout=120)
         t["nproc"] = int(text("nproc --all"))
         t["detect_virt"] = vm.run("systemd-detect-virt --vm")[1].strip()
         t["hostname"] = text("hostname").strip()
@@ -249,16 +250,17 @@ class Inventory(vmlab.BootedTestCase, unittest.TestCase):
     # --- BMC, boot, TPM, hostname ---------------------------------------------------------
 
     def test_bmc(self):
-        """qemu's ipmi-bmc-sim answers the KCS interface (the guest has
-        /dev/ipmi0) but not the transport commands: Get Channel Info and
-        Get LAN Configuration Parameters are "Invalid command", so no LAN
-        address exists to report. ipmitool fails; the inventory has the Go
-        agent's defaults. An emulation limit (INVENTORY.md)."""
+        """The profile's BMC is OpenIPMI's ipmi_sim behind qemu's
+        ipmi-bmc-extern, its LAN channel 1 at the profile's address (qemu's
+        own ipmi-bmc-sim has no LAN configuration at all: INVENTORY.md).
+        ipmi_sim has no IPv6 LAN parameters: the Go agent's default."""
+        want = PROFILE["bmc"]["address"]
         self.assertTrue(self.tools["ipmi_dev"], "no /dev/ipmi0: the BMC is not seen")
         rc, out, _ = self.tools["lan_print"]
-        self.assertNotEqual(rc, 0, out)
-        self.assertIn("Invalid command", out)
-        self.assertEqual(self.inv["bmc_address"], "0.0.0.0")
+        self.assertEqual(rc, 0, out)
+        lan = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in out.splitlines())}
+        self.assertEqual(lan.get("IP Address"), want, out)
+        self.assertEqual(self.inv["bmc_address"], want)
         self.assertEqual(self.inv["bmc_v6address"], "::/0")
 
     def test_boot(self):

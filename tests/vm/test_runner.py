@@ -45,6 +45,8 @@ class Profile(unittest.TestCase):
                 ({"firmware": "coreboot"}, "coreboot"),
                 ({"smbios": {"38": {}}}, "SMBIOS"),
                 ({"tpm": "3.0"}, "tpm"),
+                ({"bmc": {"address": "203.0.113"}}, "bmc"),
+                ({"bmc": {"address": "203.0.113.50", "user": "admin"}}, "bmc"),
                 ({"gpus": 1}, "gpus")):
             with self.subTest(bad=bad):
                 with self.assertRaisesRegex(vmlab.ProfileError, what):
@@ -69,7 +71,7 @@ class Profile(unittest.TestCase):
             "usb-storage,drive=disk4,bus=xhci0.0,serial=CRUSB0001",
             "virtio-net-pci,netdev=tap0,mac=52:54:00:c7:ad:11",
             "e1000e,netdev=tap1,mac=52:54:00:c7:ad:12",
-            "ipmi-bmc-sim,id=bmc0",
+            "ipmi-bmc-extern,chardev=ipmichr,id=bmc0",
             "isa-ipmi-kcs,bmc=bmc0",
             "tpm-tis,tpmdev=tpm0",
         ])
@@ -83,6 +85,30 @@ class Profile(unittest.TestCase):
         # the disks: sparse files of the profile's sizes
         self.assertEqual(os.path.getsize(os.path.join(tmp, "disk3.img")), 3 << 30)
         self.assertLess(os.stat(os.path.join(tmp, "disk3.img")).st_blocks, 64)
+
+    def test_bmc_with_an_address(self):
+        """ipmi_sim's lan_config_program answers the profile's address for
+        channel 1; qemu reaches ipmi_sim on the port of its serial line;
+        a BMC without an address is qemu's own simulator."""
+        tmp = tempfile.mkdtemp(prefix="vm-bmc-")
+        self.addCleanup(shutil.rmtree, tmp)
+        prof = vmlab.load_profile(PROFILE)
+        files = vmlab.ipmi_sim_files(prof, tmp)
+        lancontrol = os.path.join(tmp, "ipmi-lancontrol")
+        with open(lancontrol, "w") as f:
+            f.write(files[lancontrol][1])
+        r = subprocess.run(["sh", lancontrol, "eth0", "get", "ip_addr", "ip_addr_src", "subnet_mask",
+                            "mac_addr"], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(r.stdout.splitlines(), ["ip_addr:203.0.113.50", "ip_addr_src:static",
+                                                 "subnet_mask:255.255.255.0", "mac_addr:00:00:00:00:00:00"])
+        conf = files[os.path.join(tmp, "ipmi-lan.conf")][1]
+        port = vmlab.ipmi_sim_port(tmp)
+        self.assertIn("  serial 15 127.0.0.1 %d codec VM\n" % port, conf)
+        self.assertIn("    lan_config_program \"%s eth0\"\n" % lancontrol, conf)
+        args = vmlab.hardware_args(prof, tmp, ["tap0", "tap1"])
+        self.assertIn("socket,id=ipmichr,host=127.0.0.1,port=%d,reconnect=1" % port, args)
+        sim = vmlab.hardware_args(vmlab.load_profile({"bmc": True}), tmp, ["tap0"])
+        self.assertIn("ipmi-bmc-sim,id=bmc0", sim)
 
     def test_archive_unpacks_as_the_kernel_would(self):
         if shutil.which("cpio") is None:
