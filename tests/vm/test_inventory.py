@@ -200,6 +200,13 @@ class Inventory(vmlab.BootedTestCase, unittest.TestCase):
                          self.tools["addrs"][got["name"]].get("addr_info", []) if a["family"] == "inet"]
                 self.assertEqual(got["ipv4_addresses"], addrs)
                 self.assertEqual(addrs, [want["address"]] if want.get("address") else [])
+                # IPv6: ip's, but for the link-local ones (the Go agent leaves them out)
+                addrs6 = ["%s/%d" % (a["local"], a["prefixlen"]) for a in
+                          self.tools["addrs"][got["name"]].get("addr_info", []) if a["family"] == "inet6"]
+                self.assertEqual(got["ipv6_addresses"], [a for a in addrs6 if not a.startswith("fe80:")])
+        # the NIC that is up has its link-local address, which the inventory omits
+        self.assertTrue([a for a in self.tools["addrs"][by_mac[PROFILE["nics"][0]["mac"]]["name"]]["addr_info"]
+                         if a["local"].startswith("fe80:")])
         # the virtio NIC is up (networkd), the e1000e has no .network file:
         # down, so no carrier and no speed
         up = by_mac[PROFILE["nics"][0]["mac"]]
