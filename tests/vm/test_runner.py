@@ -27,7 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlab  # noqa: E402
 
-BOOT_TIMEOUT = int(os.environ.get("CRADLE_VM_BOOT_TIMEOUT", "900"))
 PROFILE_FILE = os.path.join(HERE, "profiles", "every-bus.json")
 with open(PROFILE_FILE) as f:
     PROFILE = json.load(f)
@@ -45,6 +44,9 @@ class Profile(unittest.TestCase):
                 ({"nics": [{"model": "virtio", "mac": "52-54-00-00-00-01"}]}, "MAC"),
                 ({"firmware": "coreboot"}, "coreboot"),
                 ({"smbios": {"38": {}}}, "SMBIOS"),
+                ({"tpm": "3.0"}, "tpm"),
+                ({"bmc": {"address": "203.0.113"}}, "bmc"),
+                ({"bmc": {"address": "203.0.113.50", "user": "admin"}}, "bmc"),
                 ({"gpus": 1}, "gpus")):
             with self.subTest(bad=bad):
                 with self.assertRaisesRegex(vmlab.ProfileError, what):
@@ -69,9 +71,13 @@ class Profile(unittest.TestCase):
             "usb-storage,drive=disk4,bus=xhci0.0,serial=CRUSB0001",
             "virtio-net-pci,netdev=tap0,mac=52:54:00:c7:ad:11",
             "e1000e,netdev=tap1,mac=52:54:00:c7:ad:12",
-            "ipmi-bmc-sim,id=bmc0",
+            "ipmi-bmc-extern,chardev=ipmichr,id=bmc0",
             "isa-ipmi-kcs,bmc=bmc0",
+            "tpm-tis,tpmdev=tpm0",
         ])
+        self.assertIn("emulator,id=tpm0,chardev=tpmchr", args)
+        self.assertIn("socket,id=tpmchr,path=" + os.path.join(tmp, "swtpm.sock"), args)
+        self.assertEqual(vmlab.swtpm_args(prof, tmp)[-1], "--tpm2")
         # a comma in an SMBIOS string is doubled (qemu's option syntax)
         smbios = [args[i + 1] for i, a in enumerate(args) if a == "-smbios"]
         self.assertEqual(smbios[0], "type=1,manufacturer=Cradle Labs,, Inc.,product=Discovery VM,"
@@ -79,6 +85,30 @@ class Profile(unittest.TestCase):
         # the disks: sparse files of the profile's sizes
         self.assertEqual(os.path.getsize(os.path.join(tmp, "disk3.img")), 3 << 30)
         self.assertLess(os.stat(os.path.join(tmp, "disk3.img")).st_blocks, 64)
+
+    def test_bmc_with_an_address(self):
+        """ipmi_sim's lan_config_program answers the profile's address for
+        channel 1; qemu reaches ipmi_sim on the port of its serial line;
+        a BMC without an address is qemu's own simulator."""
+        tmp = tempfile.mkdtemp(prefix="vm-bmc-")
+        self.addCleanup(shutil.rmtree, tmp)
+        prof = vmlab.load_profile(PROFILE)
+        files = vmlab.ipmi_sim_files(prof, tmp)
+        lancontrol = os.path.join(tmp, "ipmi-lancontrol")
+        with open(lancontrol, "w") as f:
+            f.write(files[lancontrol][1])
+        r = subprocess.run(["sh", lancontrol, "eth0", "get", "ip_addr", "ip_addr_src", "subnet_mask",
+                            "mac_addr"], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(r.stdout.splitlines(), ["ip_addr:203.0.113.50", "ip_addr_src:static",
+                                                 "subnet_mask:255.255.255.0", "mac_addr:00:00:00:00:00:00"])
+        conf = files[os.path.join(tmp, "ipmi-lan.conf")][1]
+        port = vmlab.ipmi_sim_port(tmp)
+        self.assertIn("  serial 15 127.0.0.1 %d codec VM\n" % port, conf)
+        self.assertIn("    lan_config_program \"%s eth0\"\n" % lancontrol, conf)
+        args = vmlab.hardware_args(prof, tmp, ["tap0", "tap1"])
+        self.assertIn("socket,id=ipmichr,host=127.0.0.1,port=%d,reconnect=1" % port, args)
+        sim = vmlab.hardware_args(vmlab.load_profile({"bmc": True}), tmp, ["tap0"])
+        self.assertIn("ipmi-bmc-sim,id=bmc0", sim)
 
     def test_archive_unpacks_as_the_kernel_would(self):
         if shutil.which("cpio") is None:
@@ -103,36 +133,10 @@ class Profile(unittest.TestCase):
         self.assertFalse(os.path.exists(tmp + "/etc/systemd/network/10-cradle-nic1.network"))
 
 
-class Hardware(unittest.TestCase):
-    vm = None
-
-    @classmethod
-    def setUpClass(cls):
-        reason = vmlab.why_not_runnable()
-        if reason:
-            raise unittest.SkipTest(reason)
-        cls.tmp = tempfile.mkdtemp(prefix="cradle-vm-hw-")
-        cls.keep = vmlab.keep_dir("vm-hardware")
-        cls.lab = vmlab.Lab(cls.tmp)
-        try:
-            img = vmlab.image(os.environ["CRADLE_BINARY"])
-            cls.vm = vmlab.VM(cls.lab, img, PROFILE_FILE, name="hw0", workdir=os.path.join(cls.tmp, "hw0"))
-            cls.vm.start()
-            sys.stderr.write("vm-hardware: booting under %s, UEFI\n" % cls.vm.accel)
-            up = cls.vm.wait_guest(BOOT_TIMEOUT)
-            sys.stderr.write("vm-hardware: guest agent answers %.1f s after power-on\n" % up)
-            # the test reads what udev and the drivers made of the devices
-            cls.vm.run("udevadm settle --timeout=120", timeout=180)
-        except BaseException:
-            cls.tearDownClass()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.vm is not None:
-            cls.vm.stop_and_keep(cls.keep)
-        cls.lab.close()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class Hardware(vmlab.BootedTestCase, unittest.TestCase):
+    PROFILE = PROFILE_FILE
+    VM_NAME = "hw0"
+    KEEP = "vm-hardware"
 
     def json_of(self, command):
         _, out, _ = self.vm.run(command, timeout=120, check=True)
@@ -197,6 +201,10 @@ class Hardware(unittest.TestCase):
         names = {w for line in out.splitlines() if not line.startswith("#") for w in line.split()[1:]}
         self.assertLessEqual(names, {"localhost", "ip6-localhost", "ip6-loopback", "ip6-allnodes",
                                      "ip6-allrouters"}, out)
+
+    def test_tpm(self):
+        _, out, _ = self.vm.run("cat /sys/class/tpm/tpm0/tpm_version_major", check=True)
+        self.assertEqual(out.strip(), PROFILE["tpm"].split(".")[0])
 
     def test_uefi(self):
         rc, _, _ = self.vm.run("test -d /sys/firmware/efi")

@@ -22,12 +22,17 @@ A hardware profile is a small declarative dict (or a JSON file):
      "nics": [{"model": "virtio" | "e1000e", "mac": "52:54:00:..", "address": "203.0.113.21/24"}],
      "smbios": {"1": {"manufacturer": "...", "product": "...", "serial": "...", "uuid": "..."},
                 "2": {...}, "3": {...}, "0": {...}, "4": {...}, "17": {...}},
-     "bmc": true}
+     "bmc": true | {"address": "203.0.113.50"}, "tpm": "2.0" | "1.2"}
 
 A property the bus cannot emulate (a WWN on virtio-blk) is refused, so a
 profile never asks for what the VM does not show. The disks are sparse files
 in the VM's work directory, removed with it. Each NIC with an address gets
-a systemd-networkd file matched on its MAC in the per-VM archive.
+a systemd-networkd file matched on its MAC in the per-VM archive. A TPM is
+swtpm's emulator (a process per VM, its state in the work directory) on
+qemu's tpm-tis. "bmc": true is qemu's own simulated BMC (no LAN
+configuration); a BMC with an address is OpenIPMI's ipmi_sim (a process
+per VM, reached by qemu's ipmi-bmc-extern on a loopback port) whose LAN
+channel 1 reports that address.
 
 The VM's command channel is qemu's guest agent on a virtio-serial port
 (guest-exec): no network, no login. The serial console goes to
@@ -61,6 +66,8 @@ from proctools import stop_group  # noqa: E402
 
 BUILD_IMAGE = os.path.join(HERE, "build-image.sh")
 QEMU = "qemu-system-x86_64"
+SWTPM = "swtpm"
+IPMI_SIM = "ipmi_sim"
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 LAB_ADDRESS = "203.0.113.1"
@@ -76,8 +83,12 @@ class ProfileError(VMError):
     pass
 
 
-def why_not_runnable():
-    """The reason VMs cannot run here, or None."""
+def why_not_runnable(profile=None):
+    """The reason VMs (of profile, when given) cannot run here, or None."""
+    if profile is not None and load_profile(profile).get("tpm") and shutil.which(SWTPM) is None:
+        return "the profile has a TPM and swtpm is not installed (package swtpm; tools/deps --test)"
+    if profile is not None and bmc_address(load_profile(profile)) and shutil.which(IPMI_SIM) is None:
+        return "the profile's BMC has an address and ipmi_sim is not installed (package openipmi; tools/deps --test)"
     if os.geteuid() != 0:
         return "VMs need root (debootstrap, tap devices)"
     for prog, pkg in ((QEMU, "qemu-system-x86"), ("debootstrap", "debootstrap"), ("cpio", "cpio")):
@@ -244,7 +255,7 @@ def load_profile(p):
             p = json.load(f)
     prof = dict(DEFAULT_PROFILE)
     prof.update(p or {})
-    known = {"cpus", "memory_mib", "firmware", "disks", "nics", "smbios", "bmc"}
+    known = {"cpus", "memory_mib", "firmware", "disks", "nics", "smbios", "bmc", "tpm"}
     if set(prof) - known:
         raise ProfileError("unknown profile keys: %s" % sorted(set(prof) - known))
     if prof["firmware"] not in ("bios", "uefi"):
@@ -262,6 +273,12 @@ def load_profile(p):
             raise ProfileError("NIC model %r: one of %s" % (n.get("model"), sorted(NIC_MODELS)))
         if not re.match(r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$", n.get("mac", "")):
             raise ProfileError("NIC MAC %r" % n.get("mac"))
+    bmc = prof.get("bmc")
+    if not (bmc in (None, True, False) or (isinstance(bmc, dict) and set(bmc) == {"address"}
+                                           and re.match(r"^\d+\.\d+\.\d+\.\d+$", str(bmc["address"])))):
+        raise ProfileError("bmc is true or {\"address\": \"a.b.c.d\"}, not %r" % bmc)
+    if prof.get("tpm") not in (None, "1.2", "2.0"):
+        raise ProfileError("tpm is \"1.2\" or \"2.0\", not %r" % prof["tpm"])
     if set(prof.get("smbios", {})) - SMBIOS_TYPES:
         raise ProfileError("SMBIOS types: %s" % sorted(SMBIOS_TYPES))
     return prof
@@ -324,9 +341,64 @@ def hardware_args(prof, workdir, taps):
                  "-device", "%s,netdev=%s,mac=%s" % (NIC_MODELS[n["model"]], tap, n["mac"])]
     for t, fields in sorted(prof.get("smbios", {}).items()):
         args += ["-smbios", ",".join(["type=" + t] + ["%s=%s" % (k, qemu_opt(v)) for k, v in fields.items()])]
-    if prof.get("bmc"):
+    if bmc_address(prof):
+        args += ["-chardev", "socket,id=ipmichr,host=127.0.0.1,port=%d,reconnect=1" % ipmi_sim_port(workdir),
+                 "-device", "ipmi-bmc-extern,chardev=ipmichr,id=bmc0", "-device", "isa-ipmi-kcs,bmc=bmc0"]
+    elif prof.get("bmc"):
         args += ["-device", "ipmi-bmc-sim,id=bmc0", "-device", "isa-ipmi-kcs,bmc=bmc0"]
+    if prof.get("tpm"):
+        args += ["-chardev", "socket,id=tpmchr,path=" + qemu_opt(swtpm_socket(workdir)),
+                 "-tpmdev", "emulator,id=tpm0,chardev=tpmchr", "-device", "tpm-tis,tpmdev=tpm0"]
     return args
+
+
+def bmc_address(prof):
+    bmc = prof.get("bmc")
+    return bmc.get("address") if isinstance(bmc, dict) else None
+
+
+def ipmi_sim_port(workdir):
+    """ipmi_sim's port for qemu (the next one is its LAN port), on the
+    namespace's loopback: one per work directory, so that VMs side by side
+    do not share a BMC."""
+    return 20000 + 2 * (int.from_bytes(os.path.normpath(workdir).encode()[-4:].rjust(4, b"\0"), "big") % 10000)
+
+
+def ipmi_sim_files(prof, workdir):
+    """ipmi_sim's LAN configuration, its MC and the lan_config_program that
+    reports the profile's address as channel 1's (ipmi_sim takes the
+    address, mask and gateway from that program's "get" answers)."""
+    lancontrol = os.path.join(workdir, "ipmi-lancontrol")
+    port = ipmi_sim_port(workdir)
+    answers = {"ip_addr": bmc_address(prof), "ip_addr_src": "static", "subnet_mask": "255.255.255.0",
+               "default_gw_ip_addr": LAB_ADDRESS}
+    script = "#!/bin/sh\n# DEVICE get PARM...: PARM:VALUE lines (OpenIPMI's ipmi_sim_lancontrol)\n" \
+             "[ \"$2\" = get ] || exit 0\nshift 2\nfor p; do\n\tcase $p in\n"
+    for k, v in answers.items():
+        script += "\t%s) echo %s:%s ;;\n" % (k, k, v)
+    script += "\t*mac_addr) echo $p:00:00:00:00:00:00 ;;\n\t*) echo $p:0.0.0.0 ;;\n\tesac\ndone\n"
+    conf = ("name \"cradle\"\nset_working_mc 0x20\n  startlan 1\n    addr 127.0.0.1 %d\n"
+            "    priv_limit admin\n    allowed_auths_admin none md5\n"
+            "    lan_config_program \"%s eth0\"\n  endlan\n"
+            "  serial 15 127.0.0.1 %d codec VM\n  startnow false\n  user 1 true \"\" \"\" user 10 none\n"
+            % (port + 1, lancontrol, port))
+    emu = "mc_setbmc 0x20\nmc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr\nmc_enable 0x20\n"
+    return {lancontrol: (0o755, script), os.path.join(workdir, "ipmi-lan.conf"): (0o644, conf),
+            os.path.join(workdir, "ipmi-bmc.emu"): (0o644, emu)}
+
+
+def swtpm_socket(workdir):
+    return os.path.join(workdir, "swtpm.sock")
+
+
+def swtpm_args(prof, workdir):
+    """swtpm's command line for the profile's TPM: its state in workdir,
+    its control channel the socket qemu's emulator backend connects to;
+    it ends when qemu closes the channel (--terminate)."""
+    state = os.path.join(workdir, "tpm")
+    return ([SWTPM, "socket", "--tpmstate", "dir=" + state, "--ctrl",
+             "type=unixio,path=" + swtpm_socket(workdir), "--terminate"]
+            + (["--tpm2"] if prof["tpm"] == "2.0" else []))
 
 
 def network_files(prof):
@@ -466,6 +538,8 @@ class VM(object):
         self.qga = GuestAgent(os.path.join(self.workdir, "qga.sock"))
         self.accel = None
         self.started = None
+        self.swtpm = None
+        self.ipmi_sim = None
 
     def start(self):
         initrd = os.path.join(self.workdir, "initrd")
@@ -498,10 +572,39 @@ class VM(object):
         with open(os.path.join(self.workdir, "qemu.cmdline"), "w") as f:
             f.write(" ".join(shlex.quote(a) for a in args) + "\n")
         self.qemu_log = open(os.path.join(self.workdir, "qemu.log"), "w")
+        if p.get("tpm"):
+            self._start_swtpm()
+        if bmc_address(p):
+            self._start_ipmi_sim()
         self.started = time.monotonic()
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.qemu_log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         return self
+
+    def _start_swtpm(self, timeout=30):
+        os.makedirs(os.path.join(self.workdir, "tpm"), exist_ok=True)
+        self.swtpm = subprocess.Popen(swtpm_args(self.profile, self.workdir), stdin=subprocess.DEVNULL,
+                                      stdout=self.qemu_log, stderr=subprocess.STDOUT, start_new_session=True)
+        for _ in deadline_loop(timeout, step=0.1):
+            if os.path.exists(swtpm_socket(self.workdir)):
+                return
+            if self.swtpm.poll() is not None:
+                break
+        raise VMError("swtpm did not make its socket within %ds (exit %s); see qemu.log" % (
+            timeout, self.swtpm.poll()))
+
+    def _start_ipmi_sim(self):
+        for path, (mode, text) in ipmi_sim_files(self.profile, self.workdir).items():
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, mode)
+        state = os.path.join(self.workdir, "ipmi-state")
+        os.makedirs(state, exist_ok=True)
+        # qemu's chardev reconnects until ipmi_sim listens
+        self.ipmi_sim = subprocess.Popen([IPMI_SIM, "-n", "-c", os.path.join(self.workdir, "ipmi-lan.conf"),
+                                          "-f", os.path.join(self.workdir, "ipmi-bmc.emu"), "-s", state],
+                                         stdin=subprocess.DEVNULL, stdout=self.qemu_log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -575,9 +678,14 @@ class VM(object):
 
     def stop(self, timeout=30):
         self.qga.close()
+        if self.proc is not None:
+            stop_group(self.proc, grace=timeout)
+        for helper in (self.swtpm, self.ipmi_sim):
+            if helper is not None:
+                stop_group(helper, grace=timeout)
+        self.swtpm = self.ipmi_sim = None
         if self.proc is None:
             return
-        stop_group(self.proc, grace=timeout)
         self.qemu_log.close()
         for name in os.listdir(self.workdir):
             if name.startswith("disk") or name == "initrd":
@@ -592,6 +700,55 @@ def keep_dir(name):
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path)
     return path
+
+
+class BootedTestCase(object):
+    """A mixin for a unittest.TestCase class whose tests share one VM:
+    setUpClass boots PROFILE as VM_NAME (skipping with the reason where VMs
+    cannot run), waits for the guest, settles udev and calls the class's
+    booted(); tearDownClass keeps the VM's logs in meson-logs/KEEP."""
+    PROFILE = None
+    VM_NAME = "host0"
+    KEEP = "vm"
+    BOOT_TIMEOUT = int(os.environ.get("CRADLE_VM_BOOT_TIMEOUT", "900"))
+    vm = None
+    lab = None
+
+    @classmethod
+    def setUpClass(cls):
+        import unittest
+        reason = why_not_runnable(cls.PROFILE)
+        if reason:
+            raise unittest.SkipTest(reason)
+        cls.tmp = tempfile.mkdtemp(prefix="cradle-%s-" % cls.KEEP)
+        cls.keep = keep_dir(cls.KEEP)
+        try:
+            cls.lab = Lab(cls.tmp)
+            cls.vm = VM(cls.lab, image(os.environ["CRADLE_BINARY"]), cls.PROFILE, name=cls.VM_NAME,
+                        workdir=os.path.join(cls.tmp, cls.VM_NAME))
+            cls.vm.start()
+            sys.stderr.write("%s: booting under %s, %s\n" % (cls.KEEP, cls.vm.accel,
+                                                              cls.vm.profile["firmware"].upper()))
+            up = cls.vm.wait_guest(cls.BOOT_TIMEOUT)
+            sys.stderr.write("%s: guest agent answers %.1f s after power-on\n" % (cls.KEEP, up))
+            # the tests read what udev and the drivers made of the devices
+            cls.vm.run("udevadm settle --timeout=120", timeout=180)
+            cls.booted()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def booted(cls):
+        pass
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.vm is not None:
+            cls.vm.stop_and_keep(cls.keep)
+        if cls.lab is not None:
+            cls.lab.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
 
 def unittest_main():
