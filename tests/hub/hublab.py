@@ -1284,6 +1284,25 @@ class Install(object):
                     "%s %s" % kv for kv in sorted(self.rows.items())), self.where()))
             time.sleep(1)
 
+    def controller_ended(self, timeout=120):
+        """Waits for cradle's controller to end, as its Job does once the
+        service says installed: its last calls (complete-installation
+        among them: the service may turn installed before it, on the
+        ingress CA and the operators alone) come after that, so the
+        record is read once it is over. Its exit status; LabError when it
+        does not end in time or fails. None without a controller."""
+        if self.controller is None:
+            return None
+        try:
+            rc = self.controller.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise LabError("the controller did not end %d s after the installation; its log:\n%s" % (
+                timeout, "\n".join(self.lab.log("controller").splitlines()[-15:])))
+        if rc != 0:
+            raise LabError("the controller exited %d:\n%s" % (
+                rc, "\n".join(self.lab.log("controller").splitlines()[-15:])))
+        return rc
+
     def where(self):
         """Where each host stands in the service, and why."""
         import refclient
