@@ -20,6 +20,18 @@ import subprocess
 import threading
 
 
+def is_static(path):
+    """path is an ELF executable with no program interpreter: what a
+    FROM scratch image can run."""
+    if not path or not os.access(path, os.X_OK):
+        return False
+    with open(path, "rb") as f:
+        if f.read(4) != b"\x7fELF":
+            return False
+    out = subprocess.run(["readelf", "-lW", path], stdout=subprocess.PIPE, text=True).stdout
+    return "program interpreter" not in out
+
+
 class Unavailable(Exception):
     """podman cannot run here; the message says why (a test skips with it)."""
 

@@ -58,16 +58,7 @@ def skip(reason):
     sys.exit(77)
 
 
-def is_static(path):
-    if not os.access(path, os.X_OK):
-        return False
-    with open(path, "rb") as f:
-        if f.read(4) != b"\x7fELF":
-            return False
-    out = subprocess.run(["readelf", "-lW", path], stdout=subprocess.PIPE, text=True).stdout
-    return "program interpreter" not in out
-
-
+from podmanlab import PodmanLab, Unavailable, is_static  # noqa: E402
 if not is_static(HUB):
     skip("%s is not a static cradle-hub: its image is FROM scratch (-Dstatic=true)" % HUB)
 try:
@@ -75,7 +66,6 @@ try:
 except ImportError:
     skip("python3-yaml is not installed (tools/deps --test)")
 
-from podmanlab import PodmanLab, Unavailable  # noqa: E402
 
 WORK = tempfile.mkdtemp(prefix="cradle-hub-image-")
 RUN_ID = uuid.uuid4().hex[:10]

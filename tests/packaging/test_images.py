@@ -72,20 +72,10 @@ def skip(reason):
     sys.exit(77)
 
 
-def is_static(path):
-    if not path or not os.access(path, os.X_OK):
-        return False
-    with open(path, "rb") as f:
-        if f.read(4) != b"\x7fELF":
-            return False
-    out = subprocess.run(["readelf", "-lW", path], stdout=subprocess.PIPE, text=True).stdout
-    return "program interpreter" not in out
-
-
+from podmanlab import PodmanLab, Unavailable, is_static  # noqa: E402
 if not is_static(CRADLE):
     skip("CRADLE_BINARY (%s) is not a static executable: the image is FROM scratch (-Dstatic=true)" % CRADLE)
 
-from podmanlab import PodmanLab, Unavailable  # noqa: E402
 from proctools import LoggedProcess  # noqa: E402
 from refclient import HubClient, RefService  # noqa: E402
 from test_agent import wait_for  # noqa: E402
