@@ -309,8 +309,8 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
         return 0;
 }
 
-/* each Machine's host bound to the cluster with role master, and the
- * Machine's HostInstallation condition. 1 to go on, 0 when calls are planned. */
+/* each Machine's host bound to the cluster with role master. 1 to go on,
+ * 0 when calls are planned. */
 static int bind_hosts(Flow *f, const char *cluster_id)
 {
         const ControlPlaneObserved *o = f->o;
@@ -321,8 +321,7 @@ static int bind_hosts(Flow *f, const char *cluster_id)
         for (size_t i = 0; i < o->n_machines; i++) {
                 json_object *m = o->machines[i], *h = capi_host_for_machine(hosts, kube_object_name(m));
                 const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
-                _cleanup_free_ char *btag = NULL, *rtag = NULL, *st = NULL, *reason = NULL, *msg = NULL;
-                _cleanup_(json_object_putp) json_object *dm = NULL;
+                _cleanup_free_ char *btag = NULL, *rtag = NULL;
 
                 if (!h || !hid || !ie)
                         continue;
@@ -353,7 +352,26 @@ static int bind_hosts(Flow *f, const char *cluster_id)
                                 return r;
                         planned = true;
                 }
-                /* the Machine shows its host's installation */
+        }
+        return planned ? 0 : 1;
+}
+
+/* each Machine with a host shows its installation (the condition
+ * HostInstallation); in the last round only: the patches are locked on
+ * the observed Machines */
+static int machines_progress(Flow *f)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        int r;
+
+        for (size_t i = 0; i < o->n_machines; i++) {
+                json_object *m = o->machines[i], *h = capi_host_for_machine(hosts, kube_object_name(m));
+                _cleanup_free_ char *st = NULL, *reason = NULL, *msg = NULL;
+                _cleanup_(json_object_putp) json_object *dm = NULL;
+
+                if (!h)
+                        continue;
                 r = capi_host_progress(h, &st, &reason, &msg);
                 if (r < 0)
                         return r;
@@ -365,7 +383,7 @@ static int bind_hosts(Flow *f, const char *cluster_id)
                 if (r < 0)
                         return r;
         }
-        return planned ? 0 : 1;
+        return 0;
 }
 
 static bool status_in(json_object *cluster, const char *const *l)
@@ -629,14 +647,21 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         r = capi_machines_missing(base->object, o->machines, o->n_machines, &missing);
         if (r < 0)
                 return r;
-        STRV_FOREACH (m, missing) {
-                r = create_machine(&f, *m);
-                if (r < 0)
-                        return r;
+        if (missing && missing[0]) {
+                /* made in this round alone: a feedback call later in the
+                 * plan would make decide plan them again */
+                STRV_FOREACH (m, missing) {
+                        r = create_machine(&f, *m);
+                        if (r < 0)
+                                return r;
+                }
+                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "CreatingMachines",
+                                  "%zu of %u control-plane Machines", o->n_machines, capi_replicas(base->object));
+                if (r >= 0)
+                        r = status(&f, NULL);
+                return r < 0 ? r : finish(&f);
         }
-        r = missing && missing[0] ? set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "CreatingMachines",
-                                       "%zu of %u control-plane Machines", o->n_machines, capi_replicas(base->object))
-                       : set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_TRUE, "MachinesCreated", "%s", "");
+        r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_TRUE, "MachinesCreated", "%s", "");
         if (r < 0)
                 return r;
 
@@ -668,6 +693,9 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
                 cluster = result(&f, TAG_INSTALL)->body;
         r = kubeconfig(&f, cluster);
         if (r <= 0)
+                return r;
+        r = machines_progress(&f);
+        if (r < 0)
                 return r;
         r = status(&f, cluster);
         if (r < 0)

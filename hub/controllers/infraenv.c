@@ -485,7 +485,7 @@ int infraenv_create_params(json_object *ie, const char *default_image_type, HubS
                 return -ENOMEM;
         if (json_object_array_length(ka) > 0 && json_add(p, "kernel_arguments", TAKE_PTR(ka)) < 0)
                 return -ENOMEM;
-        if (json_object_array_length(static_config) > 0 &&
+        if (hub_json_array_length(static_config) > 0 &&
             json_add(p, "static_network_config", json_object_get(static_config)) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(p);
