@@ -318,6 +318,10 @@ class CRStrategy(Strategy):
         self.version = version['name']
         sub = version.get('subresources') or {}
         self.status_reset = 'status' in sub
+        # specReplicasPath, statusReplicasPath, labelSelectorPath (dotted, '.spec.replicas')
+        sc = sub.get('scale')
+        self.scale = None if sc is None else (sc.get('specReplicasPath') or '', sc.get('statusReplicasPath') or '',
+                                              sc.get('labelSelectorPath') or '')
         s = (version.get('schema') or {}).get('openAPIV3Schema') or {}
         if spec.get('preserveUnknownFields'):
             s = dict(s, **{'x-kubernetes-preserve-unknown-fields': True})
@@ -1480,6 +1484,8 @@ def cr_types(crd):
         subs = []
         if 'status' in (v.get('subresources') or {}):
             subs.append('status')
+        if 'scale' in (v.get('subresources') or {}):
+            subs.append('scale')
         out.append(ResourceType(spec['group'], v['name'], names['plural'], names['kind'],
                                 spec.get('scope') == 'Namespaced', strat, singular=names.get('singular', ''),
                                 disco_singular=names.get('singular', ''),

@@ -651,6 +651,8 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
         if v == 'list':
             lm, items = reg.list(rt, req.namespace, q)
             return self.send_list(rt, lm, items)
+        if req.subresource == 'scale':
+            return self.serve_scale(rt, req, body, ctx)
         if v == 'get':
             if req.subresource == 'log':
                 return self.serve_log(rt, req)
@@ -699,6 +701,27 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             lm, items = reg.delete_collection(rt, req.namespace, opts, q, ctx)
             return self.send_list(rt, lm, items)
         raise err_page_not_found()
+
+    def serve_scale(self, rt, req, body, ctx):
+        """GET, PUT and PATCH (merge or JSON patch) of a custom resource's
+        autoscaling/v1 Scale."""
+        reg = self.server.kube.registry
+        pbody = ptype = None
+        if req.verb == 'update':
+            pbody, _, _ = self.parse_body(body, self.headers.get('Content-Type'))
+        elif req.verb == 'patch':
+            ptype = (self.headers.get('Content-Type') or '').split(';')[0].strip().lower()
+            if ptype not in ('application/merge-patch+json', 'application/json-patch+json',
+                             'application/strategic-merge-patch+json'):
+                raise kregistry._unsupported_patch(rt)
+            try:
+                pbody = json.loads(body or b'null')
+            except ValueError as e:
+                raise err_bad_request('error decoding patch: %s' % e)
+        elif req.verb != 'get':
+            raise err_page_not_found()
+        code, out = reg.scale(rt, req.namespace, req.name, ctx, req.verb, pbody, ptype)
+        return self.send_obj(code, out)
 
     def make_ctx(self, req, user):
         q = req.query
@@ -825,11 +848,13 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
                     verbs = ['get']
                 elif sub == 'finalize':
                     verbs = ['update']
-                kind = rt.kind
+                r = {'name': '%s/%s' % (rt.resource, sub), 'singularName': '', 'namespaced': rt.namespaced}
                 if sub == 'scale':
-                    kind = 'Scale'
-                out.append({'name': '%s/%s' % (rt.resource, sub), 'singularName': '', 'namespaced': rt.namespaced,
-                            'kind': kind, 'verbs': verbs})
+                    r.update(group='autoscaling', version='v1', kind='Scale')
+                else:
+                    r['kind'] = rt.kind
+                r['verbs'] = verbs
+                out.append(r)
         return out
 
     # ------------------------------------------------------------ watch

@@ -1803,6 +1803,129 @@ class SizeLimits(Base):
         self.assertEqual(cur['metadata']['resourceVersion'], o['metadata']['resourceVersion'])
 
 
+# ---------------------------------------------------------------- CRD scale subresource (CAPI)
+
+class ScaleSubresource(unittest.TestCase):
+    """The scale subresource of a CRD (CAPI's MachineSet), as
+    apiextensions-apiserver serves it: discovery, GET, PUT, merge and JSON
+    patches, the 500 of an object without spec.replicas, conflicts, and
+    managedFields. Runs unchanged against the cluster of
+    CRADLE_TEST_KUBECONFIG (the CAPI CRDs it lacks are created and left)."""
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'capi'))
+        import capicore
+        cls.kube = capicore.Kube(os.environ.get('CRADLE_TEST_KUBECONFIG') or
+                                 os.path.join(SERVER.state, 'kubeconfig'))
+        capicore.ensure_crds(cls.kube)
+        cls.ns = 'scale-' + base64.b32encode(os.urandom(5)).decode().lower()
+        cls.raw('POST', '/api/v1/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': cls.ns}})
+        cls.base = '/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/machinesets' % cls.ns
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.raw('DELETE', '/api/v1/namespaces/' + cls.ns)
+        cls.kube.close()
+
+    @classmethod
+    def raw(cls, method, path, body=None, ctype='application/json'):
+        import http.client
+        k = cls.kube
+        c = http.client.HTTPSConnection(k.host, k.port, context=k.ctx, timeout=30)
+        hdrs = {'Accept': 'application/json', 'User-Agent': 'scale-test/1'}
+        if k.token:
+            hdrs['Authorization'] = 'Bearer ' + k.token
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            hdrs['Content-Type'] = ctype
+        try:
+            c.request(method, path, data, hdrs)
+            r = c.getresponse()
+            return r.status, json.loads(r.read() or b'null')
+        finally:
+            c.close()
+
+    def machine_set(self, name, replicas=None):
+        spec = {'clusterName': 'c1', 'selector': {'matchLabels': {'a': 'b'}},
+                'template': {'metadata': {'labels': {'a': 'b'}},
+                             'spec': {'clusterName': 'c1', 'bootstrap': {'dataSecretName': 'x'},
+                                      'infrastructureRef': {'apiGroup': 'infrastructure.cluster.x-k8s.io',
+                                                            'kind': 'Metal3Machine', 'name': 'm'}}}}
+        if replicas is not None:
+            spec['replicas'] = replicas
+        code, o = self.raw('POST', self.base, {'apiVersion': 'cluster.x-k8s.io/v1beta2', 'kind': 'MachineSet',
+                                               'metadata': {'name': name}, 'spec': spec})
+        self.assertEqual(code, 201, o)
+        return o
+
+    def expected(self, o, spec, status):
+        m = o['metadata']
+        return {'kind': 'Scale', 'apiVersion': 'autoscaling/v1',
+                'metadata': {'name': m['name'], 'namespace': self.ns, 'uid': m['uid'],
+                             'resourceVersion': m['resourceVersion'], 'creationTimestamp': m['creationTimestamp']},
+                'spec': spec, 'status': status}
+
+    def test_discovery(self):
+        code, o = self.raw('GET', '/apis/cluster.x-k8s.io/v1beta2')
+        self.assertEqual(code, 200)
+        subs = [r for r in o['resources'] if r['name'].endswith('/scale')]
+        self.assertEqual(sorted(subs, key=lambda r: r['name']), [
+            {'name': '%s/scale' % r, 'singularName': '', 'namespaced': True, 'group': 'autoscaling',
+             'version': 'v1', 'kind': 'Scale', 'verbs': ['get', 'patch', 'update']}
+            for r in ('machinedeployments', 'machinesets')])
+        self.assertEqual([list(r) for r in subs][0], ['name', 'singularName', 'namespaced', 'group', 'version',
+                                                      'kind', 'verbs'])
+
+    def test_without_spec_replicas(self):
+        self.machine_set('none')
+        code, o = self.raw('GET', self.base + '/none/scale')
+        self.assertEqual((code, o), (500, {
+            'kind': 'Status', 'apiVersion': 'v1', 'metadata': {}, 'status': 'Failure',
+            'message': 'Internal error occurred: the spec replicas field ".spec.replicas" does not exist',
+            'reason': 'InternalError',
+            'details': {'causes': [{'message': 'the spec replicas field ".spec.replicas" does not exist'}]},
+            'code': 500}))
+
+    def test_get_update_patch(self):
+        self.machine_set('ms', 2)
+        code, o = self.raw('PATCH', self.base + '/ms/status', {'status': {'replicas': 1, 'selector': 'a=b'}},
+                           'application/merge-patch+json')
+        self.assertEqual(code, 200, o)
+        code, sc = self.raw('GET', self.base + '/ms/scale')
+        self.assertEqual(code, 200, sc)
+        self.assertEqual(sc, self.expected(o, {'replicas': 2}, {'replicas': 1, 'selector': 'a=b'}))
+        self.assertEqual(list(sc), ['kind', 'apiVersion', 'metadata', 'spec', 'status'])
+        # a merge patch to 0: spec.replicas omitted from the Scale, 0 in the object, generation + 1
+        code, sc = self.raw('PATCH', self.base + '/ms/scale', {'spec': {'replicas': 0}},
+                            'application/merge-patch+json')
+        self.assertEqual(code, 200, sc)
+        o2 = self.raw('GET', self.base + '/ms')[1]
+        self.assertEqual(sc, self.expected(o2, {}, {'replicas': 1, 'selector': 'a=b'}))
+        self.assertEqual(o2['spec']['replicas'], 0)
+        self.assertEqual(o2['metadata']['generation'], o['metadata']['generation'] + 1)
+        self.assertEqual(o2['status'], o['status'])
+        # no managedFields entry owns the replicas afterwards (the creator's entry lost them)
+        for e in o2['metadata']['managedFields']:
+            self.assertNotIn('f:replicas', e['fieldsV1'].get('f:spec', {}), e)
+        # a JSON patch
+        code, sc = self.raw('PATCH', self.base + '/ms/scale', [{'op': 'replace', 'path': '/spec/replicas',
+                                                                'value': 4}], 'application/json-patch+json')
+        self.assertEqual((code, sc['spec']), (200, {'replicas': 4}))
+        # PUT: a stale resourceVersion conflicts, the current one replaces
+        stale = dict(sc, metadata=dict(sc['metadata'], resourceVersion=o['metadata']['resourceVersion']),
+                     spec={'replicas': 5})
+        code, err = self.raw('PUT', self.base + '/ms/scale', stale)
+        self.assertEqual((code, err['reason'], err['message']), (409, 'Conflict', (
+            'Operation cannot be fulfilled on machinesets.cluster.x-k8s.io "ms": the object has been modified; '
+            'please apply your changes to the latest version and try again')))
+        code, sc = self.raw('PUT', self.base + '/ms/scale', dict(sc, spec={'replicas': 5}))
+        self.assertEqual((code, sc['spec']), (200, {'replicas': 5}))
+        self.assertEqual(self.raw('GET', self.base + '/ms')[1]['spec']['replicas'], 5)
+
+
 class OpenShiftCluster(unittest.TestCase):
     """A server of its own, as an OpenShift hub: openshift-service-ca.crt in
     every namespace, and a kubelet-silence grace period short enough to see."""

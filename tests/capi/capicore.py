@@ -1,0 +1,710 @@
+"""A stand-in for Cluster API core's side of the v1beta2 provider contracts.
+
+Written from the contract pages of the Cluster API book
+(tests/reference has no copy; ../shared/reference/cluster-api/docs/book/src/
+developer/providers/contracts/: bootstrap-config.md, control-plane.md, cited
+below as "bootstrap §…" and "control plane §…"), so that a bootstrap or
+control-plane provider (cradle-hub's) can be tested without the real core
+controllers. It plays, against any kube-apiserver (tests/kubeapi's or the
+cluster of CRADLE_TEST_KUBECONFIG), what those controllers do to the objects
+of one namespace:
+
+  * Cluster: owns its InfraCluster and ControlPlane (an owner reference and
+    the cluster-name label), copies the InfraCluster's
+    spec.controlPlaneEndpoint to the Cluster (control plane §"endpoint"; a
+    control plane's own spec.controlPlaneEndpoint is not read: CAPOA's
+    kind has none), sets status.initialization.
+    infrastructureProvisioned from the InfraCluster's
+    status.initialization.provisioned (or v1beta1 status.ready) and
+    controlPlaneInitialized from the control plane's
+    status.initialization.controlPlaneInitialized (or v1beta1
+    status.initialized) with the ControlPlaneInitialized condition (control
+    plane §"initialization completed"), and mirrors the control plane's
+    Available condition as ControlPlaneAvailable (control plane
+    §"conditions");
+  * Machine: takes its bootstrap config and infrastructure machine as their
+    controller owner, copies the config's status.dataSecretName to
+    spec.bootstrap.dataSecretName and sets status.initialization.
+    bootstrapDataSecretCreated once the config says
+    status.initialization.dataSecretCreated (or v1beta1 status.ready)
+    (bootstrap §"data secret", §"initialization completed"); mirrors the
+    config's Ready condition as BootstrapConfigReady (bootstrap
+    §"conditions"); copies providerID and addresses from the provisioned
+    infrastructure machine; finds its Node in the workload cluster (the
+    <cluster>-kubeconfig Secret, control plane §"Cluster kubeconfig
+    management") by providerID; phase Pending, Provisioning, Provisioned,
+    Running;
+  * MachineSet / MachineDeployment: Machines whose bootstrap config and
+    infrastructure machine are cloned from the templates their
+    spec.template names (the template's spec.template.spec, bootstrap
+    §"BootstrapConfigTemplate"), with owner references and the
+    cluster-name label;
+  * pausing (bootstrap and control plane §"pausing"): nothing of a Cluster
+    whose spec.paused is true, nor any object with the
+    cluster.x-k8s.io/paused annotation, is reconciled; each of the core
+    kinds shows a Paused condition.
+
+And a minimal infrastructure provider, Metal3's kinds without Metal3's
+controllers (no BareMetalHost): a Metal3Cluster with a
+spec.controlPlaneEndpoint is provisioned; a Metal3Machine is provisioned
+with a providerID once its Machine has a dataSecretName.
+
+What it leaves out is in README.md. Its writes are merge patches of what
+changed only, so a provider writing the same objects is not overwritten.
+Standard library and python3-yaml.
+"""
+
+import glob
+import hashlib
+import os
+import random
+import string
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TESTS, "hub"))
+from hublab import Kube, KubeError, LabError, wait  # noqa: E402,F401 (Kube, LabError: for callers)
+
+CORE = "/apis/cluster.x-k8s.io/v1beta2"
+CORE_API_VERSION = "cluster.x-k8s.io/v1beta2"
+CONTRACT = "v1beta2"
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+MERGE = "application/merge-patch+json"
+
+# labels and annotations the contract pages name
+CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
+PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
+CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
+# Cluster API core's own selector labels (api/core/v1beta2/common_types.go);
+# providers must not depend on them
+SET_NAME_LABEL = "cluster.x-k8s.io/set-name"
+DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name"
+
+INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
+
+
+def reference_dir():
+    return os.environ.get("KUBEAPI_REFERENCE") or os.path.join(TESTS, "reference")
+
+
+def crd_files():
+    """The CRDs of tests/reference the CAPI tests need: CAPI core's, CAPOA's
+    bootstrap and control-plane kinds, Metal3's clusters and machines."""
+    ref = reference_dir()
+    out = []
+    for pat in ("cluster-api/core/config/crd/bases/*.yaml", "capoa/*/config/crd/bases/*.yaml",
+                "metal3-capi/config/crd/bases/*.yaml"):
+        out.extend(sorted(glob.glob(os.path.join(ref, pat))))
+    return out
+
+
+def crd_documents(files=None):
+    import yaml
+    for f in files or crd_files():
+        with open(f) as fh:
+            for doc in yaml.safe_load_all(fh):
+                if doc and doc.get("kind") == "CustomResourceDefinition":
+                    yield doc
+
+
+def ensure_crds(kube, files=None, timeout=60):
+    """Creates each CRD of files (default crd_files()) the cluster lacks and
+    waits until all are Established. A CRD already there is left as it is
+    and none is ever removed: a CRD is cluster-wide, and deleting it deletes
+    every object of its kind, others' too. Returns the CRD names."""
+    names = []
+    for doc in crd_documents(files):
+        names.append(doc["metadata"]["name"])
+        try:
+            kube.request("POST", CRDS, doc)
+        except KubeError as e:
+            if e.status != 409:
+                raise
+    wait("the CAPI CRDs to be established", lambda: all(_established(kube, n) for n in names), timeout, 0.1)
+    return names
+
+
+def _established(kube, name):
+    conds = (kube.request("GET", CRDS + "/" + name).get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Established" and c.get("status") == "True" for c in conds)
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def condition(obj, type_):
+    for c in ((obj or {}).get("status") or {}).get("conditions") or []:
+        if c.get("type") == type_:
+            return c
+    return None
+
+
+def ref(api_group, kind, name):
+    """A ContractVersionedObjectReference (v1beta2: apiGroup, kind, name)."""
+    return {"apiGroup": api_group, "kind": kind, "name": name}
+
+
+def _rand(n=5):
+    return "".join(random.choice(string.ascii_lowercase + string.digits) for _ in range(n))
+
+
+def _labels(obj):
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+def _truthy_init(obj, field, v1beta1_field):
+    st = (obj or {}).get("status") or {}
+    return bool((st.get("initialization") or {}).get(field)) or bool(st.get(v1beta1_field))
+
+
+class Resolver(object):
+    """Paths of the objects a ContractVersionedObjectReference names. The
+    version is the last of the CRD's `cluster.x-k8s.io/v1beta2` label
+    (bootstrap §"All resources: version"); the reference CRDs are the
+    upstream bases, which lack the label (kustomize adds it), so a CRD
+    without it is read at its storage version."""
+
+    def __init__(self, kube):
+        self.kube = kube
+        self.cache = {}
+
+    def resource(self, group, kind):
+        key = (group, kind)
+        if key not in self.cache:
+            self.cache[key] = self._lookup(group, kind)
+        return self.cache[key]
+
+    def _lookup(self, group, kind):
+        gdoc = self.kube.request("GET", "/apis/" + group)
+        for v in gdoc.get("versions") or []:
+            res = self.kube.request("GET", "/apis/%s/%s" % (group, v["version"]))
+            for r in res.get("resources") or []:
+                if r.get("kind") == kind and "/" not in r["name"]:
+                    crd = self.kube.request("GET", "%s/%s.%s" % (CRDS, r["name"], group))
+                    label = _labels(crd).get("cluster.x-k8s.io/" + CONTRACT)
+                    if label:
+                        version = label.split("_")[-1]
+                    else:
+                        version = next(x["name"] for x in crd["spec"]["versions"] if x.get("storage"))
+                    return version, r["name"]
+        raise LookupError("no resource of kind %s in group %s" % (kind, group))
+
+    def path(self, ns, group, kind, name=None, sub=None):
+        version, plural = self.resource(group, kind)
+        p = "/apis/%s/%s/namespaces/%s/%s" % (group, version, ns, plural)
+        if name:
+            p += "/" + name
+        if sub:
+            p += "/" + sub
+        return p
+
+    def api_version(self, group, kind):
+        return "%s/%s" % (group, self.resource(group, kind)[0])
+
+
+class CapiCore(object):
+    """CAPI core's controllers (and a Metal3 stand-in) over one namespace.
+
+    CapiCore(kube, namespace).start() ... .stop(). kube: anything with
+    request(method, path, body=None, ctype=...) that returns the decoded
+    JSON and raises an exception with .status on HTTP errors (hublab.Kube).
+    infrastructure=False leaves the Metal3 kinds to someone else;
+    node_lookup(cluster, provider_id) -> Node name or None replaces reading
+    the workload cluster through <cluster>-kubeconfig.
+    """
+
+    def __init__(self, kube, namespace, interval=0.2, infrastructure=True, node_lookup=None):
+        self.kube = kube
+        self.ns = namespace
+        self.interval = interval
+        self.infrastructure = infrastructure
+        self.node_lookup = node_lookup or self._workload_node
+        self.res = Resolver(kube)
+        self.errors = []        # (time, repr) of failed passes, the last 50
+        self.passes = 0
+        self._stop = threading.Event()
+        self._thread = None
+        self._pass_done = threading.Condition()
+
+    # ---- the loop ---------------------------------------------------------------------
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, name="capicore", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout=10):
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                raise TimeoutError("capicore did not stop within %ss" % timeout)
+            self._thread = None
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                self.reconcile()
+            except Exception as e:  # noqa: BLE001 - a controller retries; the test reads .errors
+                self._error(e)
+            with self._pass_done:
+                self.passes += 1
+                self._pass_done.notify_all()
+            self._stop.wait(self.interval)
+
+    def settle(self, n=2, timeout=30):
+        """Returns after n more complete passes (so everything written
+        before the call has been seen)."""
+        with self._pass_done:
+            target = self.passes + n
+            if not self._pass_done.wait_for(lambda: self.passes >= target, timeout):
+                raise TimeoutError("capicore made no pass in %ss (errors: %s)" % (timeout, self.errors[-3:]))
+
+    def reconcile(self):
+        """One pass over the namespace (also usable without start())."""
+        clusters = {c["metadata"]["name"]: c for c in self._list(CORE + "/namespaces/%s/clusters" % self.ns)}
+        for md in self._list(CORE + "/namespaces/%s/machinedeployments" % self.ns):
+            self._guard(self.reconcile_machine_deployment, md, clusters)
+        for ms in self._list(CORE + "/namespaces/%s/machinesets" % self.ns):
+            self._guard(self.reconcile_machine_set, ms, clusters)
+        machines = self._list(CORE + "/namespaces/%s/machines" % self.ns)
+        if self.infrastructure:
+            self.reconcile_metal3(clusters, machines)
+        for m in machines:
+            self._guard(self.reconcile_machine, m, clusters)
+        for c in clusters.values():
+            self._guard(self.reconcile_cluster, c)
+
+    def _guard(self, fn, *args):
+        """One object's reconciliation; its failure is recorded in errors
+        and does not stop the pass (a conflict or a vanished object is
+        simply retried by the next pass)."""
+        try:
+            fn(*args)
+        except KubeError as e:
+            if e.status not in (404, 409):
+                self._error(e)
+        except (LookupError, OSError) as e:
+            self._error(e)
+
+    def _error(self, e):
+        self.errors = (self.errors + [(time.time(), repr(e))])[-50:]
+
+    # ---- helpers ----------------------------------------------------------------------
+
+    def _list(self, path):
+        try:
+            return self.kube.request("GET", path).get("items") or []
+        except KubeError as e:
+            if e.status == 404:
+                return []
+            raise
+
+    def _get_ref(self, r):
+        if not r or not r.get("name"):
+            return None
+        try:
+            return self.kube.request("GET", self.res.path(self.ns, r["apiGroup"], r["kind"], r["name"]))
+        except KubeError as e:
+            if e.status == 404:
+                return None
+            raise
+
+    def _obj_path(self, obj, sub=None):
+        group = obj["apiVersion"].split("/")[0]
+        return self.res.path(self.ns, group, obj["kind"], obj["metadata"]["name"], sub)
+
+    def _patch(self, obj, patch, sub=None):
+        if not patch:
+            return obj
+        body = dict(patch)
+        body.setdefault("metadata", {})["resourceVersion"] = obj["metadata"]["resourceVersion"]
+        return self.kube.request("PATCH", self._obj_path(obj, sub), body, MERGE)
+
+    def _patch_status(self, obj, status):
+        """A merge patch of the fields of status that differ; conditions
+        (a list) as a whole, keeping lastTransitionTime where the status did
+        not change."""
+        cur = obj.get("status") or {}
+        diff = {}
+        for k, v in status.items():
+            if k == "conditions":
+                v = self._merge_conditions(cur.get("conditions") or [], v, obj)
+            if k == "initialization":
+                v = dict(cur.get("initialization") or {}, **v)
+            if cur.get(k) != v:
+                diff[k] = v
+        if diff:
+            return self._patch(obj, {"status": diff}, "status")
+        return obj
+
+    @staticmethod
+    def _merge_conditions(old, new, obj):
+        gen = obj["metadata"].get("generation")
+        by_type = {c["type"]: c for c in old}
+        for c in new:
+            prev = by_type.get(c["type"])
+            c = dict(c, observedGeneration=gen) if gen else dict(c)
+            c.setdefault("message", "")
+            if prev and prev.get("status") == c["status"]:
+                c["lastTransitionTime"] = prev.get("lastTransitionTime") or now()
+            else:
+                c["lastTransitionTime"] = now()
+            by_type[c["type"]] = c
+        return sorted(by_type.values(), key=lambda c: c["type"])
+
+    @staticmethod
+    def _cond(type_, ok, reason_true, reason_false, message=""):
+        return {"type": type_, "status": "True" if ok else "False",
+                "reason": reason_true if ok else reason_false, "message": message}
+
+    def _paused(self, obj, cluster):
+        return bool((cluster or {}).get("spec", {}).get("paused")) or \
+            PAUSED_ANNOTATION in ((obj.get("metadata") or {}).get("annotations") or {})
+
+    def _paused_condition(self, obj, paused):
+        return self._cond("Paused", paused, "Paused", "NotPaused")
+
+    def _own(self, obj, owner, controller, cluster_name):
+        """Adds owner (and the cluster-name label) to obj's metadata; as
+        controller it replaces another controller reference (a MachineSet's
+        on what it cloned, before the Machine takes it over)."""
+        meta = obj["metadata"]
+        refs = list(meta.get("ownerReferences") or [])
+        mine = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": owner["metadata"]["name"],
+                "uid": owner["metadata"]["uid"]}
+        if controller:
+            mine.update(controller=True, blockOwnerDeletion=True)
+        patch = {}
+        if mine not in refs:
+            refs = [r for r in refs if r.get("uid") != mine["uid"] and not (controller and r.get("controller"))]
+            patch["ownerReferences"] = refs + [mine]
+        if cluster_name and _labels(obj).get(CLUSTER_NAME_LABEL) != cluster_name:
+            patch["labels"] = {CLUSTER_NAME_LABEL: cluster_name}
+        if patch:
+            return self._patch(obj, {"metadata": patch})
+        return obj
+
+    # ---- Cluster --------------------------------------------------------------------
+
+    def reconcile_cluster(self, c):
+        spec = c.get("spec") or {}
+        paused = self._paused(c, c)
+        conds = [self._paused_condition(c, paused)]
+        if paused:
+            self._patch_status(c, {"conditions": conds})
+            return
+        name = c["metadata"]["name"]
+        infra = self._get_ref(spec.get("infrastructureRef"))
+        cp = self._get_ref(spec.get("controlPlaneRef"))
+        if infra is not None:
+            infra = self._own(infra, c, False, name)
+        if cp is not None:
+            cp = self._own(cp, c, False, name)
+        # the endpoint is the InfraCluster's (CAPOA's control plane has no spec.controlPlaneEndpoint)
+        ep = ((infra or {}).get("spec") or {}).get("controlPlaneEndpoint") or {}
+        endpoint = {"host": ep["host"], "port": ep.get("port") or 6443} if ep.get("host") else None
+        if endpoint and not (spec.get("controlPlaneEndpoint") or {}).get("host"):
+            c = self._patch(c, {"spec": {"controlPlaneEndpoint": endpoint}})
+        init = (c.get("status") or {}).get("initialization") or {}
+        infra_ok = spec.get("infrastructureRef") is None or _truthy_init(infra, "provisioned", "ready") or \
+            bool(init.get("infrastructureProvisioned"))
+        cp_init = _truthy_init(cp, "controlPlaneInitialized", "initialized") or \
+            bool(init.get("controlPlaneInitialized"))
+        conds.append(self._cond("InfrastructureReady", infra_ok, "Ready", "NotReady"))
+        conds.append(self._cond("ControlPlaneInitialized", cp_init, "Initialized", "NotInitialized"))
+        avail = condition(cp, "Available")
+        if avail:
+            cp_avail = dict(type="ControlPlaneAvailable", status=avail["status"],
+                            reason=avail.get("reason") or "Available", message=avail.get("message") or "")
+        else:
+            cp_avail = dict(type="ControlPlaneAvailable", status="Unknown", reason="NoReasonReported",
+                            message="" if cp else "the control plane does not exist")
+        conds.append(cp_avail)
+        available = infra_ok and cp_avail["status"] == "True"
+        conds.append(self._cond("Available", available, "Available", "NotAvailable"))
+        new_init = {}
+        if infra_ok:
+            new_init["infrastructureProvisioned"] = True
+        if cp_init:
+            new_init["controlPlaneInitialized"] = True
+        has_ep = bool(((c.get("spec") or {}).get("controlPlaneEndpoint") or {}).get("host"))
+        phase = "Provisioned" if infra_ok and has_ep else ("Provisioning" if spec.get("infrastructureRef")
+                                                            else "Pending")
+        status = {"conditions": conds, "phase": phase}
+        if new_init:
+            status["initialization"] = new_init
+        self._patch_status(c, status)
+
+    # ---- Machine --------------------------------------------------------------------
+
+    def reconcile_machine(self, m, clusters):
+        spec = m.get("spec") or {}
+        cname = spec.get("clusterName")
+        cluster = clusters.get(cname)
+        paused = self._paused(m, cluster)
+        conds = [self._paused_condition(m, paused)]
+        if paused or cluster is None:
+            self._patch_status(m, {"conditions": conds})
+            return
+        if _labels(m).get(CLUSTER_NAME_LABEL) != cname:
+            m = self._patch(m, {"metadata": {"labels": {CLUSTER_NAME_LABEL: cname}}})
+        bootstrap = spec.get("bootstrap") or {}
+        cfg = self._get_ref(bootstrap.get("configRef"))
+        status = {}
+        init = {}
+        if cfg is not None:
+            cfg = self._own(cfg, m, True, cname)
+            created = _truthy_init(cfg, "dataSecretCreated", "ready")
+            secret = (cfg.get("status") or {}).get("dataSecretName")
+            if created and secret:
+                if bootstrap.get("dataSecretName") != secret:
+                    m = self._patch(m, {"spec": {"bootstrap": {"dataSecretName": secret}}})
+                init["bootstrapDataSecretCreated"] = True
+            ready = condition(cfg, "Ready")
+            if ready:
+                conds.append({"type": "BootstrapConfigReady", "status": ready["status"],
+                              "reason": ready.get("reason") or "Ready", "message": ready.get("message") or ""})
+            else:
+                conds.append(self._cond("BootstrapConfigReady", created and bool(secret), "Ready", "NotReady"))
+        elif bootstrap.get("dataSecretName"):
+            init["bootstrapDataSecretCreated"] = True
+        infra = self._get_ref(spec.get("infrastructureRef"))
+        if infra is not None:
+            infra = self._own(infra, m, True, cname)
+            provisioned = _truthy_init(infra, "provisioned", "ready")
+            conds.append(self._cond("InfrastructureReady", provisioned, "Ready", "NotReady"))
+            if provisioned:
+                init["infrastructureProvisioned"] = True
+                pid = (infra.get("spec") or {}).get("providerID")
+                if pid and (m.get("spec") or {}).get("providerID") != pid:
+                    m = self._patch(m, {"spec": {"providerID": pid}})
+                addrs = (infra.get("status") or {}).get("addresses")
+                if addrs:
+                    status["addresses"] = addrs
+        node = (m.get("status") or {}).get("nodeRef")
+        pid = (m.get("spec") or {}).get("providerID")
+        if not node and pid and init.get("infrastructureProvisioned"):
+            name = self.node_lookup(cluster, pid)
+            if name:
+                node = {"name": name}
+                status["nodeRef"] = node
+        if node:
+            phase = "Running"
+        elif init.get("infrastructureProvisioned"):
+            phase = "Provisioned"
+        elif init.get("bootstrapDataSecretCreated"):
+            phase = "Provisioning"
+        else:
+            phase = "Pending"
+        status.update(phase=phase, conditions=conds)
+        if init:
+            status["initialization"] = init
+        self._patch_status(m, status)
+
+    def _workload_node(self, cluster, provider_id):
+        """The Node of the workload cluster (through <cluster>-kubeconfig,
+        key value) whose spec.providerID is provider_id."""
+        try:
+            sec = self.kube.request("GET", "/api/v1/namespaces/%s/secrets/%s-kubeconfig"
+                                    % (self.ns, cluster["metadata"]["name"]))
+        except KubeError as e:
+            if e.status == 404:
+                return None
+            raise
+        import base64
+        data = base64.b64decode((sec.get("data") or {}).get("value") or "")
+        if not data:
+            return None
+        with tempfile.NamedTemporaryFile(prefix="capicore-kubeconfig-", mode="wb") as f:
+            f.write(data)
+            f.flush()
+            try:
+                wl = Kube(f.name)
+            except Exception:  # noqa: BLE001 - an unusable kubeconfig: no Node yet
+                return None
+        try:
+            for n in wl.request("GET", "/api/v1/nodes").get("items") or []:
+                if (n.get("spec") or {}).get("providerID") == provider_id:
+                    return n["metadata"]["name"]
+        except (OSError, KubeError):
+            return None
+        finally:
+            wl.close()
+        return None
+
+    # ---- MachineSet, MachineDeployment --------------------------------------------
+
+    def _clone(self, template_ref, owner, cname, labels):
+        """A new object from a <Kind>Template's spec.template (bootstrap
+        §"BootstrapConfigTemplate"), owned by owner (not as controller: the
+        Machine takes that over). Returns its reference."""
+        tpl = self._get_ref(template_ref)
+        if tpl is None:
+            raise LookupError("template %s %s not found" % (template_ref.get("kind"), template_ref.get("name")))
+        kind = template_ref["kind"][:-len("Template")] if template_ref["kind"].endswith("Template") \
+            else template_ref["kind"]
+        group = template_ref["apiGroup"]
+        t = (tpl.get("spec") or {}).get("template") or {}
+        tmeta = t.get("metadata") or {}
+        name = "%s-%s" % (owner["metadata"]["name"], _rand())
+        obj = {"apiVersion": self.res.api_version(group, kind), "kind": kind,
+               "metadata": {"name": name, "namespace": self.ns,
+                            "labels": dict(tmeta.get("labels") or {}, **labels, **{CLUSTER_NAME_LABEL: cname}),
+                            "ownerReferences": [{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
+                                                 "name": owner["metadata"]["name"],
+                                                 "uid": owner["metadata"]["uid"]}]},
+               "spec": t.get("spec") or {}}
+        if tmeta.get("annotations"):
+            obj["metadata"]["annotations"] = tmeta["annotations"]
+        self.kube.request("POST", self.res.path(self.ns, group, kind), obj)
+        return ref(group, kind, name)
+
+    def reconcile_machine_set(self, ms, clusters):
+        spec = ms.get("spec") or {}
+        cname = spec.get("clusterName")
+        cluster = clusters.get(cname)
+        paused = self._paused(ms, cluster)
+        if paused or cluster is None:
+            self._patch_status(ms, {"conditions": [self._paused_condition(ms, paused)]})
+            return
+        name = ms["metadata"]["name"]
+        if _labels(ms).get(CLUSTER_NAME_LABEL) != cname:
+            ms = self._patch(ms, {"metadata": {"labels": {CLUSTER_NAME_LABEL: cname}}})
+        uid = ms["metadata"]["uid"]
+        machines = [m for m in self._list(CORE + "/namespaces/%s/machines?labelSelector=%s"
+                                          % (self.ns, urllib.parse.quote("%s=%s" % (SET_NAME_LABEL, name))))
+                    if any(r.get("uid") == uid and r.get("controller") for r in
+                           m["metadata"].get("ownerReferences") or [])
+                    and not m["metadata"].get("deletionTimestamp")]
+        want = spec.get("replicas")
+        want = 1 if want is None else want  # CAPI's defaulting webhook: nil is 1
+        t = spec.get("template") or {}
+        tspec = t.get("spec") or {}
+        labels = dict((t.get("metadata") or {}).get("labels") or {}, **{SET_NAME_LABEL: name})
+        if DEPLOYMENT_NAME_LABEL in _labels(ms):
+            labels[DEPLOYMENT_NAME_LABEL] = _labels(ms)[DEPLOYMENT_NAME_LABEL]
+        for _ in range(want - len(machines)):
+            boot = dict(tspec.get("bootstrap") or {})
+            if boot.get("configRef"):
+                boot = {"configRef": self._clone(boot["configRef"], ms, cname, labels)}
+            infra = self._clone(tspec["infrastructureRef"], ms, cname, labels)
+            mspec = dict(tspec, bootstrap=boot, infrastructureRef=infra, clusterName=cname)
+            m = {"apiVersion": CORE_API_VERSION, "kind": "Machine",
+                 "metadata": {"name": "%s-%s" % (name, _rand()), "namespace": self.ns,
+                              "labels": dict(labels, **{CLUSTER_NAME_LABEL: cname}),
+                              "ownerReferences": [{"apiVersion": ms["apiVersion"], "kind": "MachineSet",
+                                                   "name": name, "uid": uid, "controller": True,
+                                                   "blockOwnerDeletion": True}]},
+                 "spec": mspec}
+            ann = (t.get("metadata") or {}).get("annotations")
+            if ann:
+                m["metadata"]["annotations"] = ann
+            machines.append(self.kube.request("POST", CORE + "/namespaces/%s/machines" % self.ns, m))
+        if len(machines) > want:
+            machines.sort(key=lambda x: x["metadata"]["creationTimestamp"])
+            for m in machines[want:]:
+                self.kube.request("DELETE", CORE + "/namespaces/%s/machines/%s" % (self.ns, m["metadata"]["name"]))
+            machines = machines[:want]
+        running = sum(1 for m in machines if (m.get("status") or {}).get("phase") == "Running")
+        sel = (spec.get("selector") or {}).get("matchLabels") or {}
+        status = {"replicas": len(machines), "readyReplicas": running, "availableReplicas": running,
+                  "upToDateReplicas": len(machines), "conditions": [self._paused_condition(ms, False)]}
+        if sel:
+            status["selector"] = ",".join("%s=%s" % kv for kv in sorted(sel.items()))
+        self._patch_status(ms, status)
+
+    def reconcile_machine_deployment(self, md, clusters):
+        spec = md.get("spec") or {}
+        cname = spec.get("clusterName")
+        cluster = clusters.get(cname)
+        paused = self._paused(md, cluster) or bool(spec.get("paused"))
+        if paused or cluster is None:
+            self._patch_status(md, {"conditions": [self._paused_condition(md, paused)]})
+            return
+        name = md["metadata"]["name"]
+        if _labels(md).get(CLUSTER_NAME_LABEL) != cname:
+            md = self._patch(md, {"metadata": {"labels": {CLUSTER_NAME_LABEL: cname}}})
+        t = spec.get("template") or {}
+        digest = hashlib.sha256(repr(sorted((t.get("spec") or {}).items())).encode()).hexdigest()[:8]
+        ms_name = "%s-%s" % (name, digest)
+        want = spec.get("replicas")
+        want = 1 if want is None else want
+        path = CORE + "/namespaces/%s/machinesets" % self.ns
+        try:
+            ms = self.kube.request("GET", path + "/" + ms_name)
+        except KubeError as e:
+            if e.status != 404:
+                raise
+            tmeta = dict(t.get("metadata") or {})
+            tmeta["labels"] = dict(tmeta.get("labels") or {}, **{DEPLOYMENT_NAME_LABEL: name})
+            sel = dict(spec.get("selector") or {})
+            sel["matchLabels"] = dict(sel.get("matchLabels") or {}, **{DEPLOYMENT_NAME_LABEL: name})
+            ms = self.kube.request("POST", path, {
+                "apiVersion": CORE_API_VERSION, "kind": "MachineSet",
+                "metadata": {"name": ms_name, "namespace": self.ns,
+                             "labels": {CLUSTER_NAME_LABEL: cname, DEPLOYMENT_NAME_LABEL: name},
+                             "ownerReferences": [{"apiVersion": md["apiVersion"], "kind": "MachineDeployment",
+                                                  "name": name, "uid": md["metadata"]["uid"], "controller": True,
+                                                  "blockOwnerDeletion": True}]},
+                "spec": {"clusterName": cname, "replicas": want, "selector": sel,
+                         "template": dict(t, metadata=tmeta)}})
+        if (ms.get("spec") or {}).get("replicas") != want:
+            ms = self._patch(ms, {"spec": {"replicas": want}})
+        st = ms.get("status") or {}
+        status = {k: st.get(k, 0) for k in ("replicas", "readyReplicas", "availableReplicas", "upToDateReplicas")}
+        if st.get("selector"):
+            status["selector"] = st["selector"]
+        status["conditions"] = [self._paused_condition(md, False)]
+        self._patch_status(md, status)
+
+    # ---- the Metal3 stand-in -------------------------------------------------------
+
+    def reconcile_metal3(self, clusters, machines):
+        """Metal3Cluster: provisioned once it has a controlPlaneEndpoint.
+        Metal3Machine: provisioned once the Machine that owns it as
+        controller has a spec.bootstrap.dataSecretName, with providerID
+        metal3://<namespace>/<machine>/<metal3machine> and a Hostname
+        address (no BareMetalHost: the stand-in has no hosts to pick)."""
+        try:
+            m3c = self._list(self.res.path(self.ns, INFRA_GROUP, "Metal3Cluster"))
+            m3m = self._list(self.res.path(self.ns, INFRA_GROUP, "Metal3Machine"))
+        except (LookupError, KubeError):
+            return  # no Metal3 CRDs here
+        for o in m3c:
+            owner = self._owner_cluster(o, clusters)
+            if self._paused(o, owner):
+                continue
+            ep = (o.get("spec") or {}).get("controlPlaneEndpoint") or {}
+            ok = bool(ep.get("host"))
+            self._guard(self._patch_status, o, {"initialization": {"provisioned": True}} if ok else {})
+        by_uid = {m["metadata"]["uid"]: m for m in machines}
+        for o in m3m:
+            machine = next((by_uid.get(r.get("uid")) for r in o["metadata"].get("ownerReferences") or []
+                            if r.get("kind") == "Machine" and r.get("controller")), None)
+            if machine is None:
+                continue
+            cluster = clusters.get((machine.get("spec") or {}).get("clusterName"))
+            if self._paused(o, cluster):
+                continue
+            if not ((machine.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName"):
+                continue
+            name = o["metadata"]["name"]
+            pid = "metal3://%s/%s/%s" % (self.ns, machine["metadata"]["name"], name)
+            if (o.get("spec") or {}).get("providerID") != pid:
+                o = self._patch(o, {"spec": {"providerID": pid}})
+            self._guard(self._patch_status, o, {"initialization": {"provisioned": True},
+                                                "addresses": [{"type": "Hostname", "address": name}]})
+
+    @staticmethod
+    def _owner_cluster(obj, clusters):
+        for r in obj["metadata"].get("ownerReferences") or []:
+            if r.get("kind") == "Cluster" and r.get("name") in clusters:
+                return clusters[r["name"]]
+        return None
