@@ -68,7 +68,9 @@ static const char *cluster_name_of(json_object *oacp, json_object *cluster)
         return !isempty(n) ? n : cluster ? kube_object_name(cluster) : capi_cluster_name(oacp);
 }
 
-/* Cluster.spec.clusterNetwork.<which>.cidrBlocks as the ACI's networking list */
+/* Cluster.spec.clusterNetwork.<which>.cidrBlocks as the ACI's networking
+ * list: clusterNetwork entries with CAPOA's host prefix (host_prefix), or
+ * serviceNetwork's strings */
 static int networks(json_object *cluster, const char *which, bool host_prefix, json_object **ret)
 {
         _cleanup_free_ char *path = strdup_printf("spec.clusterNetwork.%s.cidrBlocks", which);
@@ -79,11 +81,18 @@ static int networks(json_object *cluster, const char *which, bool host_prefix, j
                 return -ENOMEM;
         blocks = json_get_path(cluster, path);
         for (size_t i = 0; i < hub_json_array_length(blocks); i++) {
-                const char *cidr = json_object_get_string(json_object_array_get_idx(blocks, i));
-                json_object *e = json_new_object();
+                const char *cidr = strempty(json_object_get_string(json_object_array_get_idx(blocks, i)));
+                json_object *e;
 
-                if (!e || json_append(l, e) < 0 || json_add_string(e, "cidr", strempty(cidr)) < 0 ||
-                    (host_prefix && json_add_int64(e, "hostPrefix", DEFAULT_HOST_PREFIX) < 0))
+                /* the ACI's service networks are CIDR strings, its cluster networks objects */
+                if (!host_prefix) {
+                        if (json_append(l, json_new_string(cidr)) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                e = json_new_object();
+                if (!e || json_append(l, e) < 0 || json_add_string(e, "cidr", cidr) < 0 ||
+                    json_add_int64(e, "hostPrefix", DEFAULT_HOST_PREFIX) < 0)
                         return -ENOMEM;
         }
         *ret = hub_json_array_length(l) > 0 ? TAKE_PTR(l) : NULL;
@@ -239,9 +248,13 @@ static int create_machine(Flow *f, const char *name)
         for (size_t i = 0; i < ELEMENTSOF(objs); i++) {
                 json_object *md = hub_json_ensure_object(objs[i], "metadata"), *refs = json_new_array();
 
+                /* the Machine is the controller of its config and
+                 * infrastructure machine (CAPI core's Machine controller
+                 * takes them over), the control plane of the Machine, as
+                 * KCP makes them */
                 if (!md || !refs || json_add_string(md, "name", name) < 0 ||
                     json_add_string(md, "namespace", ns) < 0 || json_add(md, "ownerReferences", refs) < 0 ||
-                    json_append(refs, capi_owner_reference(oacp, true)) < 0)
+                    json_append(refs, capi_owner_reference(oacp, objs[i] == machine)) < 0)
                         return -ENOMEM;
                 if (labels && json_add(md, "labels", hub_json_copy(labels)) < 0)
                         return -ENOMEM;

@@ -207,6 +207,8 @@ TEST(registers_the_cluster_from_capoa_fields_and_one_infraenv)
         ASSERT_EQ(json_object_get_int64(json_get(json_object_array_get_idx(json_get(b, "cluster_networks"), 0),
                                                  "host_prefix")),
                   23);
+        ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(b, "service_networks"), 0), "cidr"),
+                     "172.30.0.0/16");
 
         /* one infra-env for the cluster, unbound (hosts are bound one by one) */
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-infraenv"), 1u);
@@ -259,6 +261,12 @@ TEST(control_plane_machines_made_as_a_kcp_makes_them)
                 ASSERT_OK(json_get_bool(ref, "controller", &controller));
                 ASSERT_TRUE(controller);
         }
+        /* the config and the infrastructure machine: owned, not controlled
+         * (CAPI core's Machine controller takes them over) */
+        ASSERT_NULL(json_get(json_object_array_get_idx(json_get_path(c->body, "metadata.ownerReferences"), 0),
+                             "controller"));
+        ASSERT_NULL(json_get(json_object_array_get_idx(json_get_path(i->body, "metadata.ownerReferences"), 0),
+                             "controller"));
         ASSERT_STREQ(hubtest_str(c->body, "spec.sshAuthorizedKey"), "ssh-ed25519 AAAA test");
         ASSERT_STREQ(hub_object_label(c->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
         ASSERT_STREQ(hubtest_str(i->body, "apiVersion"), "infrastructure.cluster.x-k8s.io/v1beta1");
