@@ -112,7 +112,6 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
         }
         if (json_add_string(st, "dataSecretName", base->name) < 0 ||
             json_add_bool(hub_json_ensure_object(st, "initialization"), "dataSecretCreated", true) < 0 ||
-            json_add_bool(st, "ready", true) < 0 ||
             condition(desired, HUB_CAPI_COND_DATA_SECRET_AVAILABLE, HUB_TRUE, "DataSecretAvailable", "",
                       base->now) < 0 ||
             condition(desired, HUB_CAPI_COND_READY, HUB_TRUE, "DataSecretAvailable", "", base->now) < 0)

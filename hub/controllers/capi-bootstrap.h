@@ -8,8 +8,11 @@
  * cluster.x-k8s.io/secret, label cluster.x-k8s.io/cluster-name, a
  * controller owner reference to the config, keys `value` (the cluster's
  * one infra-env's discovery Ignition with /etc/hostname = the Machine's
- * name, capi-binding.h) and `format: ignition`; status.dataSecretName,
- * status.initialization.dataSecretCreated and the v1beta1 status.ready;
+ * name, capi-binding.h) and `format: ignition`; status.dataSecretName and
+ * status.initialization.dataSecretCreated (the v1beta2 contract; the
+ * v1beta1 status.ready exists only in CAPOA's v1alpha1 version, served
+ * through its conversion webhook: a v1alpha2 object cannot hold it, the
+ * API server prunes it);
  * pausing (Cluster.spec.paused, the cluster.x-k8s.io/paused annotation)
  * with a Paused condition.
  */

@@ -2286,19 +2286,32 @@ static void play_capi_core_machine(KubeClient *c, const char *ns, const char *na
         kpatch(c, HUB_KIND_MACHINE, ns, name, false, patch);
 }
 
-TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
-{
-        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
-        const char *ns = kube_test_namespace("hub-capi");
-        _cleanup_(json_object_putp) json_object *cp = NULL, *cluster = NULL, *infraenvs = NULL;
-        _cleanup_free_ char *cp_name = NULL, *cluster_path = NULL;
-        const char *cid, *ieid;
+/* A control plane of three replicas through cradle-hub --capi, with CAPI
+ * core's Machine side played here: the cluster and one infra-env
+ * registered, each Machine's data Secret, three hosts registering with
+ * the Machines' names bound as masters and a foreign one left unbound.
+ * *ret: the control plane's name, cluster id and infra-env id. */
+typedef struct CapiRun {
+        char *cp_name, *cluster_id, *infra_env_id, *cluster_path;
         char hosts[4][UUID_STRING_MAX];
+} CapiRun;
+
+static void capi_run_done(CapiRun *r)
+{
+        free(r->cp_name);
+        free(r->cluster_id);
+        free(r->infra_env_id);
+        free(r->cluster_path);
+}
+
+static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, CapiRun *run)
+{
+        _cleanup_(json_object_putp) json_object *cp = NULL, *cluster = NULL, *infraenvs = NULL;
+        const char *cid, *ieid;
         unsigned named_like_cp = 0;
-        Hub h;
 
         /* unique on a shared service: the infra-env is named like the control plane */
-        cp_name = strdup_printf("cp-%s", ns);
+        run->cp_name = strdup_printf("cp-%s", ns);
         create_pull_secret(c, ns, false);
         kcreate(c, HUB_KIND_CAPI_CLUSTER, ns,
                 "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Cluster\",\"metadata\":{\"name\":"
@@ -2319,32 +2332,34 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
                 "\"openshiftAssistedConfigSpec\":{\"cpuArchitecture\":\"x86_64\"},"
                 "\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s.io\","
                 "\"kind\":\"Metal3MachineTemplate\",\"name\":\"spoke-controlplane\"}}}}",
-                cp_name);
-        hub_start(&h, ns, (char *[]){ (char *)"--capi", NULL });
-        cp = wait_for(c, HUB_KIND_OACP, ns, cp_name, has_annotations_ids, NULL, 120, &h);
+                run->cp_name);
+        hub_start(h, ns, (char *[]){ (char *)"--capi", NULL });
+        cp = wait_for(c, HUB_KIND_OACP, ns, run->cp_name, has_annotations_ids, NULL, 120, h);
         cid = hub_object_annotation(cp, HUB_ANNOTATION_CLUSTER_ID);
         ieid = hub_object_annotation(cp, HUB_ANNOTATION_INFRAENV_ID);
+        run->cluster_id = strdup(cid);
+        run->infra_env_id = strdup(ieid);
 
         /* the service's record: the cluster of CAPOA's fields, one infra-env */
-        cluster_path = strdup_printf("/v2/clusters/%s", cid);
-        ASSERT_EQ(service_call("GET", cluster_path, NULL, &cluster), 200);
+        run->cluster_path = strdup_printf("/v2/clusters/%s", cid);
+        ASSERT_EQ(service_call("GET", run->cluster_path, NULL, &cluster), 200);
         ASSERT_STREQ(str_at(cluster, "name"), "spoke");
         ASSERT_STREQ(str_at(cluster, "base_dns_domain"), "lab.home");
         ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &infraenvs), 200);
         for (size_t i = 0; i < hub_json_array_length(infraenvs); i++)
-                if (streq_ptr(str_at(json_object_array_get_idx(infraenvs, i), "name"), cp_name))
+                if (streq_ptr(str_at(json_object_array_get_idx(infraenvs, i), "name"), run->cp_name))
                         named_like_cp++;
         ASSERT_EQ(named_like_cp, 1u);
 
         /* CAPI core's side, then each Machine's data: the infra-env's
          * discovery Ignition with the Machine's hostname */
         for (unsigned i = 0; i < 3; i++) {
-                _cleanup_free_ char *name = strdup_printf("%s-%u", cp_name, i), *value = NULL,
+                _cleanup_free_ char *name = strdup_printf("%s-%u", run->cp_name, i), *value = NULL,
                                     *format = NULL;
                 _cleanup_(json_object_putp) json_object *secret = NULL, *data = NULL, *m = NULL;
                 bool hostname = false;
 
-                play_capi_core_machine(c, ns, name, &h);
+                play_capi_core_machine(c, ns, name, h);
                 secret = kget(c, HUB_KIND_SECRET, ns, name);
                 ASSERT_NOT_NULL(secret);
                 ASSERT_STREQ(str_at(secret, "type"), "cluster.x-k8s.io/secret");
@@ -2361,23 +2376,24 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
                 m = kget(c, HUB_KIND_MACHINE, ns, name);
                 ASSERT_STREQ(str_at(m, "spec.bootstrap.dataSecretName"), name);
         }
+
         /* hosts registering with the Machines' names are bound to the
          * cluster as masters; a host of no Machine is never bound */
         for (unsigned i = 0; i < 4; i++) {
-                _cleanup_free_ char *name = i < 3 ? strdup_printf("%s-%u", cp_name, i) : strdup("intruder"),
+                _cleanup_free_ char *name = i < 3 ? strdup_printf("%s-%u", run->cp_name, i) : strdup("intruder"),
                                     *mac = strdup_printf("02:00:00:00:0c:%02x", i + 1),
                                     *ip = strdup_printf("198.51.100.%u", 70 + i);
 
-                uuid_random(hosts[i]);
-                register_host(ieid, hosts[i], mac, ip, name);
+                uuid_random(run->hosts[i]);
+                register_host(ieid, run->hosts[i], mac, ip, name);
         }
         for (unsigned i = 0; i < 3; i++) {
-                _cleanup_free_ char *name = strdup_printf("%s-%u", cp_name, i);
+                _cleanup_free_ char *name = strdup_printf("%s-%u", run->cp_name, i);
                 _cleanup_(json_object_putp) json_object *m =
-                        wait_for(c, HUB_KIND_MACHINE, ns, name, has_host_installation, NULL, 120, &h);
+                        wait_for(c, HUB_KIND_MACHINE, ns, name, has_host_installation, NULL, 120, h);
         }
         for (unsigned i = 0; i < 4; i++) {
-                _cleanup_free_ char *path = strdup_printf("/v2/infra-envs/%s/hosts/%s", ieid, hosts[i]);
+                _cleanup_free_ char *path = strdup_printf("/v2/infra-envs/%s/hosts/%s", ieid, run->hosts[i]);
                 _cleanup_(json_object_putp) json_object *host = NULL;
 
                 ASSERT_EQ(service_call("GET", path, NULL, &host), 200);
@@ -2387,6 +2403,16 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
                 } else
                         ASSERT_TRUE(isempty(str_at(host, "cluster_id")));
         }
+}
+
+TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-capi");
+        _cleanup_(capi_run_done) CapiRun run = {};
+        Hub h;
+
+        capi_control_plane_bound(c, ns, &h, &run);
         hub_stop_ok(&h);
 }
 
