@@ -75,8 +75,8 @@ int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **r
  * infraenv_create_params(): named like the control plane, its
  * openshiftAssistedConfigSpec, imageType full-iso. */
 int capi_infraenv_of(json_object *oacp, json_object **ret);
-/* spec.replicas (optional in the contract: absent = 1... CAPOA's default
- * is 1 as well) */
+/* spec.replicas; absent: 1 (optional in the contract and in CAPOA's
+ * CRD, which gives no default; 1 is KCP's) */
 unsigned capi_replicas(json_object *oacp);
 /* The names of the control-plane Machines to make: "<oacp>-<n>" for the
  * lowest n not taken, until there are replicas (strv, maybe empty). */

@@ -129,6 +129,18 @@ static void registered(Fixture *f, json_object *cluster, const char *hosts)
         f->o.hosts.body = hubtest_json(hosts);
 }
 
+/* the <cluster>-kubeconfig Secret exists, holding that credentials file
+ * (NULL: not said) */
+static void with_kubeconfig(Fixture *f, const char *file)
+{
+        hub_ref_done(&f->o.kubeconfig);
+        f->o.kubeconfig.object = hubtest_jsonf(
+                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS "\"%s%s%s},"
+                "\"data\":{\"value\":\"eA==\"}}",
+                file ? ",\"annotations\":{\"cradle.agent-install.openshift.io/kubeconfig-file\":\"" : "",
+                strempty(file), file ? "\"}" : "");
+}
+
 static json_object *service_cluster(const char *status, const char *hosts)
 {
         return hubtest_jsonf("{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"name\":\"test-multinode\","
@@ -410,10 +422,7 @@ TEST(initialized_when_the_api_answers_available_when_installed)
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installed", hosts), hosts);
-        hub_ref_done(&f.o.kubeconfig);
-        f.o.kubeconfig.object = hubtest_json(
-                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS "\",\"annotations\":"
-                "{\"cradle.agent-install.openshift.io/kubeconfig-file\":\"kubeconfig\"}},\"data\":{\"value\":\"eA==\"}}");
+        with_kubeconfig(&f, "kubeconfig");
         f.o.readyz = 0;
         f.o.kube_version = strdup("v1.32.5");
         hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
@@ -443,9 +452,7 @@ TEST(control_plane_nothing_written_twice)
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installing", hosts), hosts);
-        hub_ref_done(&f.o.kubeconfig);
-        f.o.kubeconfig.object = hubtest_json(
-                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS "\"},\"data\":{}}");
+        with_kubeconfig(&f, NULL);
         hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
         ASSERT_TRUE(run.writes.n > 0);
         /* the Machines as the first reconcile left them */
@@ -472,11 +479,7 @@ TEST(full_kubeconfig_replaces_the_noingress_one)
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installed", hosts), hosts);
-        hub_ref_done(&f.o.kubeconfig);
-        f.o.kubeconfig.object = hubtest_json(
-                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS "\",\"annotations\":"
-                "{\"cradle.agent-install.openshift.io/kubeconfig-file\":\"kubeconfig-noingress\"}},"
-                "\"data\":{\"value\":\"eA==\"}}");
+        with_kubeconfig(&f, "kubeconfig-noingress");
         hubtest_reconcile(capi_controlplane_decide, &f.o.base,
                           (HubTestAnswer[]){ { "kubeconfig", 200, "full", NULL }, { NULL } }, &run);
         ASSERT_STREQ(call(&run, "kubeconfig")->path, "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig");
@@ -501,9 +504,7 @@ TEST(machines_show_their_hosts_progress)
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installing", hosts), hosts);
-        hub_ref_done(&f.o.kubeconfig);
-        f.o.kubeconfig.object = hubtest_json(
-                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS "\"},\"data\":{}}");
+        with_kubeconfig(&f, NULL);
         hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
         p = hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0);
         ASSERT_NOT_NULL(p);
