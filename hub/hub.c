@@ -65,7 +65,8 @@ static const Option options[] = {
             "Done."),
         OPT("capi", OPT_BOOL, capi, "false", NULL,
             "Run as the Cluster API bootstrap and control-plane provider for OpenShift: reconcile CAPOA's\n"
-            "OpenshiftAssistedConfig and OpenshiftAssistedControlPlane (and the Machines they make) straight\n"
+            "OpenshiftAssistedConfig and OpenshiftAssistedControlPlane (and the Machines they make) "
+            "straight\n"
             "against the service, with no ClusterDeployment, AgentClusterInstall, InfraEnv or Agent.\n"
             "WARNING: NEVER run this against objects that cluster-api-provider-openshift-assisted (CAPOA)\n"
             "also reconciles: the two would fight over the same OpenshiftAssistedConfigs and control\n"

@@ -137,7 +137,8 @@ int capi_ignition_with_hostname(const char *ignition, const char *hostname, char
                               "/etc/hostname"))
                         json_object_array_del_idx(files, i - 1, 1);
         if (json_add_string(file, "path", "/etc/hostname") < 0 || json_add_int64(file, "mode", 0644) < 0 ||
-            json_add_bool(file, "overwrite", true) < 0 || json_add(file, "contents", json_new_object()) < 0 ||
+            json_add_bool(file, "overwrite", true) < 0 ||
+            json_add(file, "contents", json_new_object()) < 0 ||
             json_add_string(json_get(file, "contents"), "source", source) < 0 ||
             json_append(files, TAKE_PTR(file)) < 0)
                 return -ENOMEM;

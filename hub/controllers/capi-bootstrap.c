@@ -37,7 +37,8 @@ static int condition(json_object *desired, const char *type, const char *status,
 static int waiting(const ConfigObserved *o, json_object *desired, HubPlan *plan, const char *reason,
                    const char *message)
 {
-        if (condition(desired, HUB_CAPI_COND_DATA_SECRET_AVAILABLE, HUB_FALSE, reason, message, o->base.now) < 0 ||
+        if (condition(desired, HUB_CAPI_COND_DATA_SECRET_AVAILABLE, HUB_FALSE, reason, message,
+                      o->base.now) < 0 ||
             condition(desired, HUB_CAPI_COND_READY, HUB_FALSE, reason, message, o->base.now) < 0)
                 return -ENOMEM;
         hub_plan_requeue_after(plan, REQUEUE_WAITING);
@@ -63,12 +64,14 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
                 return -ENOMEM;
         if (capi_paused(o->cluster, base->object)) {
                 r = condition(desired, HUB_CAPI_COND_PAUSED, HUB_TRUE, "Paused", "", base->now);
-                return r < 0 ? r : hub_plan_patch_object(plan, HUB_KIND_OAC, base->object, desired, true, true);
+                return r < 0 ? r
+                             : hub_plan_patch_object(plan, HUB_KIND_OAC, base->object, desired, true, true);
         }
         if (condition(desired, HUB_CAPI_COND_PAUSED, HUB_FALSE, "NotPaused", "", base->now) < 0)
                 return -ENOMEM;
         if (!o->cluster)
-                return waiting(o, desired, plan, "WaitingForCluster", "the Machine's Cluster does not exist yet");
+                return waiting(o, desired, plan, "WaitingForCluster",
+                               "the Machine's Cluster does not exist yet");
         cluster = kube_object_name(o->cluster);
         machine = kube_object_name(o->machine);
         st = hub_json_ensure_object(desired, "status");
@@ -88,8 +91,9 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
                 if (!ir) {
                         _cleanup_free_ char *path = NULL;
 
-                        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_INFRA_ENV_FILES, (char *[]){ (char *)ieid, NULL },
-                                             "file_name=discovery.ign", &path);
+                        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_INFRA_ENV_FILES,
+                                             (char *[]){ (char *)ieid, NULL }, "file_name=discovery.ign",
+                                             &path);
                         if (r < 0)
                                 return r;
                         return hub_plan_download(plan, TAG_DISCOVERY_IGNITION, path);
@@ -138,7 +142,8 @@ static int capi_bootstrap_observe(HubContext *ctx, HubObserved *base)
                                     &o->machine) < 0)
                 return 0;
         cluster = json_get_string(json_get(o->machine, "spec"), "clusterName");
-        if (isempty(cluster) || hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
+        if (isempty(cluster) ||
+            hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
                 return 0;
         v = strdup_printf("%s/%s", base->ns, cluster);
         if (!v)
@@ -167,7 +172,8 @@ static int map_machine(HubContext *ctx, json_object *obj, char ***ret)
         if (!streq_ptr(json_get_string(ref, "kind"), HUB_KIND_NAME_CAPI_BOOTSTRAP) ||
             isempty(json_get_string(ref, "name")))
                 return 0;
-        return strv_extendf(ret, "%s/%s", strempty(kube_object_namespace(obj)), json_get_string(ref, "name"));
+        return strv_extendf(ret, "%s/%s", strempty(kube_object_namespace(obj)),
+                            json_get_string(ref, "name"));
 }
 
 static int map_control_plane(HubContext *ctx, json_object *obj, char ***ret)

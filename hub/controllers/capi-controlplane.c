@@ -128,7 +128,8 @@ int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **r
             json_add_string(spec, "platformType", vips ? "BareMetal" : "None") < 0 ||
             json_add_int64(req, "controlPlaneAgents", capi_replicas(oacp)) < 0 ||
             json_add_int64(req, "workerAgents", 0) < 0 ||
-            json_add_string_nonempty(spec, "sshPublicKey", json_get_string(config, "sshAuthorizedKey")) < 0 ||
+            json_add_string_nonempty(spec, "sshPublicKey", json_get_string(config, "sshAuthorizedKey")) <
+                    0 ||
             copy_field(config, "apiVIPs", spec, "apiVIPs") < 0 ||
             copy_field(config, "ingressVIPs", spec, "ingressVIPs") < 0 ||
             copy_field(config, "proxy", spec, "proxy") < 0 ||
@@ -153,8 +154,12 @@ int capi_infraenv_of(json_object *oacp, json_object **ret)
         json_object *from = json_get_path(oacp, "spec.openshiftAssistedConfigSpec");
         _cleanup_(json_object_putp) json_object *ie = json_new_object();
         json_object *spec;
-        static const char *const keys[] = { "sshAuthorizedKey", "cpuArchitecture",      "additionalNTPSources",
-                                            "additionalTrustBundle", "kernelArguments", "osImageVersion",
+        static const char *const keys[] = { "sshAuthorizedKey",
+                                            "cpuArchitecture",
+                                            "additionalNTPSources",
+                                            "additionalTrustBundle",
+                                            "kernelArguments",
+                                            "osImageVersion",
                                             "proxy" };
 
         if (!ie || hub_json_set_string(ie, "metadata.name", kube_object_name(oacp)) < 0 ||
@@ -238,8 +243,8 @@ static int create_machine(Flow *f, const char *name)
 
         if (!oac || !machine || !kind)
                 return -ENOMEM;
-        infra_kind = endswith(kind, "Template") ? strndup(kind, strlen(kind) - strlen("Template"))
-                                                : strdup(kind);
+        infra_kind =
+                endswith(kind, "Template") ? strndup(kind, strlen(kind) - strlen("Template")) : strdup(kind);
         groupkind = strdup_printf("%s.%s", kind, strempty(json_get_string(ref, "apiGroup")));
         infra = json_new_object();
         objs[1] = infra;
@@ -265,26 +270,28 @@ static int create_machine(Flow *f, const char *name)
                         return -ENOMEM;
         }
         /* the config: the control plane's openshiftAssistedConfigSpec */
-        if (json_add_string(oac, "apiVersion", HUB_GROUP_CAPI_BOOTSTRAP "/" HUB_CAPI_BOOTSTRAP_VERSION) < 0 ||
+        if (json_add_string(oac, "apiVersion", HUB_GROUP_CAPI_BOOTSTRAP "/" HUB_CAPI_BOOTSTRAP_VERSION) <
+                    0 ||
             json_add_string(oac, "kind", HUB_KIND_NAME_CAPI_BOOTSTRAP) < 0 ||
             json_add(oac, "spec",
-                     hub_json_copy(json_get_path(oacp, "spec.openshiftAssistedConfigSpec")) ?: json_new_object()) <
-                    0)
+                     hub_json_copy(json_get_path(oacp, "spec.openshiftAssistedConfigSpec"))
+                             ?: json_new_object()) < 0)
                 return -ENOMEM;
         /* the infrastructure machine: the template's spec.template */
         if (json_add_string(infra, "apiVersion", strempty(json_get_string(tmpl, "apiVersion"))) < 0 ||
             json_add_string(infra, "kind", infra_kind) < 0 ||
             json_add(infra, "spec",
                      hub_json_copy(json_get_path(tmpl, "spec.template.spec")) ?: json_new_object()) < 0 ||
-            hub_object_set_annotation(infra, HUB_CAPI_ANNOTATION_CLONED_FROM_NAME, json_get_string(ref, "name")) <
-                    0 ||
+            hub_object_set_annotation(infra, HUB_CAPI_ANNOTATION_CLONED_FROM_NAME,
+                                      json_get_string(ref, "name")) < 0 ||
             hub_object_set_annotation(infra, HUB_CAPI_ANNOTATION_CLONED_FROM_GROUPKIND, groupkind) < 0)
                 return -ENOMEM;
         /* the Machine: CAPOA's role annotation, both references */
         {
                 json_object *spec = hub_json_ensure_object(machine, "spec"), *b, *i;
 
-                if (!spec || json_add_string(machine, "apiVersion", HUB_GROUP_CAPI "/" HUB_CAPI_VERSION) < 0 ||
+                if (!spec ||
+                    json_add_string(machine, "apiVersion", HUB_GROUP_CAPI "/" HUB_CAPI_VERSION) < 0 ||
                     json_add_string(machine, "kind", "Machine") < 0 ||
                     hub_object_set_annotation(machine, HUB_BMAC_ROLE, "master") < 0 ||
                     json_add_string(spec, "clusterName", f->cluster) < 0)
@@ -455,7 +462,8 @@ static int kubeconfig(Flow *f, json_object *cluster)
         } else {
                 _cleanup_(json_object_putp) json_object *d = hub_json_copy(o->kubeconfig.object);
 
-                if (!d || hub_secret_set_data(d, (const char *const[]){ "value", strempty(text), NULL }) < 0 ||
+                if (!d ||
+                    hub_secret_set_data(d, (const char *const[]){ "value", strempty(text), NULL }) < 0 ||
                     hub_object_set_annotation(d, ANNOTATION_KUBECONFIG_FILE, file) < 0)
                         return -ENOMEM;
                 r = hub_plan_patch_object(f->plan, HUB_KIND_SECRET, o->kubeconfig.object, d, false, false);
@@ -486,8 +494,10 @@ static int status(Flow *f, json_object *cluster)
                 if (h && streq_ptr(json_get_string(h, "status"), "installed"))
                         ready++;
         }
-        if (json_add_string(st, "selector", selector) < 0 || json_add_int64(st, "replicas", o->n_machines) < 0 ||
-            json_add_int64(st, "readyReplicas", ready) < 0 || json_add_int64(st, "availableReplicas", ready) < 0 ||
+        if (json_add_string(st, "selector", selector) < 0 ||
+            json_add_int64(st, "replicas", o->n_machines) < 0 ||
+            json_add_int64(st, "readyReplicas", ready) < 0 ||
+            json_add_int64(st, "availableReplicas", ready) < 0 ||
             json_add_int64(st, "upToDateReplicas", o->n_machines) < 0 ||
             json_add_bool(hub_json_ensure_object(st, "initialization"), "controlPlaneInitialized",
                           o->readyz == 0) < 0 ||
@@ -531,13 +541,14 @@ static int register_ids(Flow *f, char **ret_secret_error)
         if (isempty(cid)) {
                 _cleanup_(json_object_putp) json_object *cd = NULL, *aci = NULL, *body = NULL;
                 _cleanup_free_ char *why = NULL;
-                const char *arch = json_get_string(json_get_path(f->oacp, "spec.openshiftAssistedConfigSpec"),
-                                                   "cpuArchitecture");
+                const char *arch = json_get_string(
+                        json_get_path(f->oacp, "spec.openshiftAssistedConfigSpec"), "cpuArchitecture");
 
                 if (rc) {
                         if (rc->error < 0) {
-                                r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
-                                                  "cannot register the cluster: %s", strna(rc->message));
+                                r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE,
+                                                  "RegistrationFailed", "cannot register the cluster: %s",
+                                                  strna(rc->message));
                                 if (!hub_call_is_user_error(rc))
                                         hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
                                 return r < 0 ? r : 2;
@@ -560,7 +571,8 @@ static int register_ids(Flow *f, char **ret_secret_error)
                 if (r < 0)
                         return r;
                 if (why) {
-                        r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "InputError", "%s", why);
+                        r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "InputError", "%s",
+                                          why);
                         return r < 0 ? r : 2;
                 }
                 return hub_plan_op(f->plan, TAG_REGISTER_CLUSTER, ASSISTED_OP_REGISTER_CLUSTER,
@@ -627,7 +639,8 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         if (r < 0)
                 return r;
         if (secret_error) {
-                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "InputError", "%s", secret_error);
+                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "InputError", "%s",
+                                  secret_error);
                 return r < 0 ? r : finish(&f);
         }
         if (r == 0)
@@ -651,7 +664,8 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
 
         /* the control-plane Machines */
         if (!o->infra_template.object) {
-                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "InfrastructureTemplateMissing",
+                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE,
+                                  "InfrastructureTemplateMissing",
                                   "cannot read spec.machineTemplate.infrastructureRef: %s",
                                   strna(o->infra_template.message));
                 hub_plan_requeue_after(plan, HUB_REQUEUE_LONGER_ON_ERROR);
@@ -669,7 +683,8 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
                                 return r;
                 }
                 r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "CreatingMachines",
-                                  "%zu of %u control-plane Machines", o->n_machines, capi_replicas(base->object));
+                                  "%zu of %u control-plane Machines", o->n_machines,
+                                  capi_replicas(base->object));
                 if (r >= 0)
                         r = status(&f, NULL);
                 return r < 0 ? r : finish(&f);
@@ -787,8 +802,8 @@ static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
                 r = -ENOENT;
         if (r < 0) {
                 o->infra_template.error = r;
-                o->infra_template.message = strdup_printf("%s.%s is not served: %s", kind, group,
-                                                          strna(st.message));
+                o->infra_template.message =
+                        strdup_printf("%s.%s is not served: %s", kind, group, strna(st.message));
                 return o->infra_template.message ? 0 : -ENOMEM;
         }
         r = hub_get_ref(ctx, &tres, o->base.ns, json_get_string(ref, "name"), &o->infra_template);
@@ -798,7 +813,8 @@ static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
         if (r < 0 || !missing)
                 return r;
         av = strdup(strempty(json_get_string(o->infra_template.object, "apiVersion")));
-        clone_kind = endswith(kind, "Template") ? strndup(kind, strlen(kind) - strlen("Template")) : strdup(kind);
+        clone_kind =
+                endswith(kind, "Template") ? strndup(kind, strlen(kind) - strlen("Template")) : strdup(kind);
         if (!av || !clone_kind)
                 return -ENOMEM;
         if (kube_resolve_kind(ctx->kube, av, clone_kind, &cres, NULL) < 0)
@@ -806,7 +822,8 @@ static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
         STRV_FOREACH (m, missing) {
                 _cleanup_(json_object_putp) json_object *obj = NULL;
 
-                if (kube_get(ctx->kube, &cres, o->base.ns, *m, &obj, NULL) >= 0 && strv_extend(&o->infra_machines, *m) < 0)
+                if (kube_get(ctx->kube, &cres, o->base.ns, *m, &obj, NULL) >= 0 &&
+                    strv_extend(&o->infra_machines, *m) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -833,7 +850,8 @@ static int observe_spoke(ControlPlaneObserved *o)
         if (o->readyz < 0)
                 return 0;
         o->readyz = 0;
-        if (kube_request(c, "GET", "/version", NULL, NULL, &v, NULL) >= 0 && json_get_string(v, "gitVersion"))
+        if (kube_request(c, "GET", "/version", NULL, NULL, &v, NULL) >= 0 &&
+            json_get_string(v, "gitVersion"))
                 o->kube_version = strdup(json_get_string(v, "gitVersion"));
         return 0;
 }
@@ -857,7 +875,8 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         oacp = base->object;
         owner = capi_owner(oacp, HUB_GROUP_CAPI, "Cluster");
         cluster = owner ? json_get_string(owner, "name") : capi_cluster_name(oacp);
-        if (isempty(cluster) || hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
+        if (isempty(cluster) ||
+            hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
                 return 0;
         ps = json_get_string(json_get_path(oacp, "spec.config.pullSecretRef"), "name");
         if (!isempty(ps)) {
@@ -875,15 +894,15 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         cid = hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID);
         ieid = hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID);
         if (!isempty(cid)) {
-                r = hub_service_op(ctx->service, ASSISTED_OP_GET_CLUSTER, (char *[]){ (char *)cid, NULL }, NULL,
-                                   NULL, &o->service_cluster);
+                r = hub_service_op(ctx->service, ASSISTED_OP_GET_CLUSTER, (char *[]){ (char *)cid, NULL },
+                                   NULL, NULL, &o->service_cluster);
                 if (r < 0)
                         return r;
                 o->cluster_read = true;
         }
         if (!isempty(ieid)) {
-                r = hub_service_op(ctx->service, ASSISTED_OP_LIST_HOSTS, (char *[]){ (char *)ieid, NULL }, NULL,
-                                   NULL, &o->hosts);
+                r = hub_service_op(ctx->service, ASSISTED_OP_LIST_HOSTS, (char *[]){ (char *)ieid, NULL },
+                                   NULL, NULL, &o->hosts);
                 if (r < 0)
                         return r;
                 o->hosts_read = true;
@@ -903,8 +922,9 @@ static int map_by_cluster(HubContext *ctx, json_object *obj, char ***ret)
         _cleanup_free_ char *v = NULL;
 
         v = strdup_printf("%s/%s", strempty(kube_object_namespace(obj)),
-                          streq_ptr(json_get_string(obj, "kind"), "Cluster") ? strempty(kube_object_name(obj))
-                                                                             : strempty(capi_cluster_name(obj)));
+                          streq_ptr(json_get_string(obj, "kind"), "Cluster")
+                                  ? strempty(kube_object_name(obj))
+                                  : strempty(capi_cluster_name(obj)));
         if (!v)
                 return -ENOMEM;
         return hub_cache_index_keys(ctx->cache, HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER, v, ret);

@@ -70,7 +70,8 @@ void capi_controlplane_observed_done(HubObserved *o);
  * (BareMetal with both VIP lists, else None), controlPlaneAgents =
  * replicas, the Cluster's pod networks with host prefix 23 and service
  * networks, sshPublicKey, proxy, mastersSchedulable, diskEncryption. */
-int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **ret_cd, json_object **ret_aci);
+int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **ret_cd,
+                        json_object **ret_aci);
 /* The InfraEnv CAPOA's bootstrap controller would make (§3.3 step 5), for
  * infraenv_create_params(): named like the control plane, its
  * openshiftAssistedConfigSpec, imageType full-iso. */

@@ -49,7 +49,8 @@ static json_object *agent_named(json_object *const *agents, size_t n, const char
         return NULL;
 }
 
-void cd_counts_hosts(json_object *hosts, ClusterHostApproved approved, const void *userdata, ClusterCounts *c)
+void cd_counts_hosts(json_object *hosts, ClusterHostApproved approved, const void *userdata,
+                     ClusterCounts *c)
 {
         for (size_t i = 0;
              json_object_is_type(hosts, json_type_array) && i < json_object_array_length(hosts); i++) {

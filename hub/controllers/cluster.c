@@ -1441,8 +1441,8 @@ int cd_plan_credentials_download(HubPlan *plan, const char *tag, const char *clu
 
         if (!q)
                 return -ENOMEM;
-        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_CLUSTER_CREDENTIALS, (char *[]){ (char *)cluster_id, NULL },
-                             q, &path);
+        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_CLUSTER_CREDENTIALS,
+                             (char *[]){ (char *)cluster_id, NULL }, q, &path);
         if (r < 0)
                 return r;
         return hub_plan_download(plan, tag, path);
@@ -1523,7 +1523,8 @@ static int credentials(Flow *f, json_object *cluster)
                         hub_json_copy(o->kubeconfig_secret.object);
 
                 if (!desired ||
-                    hub_secret_set_data(desired, (const char *const[]){ "kubeconfig", strempty(kubeconfig), NULL }) < 0)
+                    hub_secret_set_data(
+                            desired, (const char *const[]){ "kubeconfig", strempty(kubeconfig), NULL }) < 0)
                         return -ENOMEM;
                 r = hub_plan_patch_object(f->plan, HUB_KIND_SECRET, o->kubeconfig_secret.object, desired,
                                           false, false);

@@ -188,7 +188,8 @@ typedef struct ClusterCounts {
 typedef bool (*ClusterHostApproved)(json_object *host, const void *userdata);
 /* Adds the hosts' counts (by suggested role; known; known and approved)
  * to c, whose expectations the caller set. Pure. */
-void cd_counts_hosts(json_object *hosts, ClusterHostApproved approved, const void *userdata, ClusterCounts *c);
+void cd_counts_hosts(json_object *hosts, ClusterHostApproved approved, const void *userdata,
+                     ClusterCounts *c);
 /* The counts of the install trigger and RequirementsMet: the cluster's
  * hosts (the service's list) against this ClusterDeployment's Agents. */
 void cd_counts(json_object *aci, json_object *hosts, json_object *const *agents, size_t n_agents,

@@ -225,8 +225,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 json_object *hosts = json_get(in, "hosts");
 
                 for (size_t i = 0; i < hub_json_array_length(hosts); i++) {
-                        _cleanup_free_ char *n = capi_host_name(json_object_array_get_idx(hosts, i)), *st = NULL,
-                                            *reason = NULL, *msg = NULL;
+                        _cleanup_free_ char *n = capi_host_name(json_object_array_get_idx(hosts, i)),
+                                            *st = NULL, *reason = NULL, *msg = NULL;
 
                         if (capi_host_progress(json_object_array_get_idx(hosts, i), &st, &reason, &msg) < 0)
                                 continue;

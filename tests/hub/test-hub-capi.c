@@ -31,18 +31,20 @@ static json_object *oacp(const char *extra_meta)
 {
         return hubtest_jsonf(
                 "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
-                "\"OpenshiftAssistedControlPlane\",\"metadata\":{\"name\":\"test-multinode\",\"namespace\":\"" NS
-                "\",\"uid\":\"oacp-uid\",\"resourceVersion\":\"5\",\"generation\":1,"
+                "\"OpenshiftAssistedControlPlane\",\"metadata\":{\"name\":\"test-multinode\",\"namespace\":"
+                "\"" NS "\",\"uid\":\"oacp-uid\",\"resourceVersion\":\"5\",\"generation\":1,"
                 "\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\"},"
                 "\"ownerReferences\":[{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Cluster\","
                 "\"name\":\"test-multinode\",\"uid\":\"cluster-uid\"}]%s},"
                 "\"spec\":{\"distributionVersion\":\"4.19.0\",\"replicas\":3,"
                 "\"config\":{\"baseDomain\":\"lab.home\",\"clusterName\":\"test-multinode\","
                 "\"apiVIPs\":[\"192.168.222.40\"],\"ingressVIPs\":[\"192.168.222.41\"],"
-                "\"pullSecretRef\":{\"name\":\"pull-secret\"},\"sshAuthorizedKey\":\"ssh-ed25519 AAAA test\"},"
+                "\"pullSecretRef\":{\"name\":\"pull-secret\"},\"sshAuthorizedKey\":\"ssh-ed25519 AAAA "
+                "test\"},"
                 "\"openshiftAssistedConfigSpec\":{\"sshAuthorizedKey\":\"ssh-ed25519 AAAA test\","
                 "\"cpuArchitecture\":\"x86_64\"},"
-                "\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s.io\","
+                "\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s."
+                "io\","
                 "\"kind\":\"Metal3MachineTemplate\",\"name\":\"test-multinode-controlplane\"}}}}",
                 extra_meta ? extra_meta : "");
 }
@@ -60,7 +62,8 @@ static json_object *capi_cluster(bool paused)
 static json_object *machine(const char *name)
 {
         return hubtest_jsonf(
-                "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Machine\",\"metadata\":{\"name\":\"%s\","
+                "{\"apiVersion\":\"cluster.x-k8s.io/"
+                "v1beta2\",\"kind\":\"Machine\",\"metadata\":{\"name\":\"%s\","
                 "\"namespace\":\"" NS "\",\"uid\":\"uid-%s\",\"resourceVersion\":\"11\","
                 "\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\","
                 "\"cluster.x-k8s.io/control-plane\":\"\"},"
@@ -71,8 +74,9 @@ static json_object *machine(const char *name)
 }
 
 /* a host of the infra-env; cluster_id "" when unbound */
-static const char *host_json(char buf[static 1024], const char *id, const char *hostname, const char *cluster_id,
-                             const char *status, const char *role, const char *progress)
+static const char *host_json(char buf[static 1024], const char *id, const char *hostname,
+                             const char *cluster_id, const char *status, const char *role,
+                             const char *progress)
 {
         snprintf(buf, 1024,
                  "{\"id\":\"%s\",\"infra_env_id\":\"" IEID "\",\"requested_hostname\":\"%s\","
@@ -94,10 +98,12 @@ static void fixture(Fixture *f, json_object *cp)
         f->o.base.object = cp;
         f->o.image_type = "minimal-iso";
         f->o.cluster = capi_cluster(false);
-        f->o.secret.object = hubtest_json("{\"metadata\":{\"name\":\"pull-secret\",\"namespace\":\"" NS "\"},"
-                                          "\"data\":{\".dockerconfigjson\":\"" PS_B64 "\"}}");
+        f->o.secret.object =
+                hubtest_json("{\"metadata\":{\"name\":\"pull-secret\",\"namespace\":\"" NS "\"},"
+                             "\"data\":{\".dockerconfigjson\":\"" PS_B64 "\"}}");
         f->o.infra_template.object = hubtest_json(
-                "{\"apiVersion\":\"infrastructure.cluster.x-k8s.io/v1beta1\",\"kind\":\"Metal3MachineTemplate\","
+                "{\"apiVersion\":\"infrastructure.cluster.x-k8s.io/"
+                "v1beta1\",\"kind\":\"Metal3MachineTemplate\","
                 "\"metadata\":{\"name\":\"test-multinode-controlplane\",\"namespace\":\"" NS "\"},"
                 "\"spec\":{\"template\":{\"spec\":{\"image\":{\"url\":\"http://example/rhcos.qcow2\","
                 "\"checksum\":\"http://example/rhcos.qcow2.sha256sum\",\"checksumType\":\"sha256\","
@@ -216,8 +222,8 @@ TEST(registers_the_cluster_from_capoa_fields_and_one_infraenv)
                      "192.168.222.41");
         ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(b, "cluster_networks"), 0), "cidr"),
                      "10.128.0.0/14");
-        ASSERT_EQ(json_object_get_int64(json_get(json_object_array_get_idx(json_get(b, "cluster_networks"), 0),
-                                                 "host_prefix")),
+        ASSERT_EQ(json_object_get_int64(json_get(
+                          json_object_array_get_idx(json_get(b, "cluster_networks"), 0), "host_prefix")),
                   23);
         ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(b, "service_networks"), 0), "cidr"),
                      "172.30.0.0/16");
@@ -260,12 +266,14 @@ TEST(control_plane_machines_made_as_a_kcp_makes_them)
         ASSERT_STREQ(hub_object_label(m->body, "cluster.x-k8s.io/control-plane"), "");
         ASSERT_STREQ(hubtest_str(m->body, "spec.clusterName"), "test-multinode");
         ASSERT_STREQ(hubtest_str(m->body, "spec.bootstrap.configRef.kind"), "OpenshiftAssistedConfig");
-        ASSERT_STREQ(hubtest_str(m->body, "spec.bootstrap.configRef.apiGroup"), "bootstrap.cluster.x-k8s.io");
+        ASSERT_STREQ(hubtest_str(m->body, "spec.bootstrap.configRef.apiGroup"),
+                     "bootstrap.cluster.x-k8s.io");
         ASSERT_STREQ(hubtest_str(m->body, "spec.bootstrap.configRef.name"), "test-multinode-1");
         ASSERT_STREQ(hubtest_str(m->body, "spec.infrastructureRef.kind"), "Metal3Machine");
         ASSERT_STREQ(hubtest_str(m->body, "spec.infrastructureRef.name"), "test-multinode-1");
         {
-                json_object *ref = json_object_array_get_idx(json_get_path(m->body, "metadata.ownerReferences"), 0);
+                json_object *ref =
+                        json_object_array_get_idx(json_get_path(m->body, "metadata.ownerReferences"), 0);
                 bool controller = false;
 
                 ASSERT_STREQ(json_get_string(ref, "kind"), "OpenshiftAssistedControlPlane");
@@ -275,10 +283,12 @@ TEST(control_plane_machines_made_as_a_kcp_makes_them)
         }
         /* the config and the infrastructure machine: owned, not controlled
          * (CAPI core's Machine controller takes them over) */
-        ASSERT_NULL(json_get(json_object_array_get_idx(json_get_path(c->body, "metadata.ownerReferences"), 0),
-                             "controller"));
-        ASSERT_NULL(json_get(json_object_array_get_idx(json_get_path(i->body, "metadata.ownerReferences"), 0),
-                             "controller"));
+        ASSERT_NULL(
+                json_get(json_object_array_get_idx(json_get_path(c->body, "metadata.ownerReferences"), 0),
+                         "controller"));
+        ASSERT_NULL(
+                json_get(json_object_array_get_idx(json_get_path(i->body, "metadata.ownerReferences"), 0),
+                         "controller"));
         ASSERT_STREQ(hubtest_str(c->body, "spec.sshAuthorizedKey"), "ssh-ed25519 AAAA test");
         ASSERT_STREQ(hub_object_label(c->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
         ASSERT_STREQ(hubtest_str(i->body, "apiVersion"), "infrastructure.cluster.x-k8s.io/v1beta1");
@@ -303,13 +313,15 @@ TEST(hosts_bound_by_hostname_a_foreign_host_never)
         _cleanup_free_ char *hosts = NULL;
 
         fixture(&f, oacp(NULL));
-        hosts = strdup_printf("[%s,%s,%s]", host_json(h0, "h0", "test-multinode-0", "", "known", "auto-assign", NULL),
+        hosts = strdup_printf("[%s,%s,%s]",
+                              host_json(h0, "h0", "test-multinode-0", "", "known", "auto-assign", NULL),
                               host_json(h1, "h1", "test-multinode-1", CID, "known", "master", NULL),
                               host_json(hx, "hx", "intruder", "", "known", "auto-assign", NULL));
         registered(&f, service_cluster("insufficient", "[]"), hosts);
-        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
-                          (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL }, { "role-*", 201, "{}", NULL }, { NULL } },
-                          &run);
+        hubtest_reconcile(
+                capi_controlplane_decide, &f.o.base,
+                (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL }, { "role-*", 201, "{}", NULL }, { NULL } },
+                &run);
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 1u);
         ASSERT_STREQ(call(&run, "bind-h0")->path, "/v2/infra-envs/" IEID "/hosts/h0/actions/bind");
         ASSERT_STREQ(hubtest_str(call(&run, "bind-h0")->body, "cluster_id"), CID);
@@ -346,10 +358,10 @@ TEST(installation_starts_once_every_machine_has_its_host)
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("ready", hosts), hosts);
         hubtest_reconcile(capi_controlplane_decide, &f.o.base,
-                          (HubTestAnswer[]){ { "install", 202,
-                                               "{\"id\":\"" CID "\",\"status\":\"preparing-for-installation\"}",
-                                               NULL },
-                                             { NULL } },
+                          (HubTestAnswer[]){
+                                  { "install", 202,
+                                    "{\"id\":\"" CID "\",\"status\":\"preparing-for-installation\"}", NULL },
+                                  { NULL } },
                           &run);
         ASSERT_NOT_NULL(call(&run, "install"));
         ASSERT_STREQ(call(&run, "install")->path, "/v2/clusters/" CID "/actions/install");
@@ -364,9 +376,9 @@ TEST(no_installation_while_a_machine_lacks_its_host)
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
         char h0[1024], h1[1024];
-        _cleanup_free_ char *hosts =
-                strdup_printf("[%s,%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL),
-                              host_json(h1, "h1", "test-multinode-1", CID, "known", "master", NULL));
+        _cleanup_free_ char *hosts = strdup_printf(
+                "[%s,%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL),
+                host_json(h1, "h1", "test-multinode-1", CID, "known", "master", NULL));
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("ready", hosts), hosts);
@@ -389,9 +401,10 @@ TEST(kubeconfig_secret_of_the_contract)
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installing", hosts), hosts);
-        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
-                          (HubTestAnswer[]){ { "kubeconfig", 200, "apiVersion: v1\nkind: Config\n", NULL }, { NULL } },
-                          &run);
+        hubtest_reconcile(
+                capi_controlplane_decide, &f.o.base,
+                (HubTestAnswer[]){ { "kubeconfig", 200, "apiVersion: v1\nkind: Config\n", NULL }, { NULL } },
+                &run);
         ASSERT_STREQ(call(&run, "kubeconfig")->path,
                      "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig-noingress");
         s = create_of(&run, HUB_KIND_SECRET, 0);
@@ -401,11 +414,13 @@ TEST(kubeconfig_secret_of_the_contract)
         ASSERT_STREQ(hub_object_label(s->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
         value = hub_secret_value(s->body, "value");
         ASSERT_STREQ(value, "apiVersion: v1\nkind: Config\n");
-        ASSERT_OK(json_get_bool(json_object_array_get_idx(json_get_path(s->body, "metadata.ownerReferences"), 0),
-                                "controller", &controller));
+        ASSERT_OK(json_get_bool(
+                json_object_array_get_idx(json_get_path(s->body, "metadata.ownerReferences"), 0),
+                "controller", &controller));
         ASSERT_TRUE(controller);
         /* the Secret is there, the API does not answer yet: not initialized */
-        ASSERT_EQ(json_object_get_boolean(json_get_path(f.o.base.object, "status.initialization.controlPlaneInitialized")),
+        ASSERT_EQ(json_object_get_boolean(
+                          json_get_path(f.o.base.object, "status.initialization.controlPlaneInitialized")),
                   false);
         ASSERT_CONDITION(f.o.base.object, "KubeconfigAvailable", "True", "KubeconfigAvailable", NULL);
         fixture_done(&f);
@@ -446,9 +461,9 @@ TEST(control_plane_nothing_written_twice)
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {}, again = {};
         char bufs[3][1024];
-        const char *hosts = three_masters(
-                bufs, "installing-in-progress",
-                ",\"progress\":{\"current_stage\":\"Writing image to disk\",\"installation_percentage\":45}");
+        const char *hosts = three_masters(bufs, "installing-in-progress",
+                                          ",\"progress\":{\"current_stage\":\"Writing image to "
+                                          "disk\",\"installation_percentage\":45}");
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installing", hosts), hosts);
@@ -482,7 +497,8 @@ TEST(full_kubeconfig_replaces_the_noingress_one)
         with_kubeconfig(&f, "kubeconfig-noingress");
         hubtest_reconcile(capi_controlplane_decide, &f.o.base,
                           (HubTestAnswer[]){ { "kubeconfig", 200, "full", NULL }, { NULL } }, &run);
-        ASSERT_STREQ(call(&run, "kubeconfig")->path, "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig");
+        ASSERT_STREQ(call(&run, "kubeconfig")->path,
+                     "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig");
         p = hubtest_write(&run, HUB_WRITE_PATCH, 0);
         ASSERT_NOT_NULL(p);
         ASSERT_EQ(p->target, HUB_KIND_SECRET);
@@ -496,9 +512,9 @@ TEST(machines_show_their_hosts_progress)
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
         char bufs[3][1024];
-        const char *hosts = three_masters(
-                bufs, "installing-in-progress",
-                ",\"progress\":{\"current_stage\":\"Writing image to disk\",\"installation_percentage\":45}");
+        const char *hosts = three_masters(bufs, "installing-in-progress",
+                                          ",\"progress\":{\"current_stage\":\"Writing image to "
+                                          "disk\",\"installation_percentage\":45}");
         const HubWrite *p;
         json_object *c;
 
@@ -559,7 +575,8 @@ TEST(missing_pull_secret_registers_nothing)
 /* ---- the bootstrap config ---- */
 
 #define DISCOVERY_IGN \
-        "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"files\":[{\"path\":\"/etc/assisted/agent.env\"," \
+        "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"files\":[{\"path\":\"/etc/assisted/" \
+        "agent.env\"," \
         "\"contents\":{\"source\":\"data:,x\"}}]}}"
 
 typedef struct ConfigFixture {
@@ -573,7 +590,8 @@ static void config_fixture(ConfigFixture *f, const char *extra_meta, bool paused
         f->o.base.ns = strdup(NS);
         f->o.base.name = strdup("test-multinode-0");
         f->o.base.object = hubtest_jsonf(
-                "{\"apiVersion\":\"bootstrap.cluster.x-k8s.io/v1alpha2\",\"kind\":\"OpenshiftAssistedConfig\","
+                "{\"apiVersion\":\"bootstrap.cluster.x-k8s.io/"
+                "v1alpha2\",\"kind\":\"OpenshiftAssistedConfig\","
                 "\"metadata\":{\"name\":\"test-multinode-0\",\"namespace\":\"" NS "\",\"uid\":\"oac-uid\","
                 "\"generation\":1,\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\"},"
                 "\"ownerReferences\":[{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Machine\","
@@ -583,8 +601,10 @@ static void config_fixture(ConfigFixture *f, const char *extra_meta, bool paused
         f->o.machine = machine("test-multinode-0");
         f->o.cluster = capi_cluster(paused);
         f->o.control_plane =
-                oacp(registered_ie ? ",\"annotations\":{\"cradle.agent-install.openshift.io/infra-env-id\":\"" IEID "\"}"
-                                   : NULL);
+                oacp(registered_ie
+                             ? ",\"annotations\":{\"cradle.agent-install.openshift.io/infra-env-id\":\"" IEID
+                               "\"}"
+                             : NULL);
         f->o.secret.error = -ENOENT;
 }
 
@@ -608,7 +628,8 @@ TEST(data_secret_of_the_contract)
 
         config_fixture(&f, NULL, false, true);
         hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
-                          (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } }, &run);
+                          (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } },
+                          &run);
         d = call(&run, "discovery-ignition");
         ASSERT_STREQ(d->path, "/v2/infra-envs/" IEID "/downloads/files?file_name=discovery.ign");
         s = create_of(&run, HUB_KIND_SECRET, 0);
@@ -634,13 +655,15 @@ TEST(data_secret_of_the_contract)
 
                 if (streq_ptr(json_get_string(fl, "path"), "/etc/hostname")) {
                         /* base64 of "test-multinode-0" */
-                        ASSERT_STREQ(hubtest_str(fl, "contents.source"), "data:;base64,dGVzdC1tdWx0aW5vZGUtMA==");
+                        ASSERT_STREQ(hubtest_str(fl, "contents.source"),
+                                     "data:;base64,dGVzdC1tdWx0aW5vZGUtMA==");
                         found = true;
                 }
         }
         ASSERT_TRUE(found);
         ASSERT_STREQ(hubtest_str(f.o.base.object, "status.dataSecretName"), "test-multinode-0");
-        ASSERT_TRUE(json_object_get_boolean(json_get_path(f.o.base.object, "status.initialization.dataSecretCreated")));
+        ASSERT_TRUE(json_object_get_boolean(
+                json_get_path(f.o.base.object, "status.initialization.dataSecretCreated")));
         /* v1beta1's status.ready is not in v1alpha2's schema: written, it
          * would be pruned and written again on every reconcile */
         ASSERT_NULL(json_get_path(f.o.base.object, "status.ready"));
@@ -657,7 +680,8 @@ TEST(data_secret_waits_for_the_infraenv)
         hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
         ASSERT_NULL(create_of(&run, HUB_KIND_SECRET, 0));
-        ASSERT_CONDITION(f.o.base.object, "DataSecretAvailable", "False", "WaitingForInfraEnvToBeReady", NULL);
+        ASSERT_CONDITION(f.o.base.object, "DataSecretAvailable", "False", "WaitingForInfraEnvToBeReady",
+                         NULL);
         ASSERT_TRUE(run.requeue_after > 0);
         config_fixture_done(&f);
 }
@@ -669,8 +693,8 @@ TEST(paused_config_writes_no_secret)
                 ConfigFixture f;
                 _cleanup_(hubtest_run_done) HubTestRun run = {};
 
-                config_fixture(&f, k == 1 ? ",\"annotations\":{\"cluster.x-k8s.io/paused\":\"true\"}" : NULL, k == 0,
-                               true);
+                config_fixture(&f, k == 1 ? ",\"annotations\":{\"cluster.x-k8s.io/paused\":\"true\"}" : NULL,
+                               k == 0, true);
                 hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
                 ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
                 ASSERT_NULL(create_of(&run, HUB_KIND_SECRET, 0));
@@ -688,7 +712,8 @@ TEST(data_secret_present_nothing_written_twice)
 
         config_fixture(&f, NULL, false, true);
         hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
-                          (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } }, &run);
+                          (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } },
+                          &run);
         f.o.secret.error = 0;
         f.o.secret.object = hub_json_copy(create_of(&run, HUB_KIND_SECRET, 0)->body);
         hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &again);

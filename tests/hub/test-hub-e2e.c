@@ -2226,7 +2226,8 @@ TEST(objects_copied_from_another_hub_register_anew)
 /* ---- the Cluster API provider (cradle-hub --capi) ---- */
 
 /* an object of a kind the hub has no HubKind for (a Metal3MachineTemplate) */
-static void kcreate_kind(KubeClient *c, const char *api_version, const char *kind, const char *ns, const char *text)
+static void kcreate_kind(KubeClient *c, const char *api_version, const char *kind, const char *ns,
+                         const char *text)
 {
         _cleanup_(json_object_putp) json_object *o = kube_test_json(text);
         _cleanup_kube_status_ KubeStatus st = {};
@@ -2268,16 +2269,18 @@ static bool has_host_installation(json_object *o, const void *arg)
  * once it says dataSecretCreated, the Secret's name goes to the Machine. */
 static void play_capi_core_machine(KubeClient *c, const char *ns, const char *name, const Hub *h)
 {
-        _cleanup_(json_object_putp) json_object *m = wait_for(c, HUB_KIND_MACHINE, ns, name, exists, NULL, 120, h),
-                                                *cfg = wait_for(c, HUB_KIND_OAC, ns, name, exists, NULL, 120, h),
-                                                *ready = NULL;
+        _cleanup_(json_object_putp)
+                json_object *m = wait_for(c, HUB_KIND_MACHINE, ns, name, exists, NULL, 120, h),
+                            *cfg = wait_for(c, HUB_KIND_OAC, ns, name, exists, NULL, 120, h), *ready = NULL;
         _cleanup_free_ char *patch = NULL;
 
-        patch = strdup_printf(
-                "{\"metadata\":{\"ownerReferences\":[%s,{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":"
-                "\"Machine\",\"name\":\"%s\",\"uid\":\"%s\",\"controller\":true,\"blockOwnerDeletion\":true}]}}",
-                json_object_to_json_string(json_object_array_get_idx(json_get_path(cfg, "metadata.ownerReferences"), 0)),
-                name, hub_object_uid(m));
+        patch = strdup_printf("{\"metadata\":{\"ownerReferences\":[%s,{\"apiVersion\":\"cluster.x-k8s.io/"
+                              "v1beta2\",\"kind\":"
+                              "\"Machine\",\"name\":\"%s\",\"uid\":\"%s\",\"controller\":true,"
+                              "\"blockOwnerDeletion\":true}]}}",
+                              json_object_to_json_string(json_object_array_get_idx(
+                                      json_get_path(cfg, "metadata.ownerReferences"), 0)),
+                              name, hub_object_uid(m));
         kpatch(c, HUB_KIND_OAC, ns, name, false, patch);
         ready = wait_for(c, HUB_KIND_OAC, ns, name, has_data_secret, NULL, 120, h);
         free(patch);
@@ -2317,20 +2320,24 @@ static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, Capi
                 "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Cluster\",\"metadata\":{\"name\":"
                 "\"spoke\"},\"spec\":{\"clusterNetwork\":{\"pods\":{\"cidrBlocks\":[\"10.128.0.0/14\"]},"
                 "\"services\":{\"cidrBlocks\":[\"172.30.0.0/16\"]}}}}");
-        kcreate_kind(c, "infrastructure.cluster.x-k8s.io/v1beta1", "Metal3MachineTemplate", ns,
-                     "{\"apiVersion\":\"infrastructure.cluster.x-k8s.io/v1beta1\",\"kind\":\"Metal3MachineTemplate\","
-                     "\"metadata\":{\"name\":\"spoke-controlplane\"},\"spec\":{\"template\":{\"spec\":{\"image\":"
-                     "{\"url\":\"http://192.0.2.1/rhcos.qcow2\",\"checksum\":\"http://192.0.2.1/rhcos.qcow2."
-                     "sha256sum\",\"checksumType\":\"sha256\",\"format\":\"qcow2\"}}}}}");
+        kcreate_kind(
+                c, "infrastructure.cluster.x-k8s.io/v1beta1", "Metal3MachineTemplate", ns,
+                "{\"apiVersion\":\"infrastructure.cluster.x-k8s.io/"
+                "v1beta1\",\"kind\":\"Metal3MachineTemplate\","
+                "\"metadata\":{\"name\":\"spoke-controlplane\"},\"spec\":{\"template\":{\"spec\":{\"image\":"
+                "{\"url\":\"http://192.0.2.1/rhcos.qcow2\",\"checksum\":\"http://192.0.2.1/rhcos.qcow2."
+                "sha256sum\",\"checksumType\":\"sha256\",\"format\":\"qcow2\"}}}}}");
         kcreate(c, HUB_KIND_OACP, ns,
-                "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":\"OpenshiftAssistedControlPlane\","
+                "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/"
+                "v1alpha3\",\"kind\":\"OpenshiftAssistedControlPlane\","
                 "\"metadata\":{\"name\":\"%s\",\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"spoke\"}},"
                 "\"spec\":{\"distributionVersion\":\"4.13.18\",\"replicas\":3,"
                 "\"config\":{\"baseDomain\":\"lab.home\",\"clusterName\":\"spoke\","
                 "\"apiVIPs\":[\"198.51.100.40\"],\"ingressVIPs\":[\"198.51.100.41\"],"
                 "\"pullSecretRef\":{\"name\":\"pull-secret\"}},"
                 "\"openshiftAssistedConfigSpec\":{\"cpuArchitecture\":\"x86_64\"},"
-                "\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s.io\","
+                "\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s."
+                "io\","
                 "\"kind\":\"Metal3MachineTemplate\",\"name\":\"spoke-controlplane\"}}}}",
                 run->cp_name);
         hub_start(h, ns, (char *[]){ (char *)"--capi", NULL });
@@ -2369,9 +2376,10 @@ static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, Capi
                 ASSERT_STREQ(format, "ignition");
                 data = kube_test_json(value);
                 for (size_t k = 0; k < hub_json_array_length(json_get_path(data, "storage.files")); k++)
-                        hostname |= streq_ptr(str_at(json_object_array_get_idx(json_get_path(data, "storage.files"), k),
-                                                     "path"),
-                                              "/etc/hostname");
+                        hostname |= streq_ptr(
+                                str_at(json_object_array_get_idx(json_get_path(data, "storage.files"), k),
+                                       "path"),
+                                "/etc/hostname");
                 ASSERT_TRUE(hostname);
                 m = kget(c, HUB_KIND_MACHINE, ns, name);
                 ASSERT_STREQ(str_at(m, "spec.bootstrap.dataSecretName"), name);
@@ -2380,7 +2388,8 @@ static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, Capi
         /* hosts registering with the Machines' names are bound to the
          * cluster as masters; a host of no Machine is never bound */
         for (unsigned i = 0; i < 4; i++) {
-                _cleanup_free_ char *name = i < 3 ? strdup_printf("%s-%u", run->cp_name, i) : strdup("intruder"),
+                _cleanup_free_ char *name = i < 3 ? strdup_printf("%s-%u", run->cp_name, i)
+                                                  : strdup("intruder"),
                                     *mac = strdup_printf("02:00:00:00:0c:%02x", i + 1),
                                     *ip = strdup_printf("198.51.100.%u", 70 + i);
 
