@@ -33,6 +33,7 @@ typedef struct HubOptions {
         usec_t approve_csrs_requeue;
         char *image_type;
         bool converged_flow;
+        bool capi;
         unsigned max_concurrent_reconciles;
         char *log_level;
 } HubOptions;

@@ -63,6 +63,14 @@ static const Option options[] = {
             "How often a day-2 host joining its cluster is looked at again (its CSRs, its node) until it "
             "is\n"
             "Done."),
+        OPT("capi", OPT_BOOL, capi, "false", NULL,
+            "Run as the Cluster API bootstrap and control-plane provider for OpenShift: reconcile CAPOA's\n"
+            "OpenshiftAssistedConfig and OpenshiftAssistedControlPlane (and the Machines they make) "
+            "straight\n"
+            "against the service, with no ClusterDeployment, AgentClusterInstall, InfraEnv or Agent.\n"
+            "WARNING: NEVER run this against objects that cluster-api-provider-openshift-assisted (CAPOA)\n"
+            "also reconciles: the two would fight over the same OpenshiftAssistedConfigs and control\n"
+            "planes. Run CAPOA or cradle-hub --capi for a namespace, never both."),
         OPT("context", OPT_STRING, kube_context, NULL, NULL,
             "The kubeconfig context to use (default: its current-context)."),
         OPT("converged-flow", OPT_BOOL, converged_flow, "false", "ALLOW_CONVERGED_FLOW",
@@ -666,6 +674,7 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         r = hub_cache_new(h->kube, h->opts.namespaces, h->opts.sync_period, &h->cache);
         if (r < 0)
                 return r;
+        hub_cache_want_cluster_api(h->cache, h->opts.capi);
         r = hub_cache_resolve(h->cache, reterr);
         if (r < 0)
                 return r;
@@ -689,6 +698,8 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         for (size_t i = 0; i < hub_n_controller_types; i++) {
                 const HubControllerType *t = hub_controller_types[i];
 
+                if (hub_kind_info(t->kind)->cluster_api && !h->opts.capi)
+                        continue;
                 if (!hub_cache_has_kind(h->cache, t->kind)) {
                         log_notice("%s controller not started: the cluster does not serve %s", t->name,
                                    hub_kind_to_string(t->kind));

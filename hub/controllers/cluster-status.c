@@ -49,6 +49,43 @@ static json_object *agent_named(json_object *const *agents, size_t n, const char
         return NULL;
 }
 
+void cd_counts_hosts(json_object *hosts, ClusterHostApproved approved, const void *userdata,
+                     ClusterCounts *c)
+{
+        for (size_t i = 0;
+             json_object_is_type(hosts, json_type_array) && i < json_object_array_length(hosts); i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                const char *role = suggested_role(h);
+
+                if (streq_ptr(role, "master"))
+                        c->masters++;
+                else if (streq_ptr(role, "arbiter"))
+                        c->arbiters++;
+                else if (streq_ptr(role, "worker"))
+                        c->workers++;
+                if (!streq_ptr(json_get_string(h, "status"), "known"))
+                        continue;
+                c->known++;
+                if (approved(h, userdata))
+                        c->approved++;
+        }
+}
+
+typedef struct AgentList {
+        json_object *const *agents;
+        size_t n;
+} AgentList;
+
+/* the host's Agent is approved (Agent.spec.approved: the ClusterDeployment path's approval) */
+static bool agent_approved(json_object *host, const void *userdata)
+{
+        const AgentList *l = userdata;
+        json_object *agent = agent_named(l->agents, l->n, json_get_string(host, "id"));
+        bool approved = false;
+
+        return agent && json_get_bool(json_get(agent, "spec"), "approved", &approved) >= 0 && approved;
+}
+
 void cd_counts(json_object *aci, json_object *hosts, json_object *const *agents, size_t n_agents,
                ClusterCounts *ret)
 {
@@ -57,25 +94,7 @@ void cd_counts(json_object *aci, json_object *hosts, json_object *const *agents,
                 .expected_arbiters = spec_count(aci, "arbiterAgents"),
                 .expected_workers = spec_count(aci, "workerAgents"),
         };
-        for (size_t i = 0;
-             json_object_is_type(hosts, json_type_array) && i < json_object_array_length(hosts); i++) {
-                json_object *h = json_object_array_get_idx(hosts, i), *agent;
-                const char *role = suggested_role(h);
-                bool approved = false;
-
-                if (streq_ptr(role, "master"))
-                        ret->masters++;
-                else if (streq_ptr(role, "arbiter"))
-                        ret->arbiters++;
-                else if (streq_ptr(role, "worker"))
-                        ret->workers++;
-                if (!streq_ptr(json_get_string(h, "status"), "known"))
-                        continue;
-                ret->known++;
-                agent = agent_named(agents, n_agents, json_get_string(h, "id"));
-                if (agent && json_get_bool(json_get(agent, "spec"), "approved", &approved) >= 0 && approved)
-                        ret->approved++;
-        }
+        cd_counts_hosts(hosts, agent_approved, &(AgentList){ agents, n_agents }, ret);
         for (size_t i = 0; i < n_agents; i++) {
                 json_object *c = hub_conditions_find(agents[i], HUB_COND_SPEC_SYNCED);
 

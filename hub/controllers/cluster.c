@@ -1386,15 +1386,14 @@ static json_object *credentials_secret(json_object *cd, const char *name, const 
                                        const char *const *kv)
 {
         _cleanup_(json_object_putp) json_object *s = json_new_object();
-        json_object *md, *data, *refs, *ref;
+        json_object *md, *refs, *ref;
 
         if (!s)
                 return NULL;
         md = hub_json_ensure_object(s, "metadata");
-        data = hub_json_ensure_object(s, "data");
         refs = json_new_array();
         ref = json_new_object();
-        if (!md || !data || !refs || json_add(md, "ownerReferences", refs) < 0 || !ref ||
+        if (!md || !refs || json_add(md, "ownerReferences", refs) < 0 || !ref ||
             json_append(refs, ref) < 0 || json_add_string(s, "apiVersion", "v1") < 0 ||
             json_add_string(s, "kind", "Secret") < 0 || json_add_string(s, "type", "Opaque") < 0 ||
             json_add_string(md, "name", name) < 0 ||
@@ -1409,12 +1408,8 @@ static json_object *credentials_secret(json_object *cd, const char *name, const 
             json_add_string(ref, "uid", strempty(hub_object_uid(cd))) < 0 ||
             json_add_bool(ref, "blockOwnerDeletion", true) < 0)
                 return NULL;
-        for (size_t i = 0; kv[i]; i += 2) {
-                _cleanup_free_ char *b = base64_encode(kv[i + 1], strlen(kv[i + 1]));
-
-                if (!b || json_add_string(data, kv[i], b) < 0)
-                        return NULL;
-        }
+        if (hub_secret_set_data(s, kv) < 0)
+                return NULL;
         return TAKE_PTR(s);
 }
 
@@ -1439,18 +1434,23 @@ static int set_metadata(Flow *f, json_object *cluster, const char *kubeconfig, c
         return 0;
 }
 
-static int plan_download(Flow *f, const char *tag, const char *id, const char *file)
+int cd_plan_credentials_download(HubPlan *plan, const char *tag, const char *cluster_id, const char *file)
 {
         _cleanup_free_ char *path = NULL, *q = strdup_printf("file_name=%s", file);
         int r;
 
         if (!q)
                 return -ENOMEM;
-        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_CLUSTER_CREDENTIALS, (char *[]){ (char *)id, NULL }, q,
-                             &path);
+        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_CLUSTER_CREDENTIALS,
+                             (char *[]){ (char *)cluster_id, NULL }, q, &path);
         if (r < 0)
                 return r;
-        return hub_plan_download(f->plan, tag, path);
+        return hub_plan_download(plan, tag, path);
+}
+
+static int plan_download(Flow *f, const char *tag, const char *id, const char *file)
+{
+        return cd_plan_credentials_download(f->plan, tag, id, file);
 }
 
 /* A day-1 cluster installed (handleClusterInstalled, notes §1.6): the
@@ -1521,10 +1521,10 @@ static int credentials(Flow *f, json_object *cluster)
         } else {
                 _cleanup_(json_object_putp) json_object *desired =
                         hub_json_copy(o->kubeconfig_secret.object);
-                _cleanup_free_ char *b = base64_encode(strempty(kubeconfig), strlen(strempty(kubeconfig)));
 
-                if (!desired || !b ||
-                    json_add_string(hub_json_ensure_object(desired, "data"), "kubeconfig", b) < 0)
+                if (!desired ||
+                    hub_secret_set_data(
+                            desired, (const char *const[]){ "kubeconfig", strempty(kubeconfig), NULL }) < 0)
                         return -ENOMEM;
                 r = hub_plan_patch_object(f->plan, HUB_KIND_SECRET, o->kubeconfig_secret.object, desired,
                                           false, false);

@@ -165,6 +165,11 @@ int cd_ignored_validations(json_object *aci, const char *have_c, const char *hav
  * elsewhere). */
 int cd_import_params(json_object *cd, json_object *aci, const char *version, json_object **ret);
 
+/* A download of the cluster's credentials file (kubeconfig,
+ * kubeconfig-noingress; V2DownloadClusterCredentials) as a feedback call:
+ * its text is the result's body. */
+int cd_plan_credentials_download(HubPlan *plan, const char *tag, const char *cluster_id, const char *file);
+
 /* ---- cluster-status.c: the ACI's status (pure) ---- */
 
 typedef struct ClusterCounts {
@@ -177,6 +182,14 @@ typedef struct ClusterCounts {
         unsigned unsynced;
 } ClusterCounts;
 
+/* Whether a host of the cluster is approved for the installation: its
+ * Agent's spec.approved (cd_counts), its binding to a Machine (the Cluster
+ * API path, capi-binding.h). */
+typedef bool (*ClusterHostApproved)(json_object *host, const void *userdata);
+/* Adds the hosts' counts (by suggested role; known; known and approved)
+ * to c, whose expectations the caller set. Pure. */
+void cd_counts_hosts(json_object *hosts, ClusterHostApproved approved, const void *userdata,
+                     ClusterCounts *c);
 /* The counts of the install trigger and RequirementsMet: the cluster's
  * hosts (the service's list) against this ClusterDeployment's Agents. */
 void cd_counts(json_object *aci, json_object *hosts, json_object *const *agents, size_t n_agents,

@@ -434,12 +434,12 @@ int infraenv_api_error(json_object *ie, json_object *service, HubServiceApi api,
         return *ret ? 0 : -ENOMEM;
 }
 
-/* The registration body (RegisterInfraEnvInternal's parameters), shaped for
- * api (infraenv_api_error() said it can express this InfraEnv). */
-static int create_params(const InfraEnvObserved *o, HubServiceApi api, const char *secret,
-                         json_object *static_config, json_object **ret)
+int infraenv_create_params(json_object *ie, const char *default_image_type, HubServiceApi api,
+                           const char *secret, json_object *cluster, json_object *static_config,
+                           json_object **ret)
 {
-        json_object *ie = o->base.object, *spec = json_get(ie, "spec"), *proxy = json_get(spec, "proxy");
+        json_object *spec = json_get(ie, "spec"), *proxy = json_get(spec, "proxy");
+        const char *type = json_get_string(spec, "imageType");
         _cleanup_(json_object_putp) json_object *p = json_new_object(), *ka = kernel_args(ie);
         _cleanup_free_ char *ntp = join_list(ie, "spec.additionalNTPSources"),
                             *ntp2 = join_list(ie, "spec.ntpSources");
@@ -448,8 +448,8 @@ static int create_params(const InfraEnvObserved *o, HubServiceApi api, const cha
 
         if (!p || !ka || !ntp || !ntp2)
                 return -ENOMEM;
-        if (json_add_string(p, "name", o->base.name) < 0 ||
-            json_add_string(p, "image_type", image_type(o)) < 0 ||
+        if (json_add_string(p, "name", strempty(kube_object_name(ie))) < 0 ||
+            json_add_string(p, "image_type", !isempty(type) ? type : strempty(default_image_type)) < 0 ||
             json_add_string(p, "pull_secret", secret) < 0 ||
             json_add_string(p, "ssh_authorized_key", strempty(json_get_string(spec, "sshAuthorizedKey"))) <
                     0 ||
@@ -470,9 +470,9 @@ static int create_params(const InfraEnvObserved *o, HubServiceApi api, const cha
                     json_add_string(pp, "no_proxy", strempty(json_get_string(proxy, "noProxy"))) < 0)
                         return -ENOMEM;
         }
-        if (o->cluster_read && o->cluster.error >= 0) {
-                const char *cid = json_get_string(o->cluster.body, "id"),
-                           *cv = json_get_string(o->cluster.body, "openshift_version");
+        if (cluster) {
+                const char *cid = json_get_string(cluster, "id"),
+                           *cv = json_get_string(cluster, "openshift_version");
 
                 if (json_add_string_nonempty(p, "cluster_id", cid) < 0 ||
                     (isempty(osv) && json_add_string_nonempty(p, "openshift_version", cv) < 0))
@@ -485,7 +485,7 @@ static int create_params(const InfraEnvObserved *o, HubServiceApi api, const cha
                 return -ENOMEM;
         if (json_object_array_length(ka) > 0 && json_add(p, "kernel_arguments", TAKE_PTR(ka)) < 0)
                 return -ENOMEM;
-        if (json_object_array_length(static_config) > 0 &&
+        if (hub_json_array_length(static_config) > 0 &&
             json_add(p, "static_network_config", json_object_get(static_config)) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(p);
@@ -503,7 +503,9 @@ static int shaped_create_params(const InfraEnvObserved *o, json_object *desired,
         r = refuse_for_api(o, desired, plan, NULL, api);
         if (r != 0)
                 return r;
-        return create_params(o, api, secret, static_config, ret);
+        return infraenv_create_params(o->base.object, o->image_type, api, secret,
+                                      o->cluster_read && o->cluster.error >= 0 ? o->cluster.body : NULL,
+                                      static_config, ret);
 }
 
 static bool str_differs(json_object *service, const char *key, const char *want)

@@ -58,6 +58,15 @@ int infraenv_decide(const HubObserved *o, HubPlan *plan);
  * network_discovery_delay_seconds and no openshift_version in an update. */
 int infraenv_api_error(json_object *ie, json_object *service, HubServiceApi api, char **ret);
 void infraenv_observed_done(HubObserved *o);
+/* The registration body (RegisterInfraEnvInternal's parameters) of an
+ * InfraEnv's spec (ie: an InfraEnv, or the one a Cluster API control plane
+ * stands for, capi-controlplane.c), shaped for api (infraenv_api_error()
+ * said it can express it); spec.imageType, else default_image_type;
+ * cluster: the service's cluster it is bound to, or NULL (late binding).
+ * Pure. */
+int infraenv_create_params(json_object *ie, const char *default_image_type, HubServiceApi api,
+                           const char *secret, json_object *cluster, json_object *static_config,
+                           json_object **ret);
 
 /* What the ImageCreated condition says for a failed call, as upstream's
  * handleEnsureISOErrors (exposed for tests). */

@@ -30,6 +30,7 @@ struct HubCache {
         usec_t resync_period;
         KindCache kinds[_HUB_KIND_MAX];
         bool resolved, started;
+        bool cluster_api; /* the Cluster API kinds are wanted (--capi) */
 };
 
 /* ---- keys ---- */
@@ -272,6 +273,9 @@ static const IndexDef index_defs[] = {
         { HUB_KIND_CLUSTERDEPLOYMENT, HUB_INDEX_CD_ACI, index_field, "spec.clusterInstallRef.name" },
         { HUB_KIND_AGENTCLUSTERINSTALL, HUB_INDEX_ACI_MANIFESTS, index_aci_manifests, NULL },
         { HUB_KIND_AGENTCLUSTERINSTALL, HUB_INDEX_ACI_IMAGESET, index_plain_field, "spec.imageSetRef.name" },
+        { HUB_KIND_MACHINE, HUB_INDEX_MACHINE_CLUSTER, index_label, HUB_CAPI_LABEL_CLUSTER_NAME },
+        { HUB_KIND_OAC, HUB_INDEX_OAC_CLUSTER, index_label, HUB_CAPI_LABEL_CLUSTER_NAME },
+        { HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER, index_label, HUB_CAPI_LABEL_CLUSTER_NAME },
 };
 
 /* ---- the cache ---- */
@@ -376,6 +380,8 @@ int hub_cache_resolve(HubCache *c, char **reterr)
                                       : strdup_printf("%s/%s", info->resource.group, info->resource.version);
                 if (!api_version)
                         return -ENOMEM;
+                if (info->cluster_api && !c->cluster_api)
+                        continue;
                 r = kube_resolve_kind(c->client, api_version, info->resource.kind, &kc->resource, &st);
                 if (r == -ENOENT && info->optional)
                         continue;
@@ -435,6 +441,11 @@ int hub_cache_start(HubCache *c, char **reterr)
                         }
                 }
         return 0;
+}
+
+void hub_cache_want_cluster_api(HubCache *c, bool want)
+{
+        c->cluster_api = want;
 }
 
 bool hub_cache_has_kind(HubCache *c, HubKind k)

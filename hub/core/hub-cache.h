@@ -64,6 +64,12 @@ typedef struct json_object json_object;
 /* AgentClusterInstall: spec.imageSetRef.name (ClusterImageSets are cluster-scoped) */
 #define HUB_INDEX_ACI_IMAGESET "aci-imageset"
 
+/* Machine, OpenshiftAssistedConfig, OpenshiftAssistedControlPlane:
+ * "ns/<cluster.x-k8s.io/cluster-name label>" */
+#define HUB_INDEX_MACHINE_CLUSTER "machine-cluster"
+#define HUB_INDEX_OAC_CLUSTER "oac-cluster"
+#define HUB_INDEX_OACP_CLUSTER "oacp-cluster"
+
 /* the index value every object of a namespace has ("ns/@all") */
 #define HUB_INDEX_ALL "@all"
 
@@ -75,6 +81,10 @@ HubCache *hub_cache_free(HubCache *c);
 /* Before start: handlers for every informer of the kind. */
 int hub_cache_add_handlers(HubCache *c, HubKind k, const KubeInformerHandlers *h);
 
+/* Before resolve: the Cluster API kinds (HubKindInfo.cluster_api) are
+ * watched only when wanted (cradle-hub --capi); else they are skipped as
+ * if not served. */
+void hub_cache_want_cluster_api(HubCache *c, bool want);
 /* Resolves each kind through discovery (hub_cache_has_kind() is known
  * from then on). A required kind that is not served is an error naming
  * its CRD. */

@@ -464,8 +464,19 @@ static int exec_kube(HubContext *ctx, const HubControllerType *t, const HubWrite
         _cleanup_(write_id_done) WriteId id = {};
         HubKind target = w->self ? t->kind : w->target;
         const KubeResource *res = hub_kind_resource(target);
+        KubeResource other;
         int r;
 
+        /* an object of a kind the hub does not watch (a Cluster API
+         * infrastructure machine cloned from its template): its resource
+         * from its own apiVersion and kind */
+        if (!res && target == HUB_KIND_OTHER && w->kind == HUB_WRITE_CREATE) {
+                r = kube_resolve_kind(ctx->kube, json_get_string(w->body, "apiVersion"),
+                                      json_get_string(w->body, "kind"), &other, &st);
+                if (r < 0)
+                        return kube_failed(ret, w, r, &st);
+                res = &other;
+        }
         if (!res)
                 return -EINVAL;
         if (w->kind != HUB_WRITE_DELETE) {

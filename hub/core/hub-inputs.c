@@ -75,6 +75,21 @@ char *hub_secret_value(json_object *secret, const char *key)
         return TAKE_PTR(decoded);
 }
 
+int hub_secret_set_data(json_object *secret, const char *const *kv)
+{
+        json_object *data = hub_json_ensure_object(secret, "data");
+
+        if (!data)
+                return -ENOMEM;
+        for (size_t i = 0; kv[i]; i += 2) {
+                _cleanup_free_ char *b = base64_encode(kv[i + 1], strlen(kv[i + 1]));
+
+                if (!b || json_add_string(data, kv[i], b) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 int hub_pull_secret(const HubRef *secret, const char *name, char **ret, char **ret_error, bool *ret_user)
 {
         _cleanup_erase_ char *decoded = NULL;

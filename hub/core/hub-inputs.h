@@ -46,6 +46,8 @@ int hub_digest(const char *s, char ret[static 80]);
 /* A value of data (base64, as a Secret's) decoded; NULL when absent or not
  * base64. */
 char *hub_secret_value(json_object *secret, const char *key);
+/* Sets data[key] = base64(value) for each pair of kv (NULL-terminated). */
+int hub_secret_set_data(json_object *secret, const char *const *kv);
 
 /* The messages of the validations (a host's or a cluster's
  * validations_info) that are not successes, joined with ","; disabled ones

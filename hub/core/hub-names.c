@@ -54,6 +54,32 @@ static const HubKindInfo kinds[_HUB_KIND_MAX] = {
                 .resource = { "", "v1", "configmaps", "ConfigMap", true },
                 .label_selector = HUB_LABEL_WATCH "=true",
         },
+        [HUB_KIND_CAPI_CLUSTER] = {
+                .kind = HUB_KIND_CAPI_CLUSTER,
+                .resource = { HUB_GROUP_CAPI, HUB_CAPI_VERSION, "clusters", "Cluster", true },
+                .optional = true,
+                .cluster_api = true,
+        },
+        [HUB_KIND_MACHINE] = {
+                .kind = HUB_KIND_MACHINE,
+                .resource = { HUB_GROUP_CAPI, HUB_CAPI_VERSION, "machines", "Machine", true },
+                .optional = true,
+                .cluster_api = true,
+        },
+        [HUB_KIND_OACP] = {
+                .kind = HUB_KIND_OACP,
+                .resource = { HUB_GROUP_CAPI_CONTROL_PLANE, HUB_CAPI_CONTROL_PLANE_VERSION,
+                              HUB_RESOURCE_CAPI_CONTROL_PLANE, HUB_KIND_NAME_CAPI_CONTROL_PLANE, true },
+                .optional = true,
+                .cluster_api = true,
+        },
+        [HUB_KIND_OAC] = {
+                .kind = HUB_KIND_OAC,
+                .resource = { HUB_GROUP_CAPI_BOOTSTRAP, HUB_CAPI_BOOTSTRAP_VERSION, "openshiftassistedconfigs",
+                              HUB_KIND_NAME_CAPI_BOOTSTRAP, true },
+                .optional = true,
+                .cluster_api = true,
+        },
 };
 
 const HubKindInfo *hub_kind_info(HubKind k)

@@ -27,7 +27,15 @@ typedef enum HubKind {
         HUB_KIND_CLUSTERIMAGESET,
         HUB_KIND_SECRET,
         HUB_KIND_CONFIGMAP,
+        /* Cluster API (cradle-hub --capi): CAPI core's and CAPOA's kinds */
+        HUB_KIND_CAPI_CLUSTER,
+        HUB_KIND_MACHINE,
+        HUB_KIND_OACP,
+        HUB_KIND_OAC,
         _HUB_KIND_MAX,
+        /* a write's target of a kind the hub does not watch: its resource
+         * from the body's apiVersion and kind (creates only) */
+        HUB_KIND_OTHER = _HUB_KIND_MAX + 1,
         _HUB_KIND_INVALID = -22,
 } HubKind;
 
@@ -40,6 +48,8 @@ typedef struct HubKindInfo {
         /* the CRD may be missing on a hub (metal3 without the bare-metal
          * operator, hive without hive): the kind is then skipped */
         bool optional;
+        /* a Cluster API kind: watched only with --capi (hub_cache_want_cluster_api()) */
+        bool cluster_api;
 } HubKindInfo;
 
 const HubKindInfo *hub_kind_info(HubKind k);
@@ -57,6 +67,31 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_GROUP_CAPI_CONTROL_PLANE "controlplane.cluster.x-k8s.io"
 #define HUB_KIND_NAME_CAPI_CONTROL_PLANE "OpenshiftAssistedControlPlane"
 #define HUB_RESOURCE_CAPI_CONTROL_PLANE "openshiftassistedcontrolplanes"
+#define HUB_CAPI_CONTROL_PLANE_VERSION "v1alpha3"
+/* cradle-hub as the Cluster API provider (--capi, capi-*.c): CAPI core
+ * (cluster-api ae7ff047, contract v1beta2) and CAPOA's bootstrap kind */
+#define HUB_GROUP_CAPI "cluster.x-k8s.io"
+#define HUB_CAPI_VERSION "v1beta2"
+#define HUB_GROUP_CAPI_BOOTSTRAP "bootstrap.cluster.x-k8s.io"
+#define HUB_CAPI_BOOTSTRAP_VERSION "v1alpha2"
+#define HUB_KIND_NAME_CAPI_BOOTSTRAP "OpenshiftAssistedConfig"
+#define HUB_CAPI_LABEL_CLUSTER_NAME "cluster.x-k8s.io/cluster-name"
+#define HUB_CAPI_LABEL_CONTROL_PLANE "cluster.x-k8s.io/control-plane"
+#define HUB_CAPI_ANNOTATION_PAUSED "cluster.x-k8s.io/paused"
+#define HUB_CAPI_ANNOTATION_CLONED_FROM_NAME "cluster.x-k8s.io/cloned-from-name"
+#define HUB_CAPI_ANNOTATION_CLONED_FROM_GROUPKIND "cluster.x-k8s.io/cloned-from-groupkind"
+#define HUB_CAPI_SECRET_TYPE "cluster.x-k8s.io/secret"
+/* CAPOA's label on its configs (capi.md §3.2) */
+#define HUB_CAPI_LABEL_CONFIG "bootstrap.cluster.x-k8s.io/openshiftAssistedConfig"
+/* conditions (the contracts' and CAPOA's types) */
+#define HUB_CAPI_COND_PAUSED "Paused"
+#define HUB_CAPI_COND_AVAILABLE "Available"
+#define HUB_CAPI_COND_KUBECONFIG_AVAILABLE "KubeconfigAvailable"
+#define HUB_CAPI_COND_MACHINES_CREATED "MachinesCreated"
+#define HUB_CAPI_COND_DATA_SECRET_AVAILABLE "DataSecretAvailable"
+#define HUB_CAPI_COND_READY "Ready"
+/* cradle's own condition on a Machine: its host's install stage and percentage */
+#define HUB_CAPI_COND_HOST_INSTALLATION "HostInstallation"
 
 /* ---- labels (notes §0, §5.4, §6) ---- */
 

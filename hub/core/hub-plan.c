@@ -869,19 +869,42 @@ int hub_hive_conditions_set(json_object *obj, const char *type, const char *stat
         return 0;
 }
 
+typedef int (*ConditionsSetter)(json_object *obj, const char *type, const char *status, const char *reason,
+                                const char *message, usec_t now);
+
+static int conditions_vsetf(ConditionsSetter set, json_object *obj, const char *type, const char *status,
+                            const char *reason, usec_t now, const char *fmt, va_list ap)
+{
+        _cleanup_free_ char *msg = strdup_vprintf(fmt, ap);
+
+        if (!msg)
+                return -ENOMEM;
+        return set(obj, type, status, reason, msg, now);
+}
+
 int hub_conditions_setf(json_object *obj, bool hive, const char *type, const char *status,
                         const char *reason, usec_t now, const char *fmt, ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
+        int r;
 
         va_start(ap, fmt);
-        msg = strdup_vprintf(fmt, ap);
+        r = conditions_vsetf(hive ? hub_hive_conditions_set : hub_conditions_set, obj, type, status, reason,
+                             now, fmt, ap);
         va_end(ap);
-        if (!msg)
-                return -ENOMEM;
-        return hive ? hub_hive_conditions_set(obj, type, status, reason, msg, now)
-                    : hub_conditions_set(obj, type, status, reason, msg, now);
+        return r;
+}
+
+int hub_meta_conditions_setf(json_object *obj, const char *type, const char *status, const char *reason,
+                             usec_t now, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = conditions_vsetf(hub_meta_conditions_set, obj, type, status, reason, now, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 void hub_format_time(usec_t t, char ret[static 32])

@@ -269,6 +269,9 @@ int hub_hive_conditions_set(json_object *obj, const char *type, const char *stat
 /* Either setter with a formatted message. */
 int hub_conditions_setf(json_object *obj, bool hive, const char *type, const char *status,
                         const char *reason, usec_t now, const char *fmt, ...) _printf_(7, 8);
+/* hub_meta_conditions_set() with a formatted message. */
+int hub_meta_conditions_setf(json_object *obj, const char *type, const char *status, const char *reason,
+                             usec_t now, const char *fmt, ...) _printf_(6, 7);
 /* The condition of that type in obj.status.conditions, or NULL. */
 json_object *hub_conditions_find(json_object *obj, const char *type);
 

@@ -7,6 +7,9 @@
 #include "agent-install.h"
 #include "agent.h"
 #include "bmac.h"
+#include "capi-binding.h"
+#include "capi-bootstrap.h"
+#include "capi-controlplane.h"
 #include "buf.h"
 #include "cleanup.h"
 #include "cluster.h"
@@ -26,6 +29,7 @@
  * [...], "service", "candidates", "hosts", "host", "infraenv", "agent",
  * "ppi", "bmh", "aci", "image_set", "config_maps": [...], "agents": [...],
  * "cluster", "manifests", "kubeconfig", "node", "csrs", "versions", "api",
+ * "oacp", "capi_cluster", "machines": [...], "template", "oac", "machine",
  * "text"} feeds each controller's decide once (every field may be anything),
  * and the parsers of service text (inventory, iPXE script, static network
  * config, times, claim markers, the service's URLs, the inventory
@@ -186,8 +190,53 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 o.bmh = field(in, "bmh");
                 run(&hub_ppi_controller, &o.base);
         }
+        {
+                /* the Cluster API provider (--capi) */
+                ControlPlaneObserved o = { .image_type = "minimal-iso", .readyz = -ENOENT };
+                json_object *machines = json_get(in, "machines");
+
+                o.base.object = field(in, "oacp");
+                o.cluster = field(in, "capi_cluster");
+                o.secret = ref(in, "secret");
+                o.infra_template = ref(in, "template");
+                o.kubeconfig = ref(in, "kubeconfig");
+                o.cluster_read = json_get(in, "cluster") != NULL;
+                o.service_cluster = (HubCallResult){ .status = 200, .body = field(in, "cluster") };
+                o.hosts_read = json_get(in, "hosts") != NULL;
+                o.hosts = (HubCallResult){ .status = 200, .body = field(in, "hosts") };
+                o.machines = calloc(hub_json_array_length(machines) + 1, sizeof(json_object *));
+                for (size_t i = 0; o.machines && i < hub_json_array_length(machines); i++)
+                        o.machines[o.n_machines++] = json_object_get(json_object_array_get_idx(machines, i));
+                results(&o.base, in);
+                run(&hub_capi_controlplane_controller, &o.base);
+        }
+        {
+                ConfigObserved o = {};
+
+                o.base.object = field(in, "oac");
+                o.machine = field(in, "machine");
+                o.cluster = field(in, "capi_cluster");
+                o.control_plane = field(in, "oacp");
+                o.secret = ref(in, "secret");
+                results(&o.base, in);
+                run(&hub_capi_bootstrap_controller, &o.base);
+        }
+        {
+                json_object *hosts = json_get(in, "hosts");
+
+                for (size_t i = 0; i < hub_json_array_length(hosts); i++) {
+                        _cleanup_free_ char *n = capi_host_name(json_object_array_get_idx(hosts, i)),
+                                            *st = NULL, *reason = NULL, *msg = NULL;
+
+                        if (capi_host_progress(json_object_array_get_idx(hosts, i), &st, &reason, &msg) < 0)
+                                continue;
+                }
+        }
         text = json_get_string(in, "text");
         if (text) {
+                _cleanup_free_ char *ign = NULL;
+
+                (void)capi_ignition_with_hostname(text, "name-0", &ign);
                 _cleanup_(json_object_putp) json_object *inv = NULL, *list = NULL;
                 _cleanup_free_ char *k = NULL, *i = NULL, *r = NULL, *holder = NULL, *yaml = NULL;
                 usec_t t;

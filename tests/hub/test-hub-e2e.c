@@ -35,6 +35,7 @@
 #include "fileio.h"
 #include "http.h"
 #include "hub-claim.h"
+#include "hub-inputs.h"
 #include "hub-names.h"
 #include "hub-plan.h"
 #include "jsonutil.h"
@@ -537,6 +538,11 @@ static void setup(void)
         kube_test_add_apply("tests/reference/assisted-service/hack/crds/hive");
         kube_test_add_apply("tests/reference/assisted-service/hack/crds/metal3");
         kube_test_add_apply("tests/reference/capoa/controlplane/config/crd/bases");
+        /* the Cluster API provider (--capi): CAPI core, CAPOA's bootstrap
+         * config, Metal3's infrastructure machines */
+        kube_test_add_apply("tests/reference/cluster-api/core/config/crd/bases");
+        kube_test_add_apply("tests/reference/capoa/bootstrap/config/crd/bases");
+        kube_test_add_apply("tests/reference/metal3-capi/config/crd/bases");
 }
 
 TEST(infraenv_image_created)
@@ -2217,6 +2223,208 @@ TEST(objects_copied_from_another_hub_register_anew)
         delete_image_set(c, imageset);
 }
 
+/* ---- the Cluster API provider (cradle-hub --capi) ---- */
+
+/* an object of a kind the hub has no HubKind for (a Metal3MachineTemplate) */
+static void kcreate_kind(KubeClient *c, const char *api_version, const char *kind, const char *ns,
+                         const char *text)
+{
+        _cleanup_(json_object_putp) json_object *o = kube_test_json(text);
+        _cleanup_kube_status_ KubeStatus st = {};
+        KubeResource res;
+
+        ASSERT_OK(kube_resolve_kind(c, api_version, kind, &res, NULL));
+        if (kube_create(c, &res, ns, o, NULL, &st) < 0)
+                test_fail(__FILE__, __LINE__, "cannot create %s: %s\n%s", kind, strna(st.message), text);
+}
+
+static bool has_annotations_ids(json_object *o, const void *arg)
+{
+        (void)arg;
+        return !isempty(hub_object_annotation(o, HUB_ANNOTATION_CLUSTER_ID)) &&
+               !isempty(hub_object_annotation(o, HUB_ANNOTATION_INFRAENV_ID));
+}
+
+static bool exists(json_object *o, const void *arg)
+{
+        (void)arg;
+        return o != NULL;
+}
+
+static bool has_data_secret(json_object *o, const void *arg)
+{
+        (void)arg;
+        return json_object_get_boolean(json_get_path(o, "status.initialization.dataSecretCreated")) &&
+               str_at(o, "status.dataSecretName");
+}
+
+static bool has_host_installation(json_object *o, const void *arg)
+{
+        (void)arg;
+        return hub_conditions_find(o, "HostInstallation") != NULL;
+}
+
+/* What CAPI core's Machine controller does with a bootstrap config
+ * (bootstrap-config contract): the Machine becomes its controller owner;
+ * once it says dataSecretCreated, the Secret's name goes to the Machine. */
+static void play_capi_core_machine(KubeClient *c, const char *ns, const char *name, const Hub *h)
+{
+        _cleanup_(json_object_putp)
+                json_object *m = wait_for(c, HUB_KIND_MACHINE, ns, name, exists, NULL, 120, h),
+                            *cfg = wait_for(c, HUB_KIND_OAC, ns, name, exists, NULL, 120, h), *ready = NULL;
+        _cleanup_free_ char *patch = NULL;
+
+        patch = strdup_printf("{\"metadata\":{\"ownerReferences\":[%s,{\"apiVersion\":\"cluster.x-k8s.io/"
+                              "v1beta2\",\"kind\":"
+                              "\"Machine\",\"name\":\"%s\",\"uid\":\"%s\",\"controller\":true,"
+                              "\"blockOwnerDeletion\":true}]}}",
+                              json_object_to_json_string(json_object_array_get_idx(
+                                      json_get_path(cfg, "metadata.ownerReferences"), 0)),
+                              name, hub_object_uid(m));
+        kpatch(c, HUB_KIND_OAC, ns, name, false, patch);
+        ready = wait_for(c, HUB_KIND_OAC, ns, name, has_data_secret, NULL, 120, h);
+        free(patch);
+        patch = strdup_printf("{\"spec\":{\"bootstrap\":{\"dataSecretName\":\"%s\"}}}",
+                              str_at(ready, "status.dataSecretName"));
+        kpatch(c, HUB_KIND_MACHINE, ns, name, false, patch);
+}
+
+/* A control plane of three replicas through cradle-hub --capi, with CAPI
+ * core's Machine side played here: the cluster and one infra-env
+ * registered, each Machine's data Secret, three hosts registering with
+ * the Machines' names bound as masters and a foreign one left unbound.
+ * *ret: the control plane's name, cluster id and infra-env id. */
+typedef struct CapiRun {
+        char *cp_name, *cluster_id, *infra_env_id, *cluster_path;
+        char hosts[4][UUID_STRING_MAX];
+} CapiRun;
+
+static void capi_run_done(CapiRun *r)
+{
+        free(r->cp_name);
+        free(r->cluster_id);
+        free(r->infra_env_id);
+        free(r->cluster_path);
+}
+
+static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, CapiRun *run)
+{
+        _cleanup_(json_object_putp) json_object *cp = NULL, *cluster = NULL, *infraenvs = NULL;
+        const char *cid, *ieid;
+        unsigned named_like_cp = 0;
+
+        /* unique on a shared service: the infra-env is named like the control plane */
+        run->cp_name = strdup_printf("cp-%s", ns);
+        create_pull_secret(c, ns, false);
+        kcreate(c, HUB_KIND_CAPI_CLUSTER, ns,
+                "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Cluster\",\"metadata\":{\"name\":"
+                "\"spoke\"},\"spec\":{\"clusterNetwork\":{\"pods\":{\"cidrBlocks\":[\"10.128.0.0/14\"]},"
+                "\"services\":{\"cidrBlocks\":[\"172.30.0.0/16\"]}}}}");
+        kcreate_kind(
+                c, "infrastructure.cluster.x-k8s.io/v1beta1", "Metal3MachineTemplate", ns,
+                "{\"apiVersion\":\"infrastructure.cluster.x-k8s.io/"
+                "v1beta1\",\"kind\":\"Metal3MachineTemplate\","
+                "\"metadata\":{\"name\":\"spoke-controlplane\"},\"spec\":{\"template\":{\"spec\":{\"image\":"
+                "{\"url\":\"http://192.0.2.1/rhcos.qcow2\",\"checksum\":\"http://192.0.2.1/rhcos.qcow2."
+                "sha256sum\",\"checksumType\":\"sha256\",\"format\":\"qcow2\"}}}}}");
+        kcreate(c, HUB_KIND_OACP, ns,
+                "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/"
+                "v1alpha3\",\"kind\":\"OpenshiftAssistedControlPlane\","
+                "\"metadata\":{\"name\":\"%s\",\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"spoke\"}},"
+                "\"spec\":{\"distributionVersion\":\"4.13.18\",\"replicas\":3,"
+                "\"config\":{\"baseDomain\":\"lab.home\",\"clusterName\":\"spoke\","
+                "\"apiVIPs\":[\"198.51.100.40\"],\"ingressVIPs\":[\"198.51.100.41\"],"
+                "\"pullSecretRef\":{\"name\":\"pull-secret\"}},"
+                "\"openshiftAssistedConfigSpec\":{\"cpuArchitecture\":\"x86_64\"},"
+                "\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s."
+                "io\","
+                "\"kind\":\"Metal3MachineTemplate\",\"name\":\"spoke-controlplane\"}}}}",
+                run->cp_name);
+        hub_start(h, ns, (char *[]){ (char *)"--capi", NULL });
+        cp = wait_for(c, HUB_KIND_OACP, ns, run->cp_name, has_annotations_ids, NULL, 120, h);
+        cid = hub_object_annotation(cp, HUB_ANNOTATION_CLUSTER_ID);
+        ieid = hub_object_annotation(cp, HUB_ANNOTATION_INFRAENV_ID);
+        run->cluster_id = strdup(cid);
+        run->infra_env_id = strdup(ieid);
+
+        /* the service's record: the cluster of CAPOA's fields, one infra-env */
+        run->cluster_path = strdup_printf("/v2/clusters/%s", cid);
+        ASSERT_EQ(service_call("GET", run->cluster_path, NULL, &cluster), 200);
+        ASSERT_STREQ(str_at(cluster, "name"), "spoke");
+        ASSERT_STREQ(str_at(cluster, "base_dns_domain"), "lab.home");
+        ASSERT_EQ(service_call("GET", "/v2/infra-envs", NULL, &infraenvs), 200);
+        for (size_t i = 0; i < hub_json_array_length(infraenvs); i++)
+                if (streq_ptr(str_at(json_object_array_get_idx(infraenvs, i), "name"), run->cp_name))
+                        named_like_cp++;
+        ASSERT_EQ(named_like_cp, 1u);
+
+        /* CAPI core's side, then each Machine's data: the infra-env's
+         * discovery Ignition with the Machine's hostname */
+        for (unsigned i = 0; i < 3; i++) {
+                _cleanup_free_ char *name = strdup_printf("%s-%u", run->cp_name, i), *value = NULL,
+                                    *format = NULL;
+                _cleanup_(json_object_putp) json_object *secret = NULL, *data = NULL, *m = NULL;
+                bool hostname = false;
+
+                play_capi_core_machine(c, ns, name, h);
+                secret = kget(c, HUB_KIND_SECRET, ns, name);
+                ASSERT_NOT_NULL(secret);
+                ASSERT_STREQ(str_at(secret, "type"), "cluster.x-k8s.io/secret");
+                ASSERT_STREQ(hub_object_label(secret, "cluster.x-k8s.io/cluster-name"), "spoke");
+                value = hub_secret_value(secret, "value");
+                format = hub_secret_value(secret, "format");
+                ASSERT_STREQ(format, "ignition");
+                data = kube_test_json(value);
+                for (size_t k = 0; k < hub_json_array_length(json_get_path(data, "storage.files")); k++)
+                        hostname |= streq_ptr(
+                                str_at(json_object_array_get_idx(json_get_path(data, "storage.files"), k),
+                                       "path"),
+                                "/etc/hostname");
+                ASSERT_TRUE(hostname);
+                m = kget(c, HUB_KIND_MACHINE, ns, name);
+                ASSERT_STREQ(str_at(m, "spec.bootstrap.dataSecretName"), name);
+        }
+
+        /* hosts registering with the Machines' names are bound to the
+         * cluster as masters; a host of no Machine is never bound */
+        for (unsigned i = 0; i < 4; i++) {
+                _cleanup_free_ char *name = i < 3 ? strdup_printf("%s-%u", run->cp_name, i)
+                                                  : strdup("intruder"),
+                                    *mac = strdup_printf("02:00:00:00:0c:%02x", i + 1),
+                                    *ip = strdup_printf("198.51.100.%u", 70 + i);
+
+                uuid_random(run->hosts[i]);
+                register_host(ieid, run->hosts[i], mac, ip, name);
+        }
+        for (unsigned i = 0; i < 3; i++) {
+                _cleanup_free_ char *name = strdup_printf("%s-%u", run->cp_name, i);
+                _cleanup_(json_object_putp) json_object *m =
+                        wait_for(c, HUB_KIND_MACHINE, ns, name, has_host_installation, NULL, 120, h);
+        }
+        for (unsigned i = 0; i < 4; i++) {
+                _cleanup_free_ char *path = strdup_printf("/v2/infra-envs/%s/hosts/%s", ieid, run->hosts[i]);
+                _cleanup_(json_object_putp) json_object *host = NULL;
+
+                ASSERT_EQ(service_call("GET", path, NULL, &host), 200);
+                if (i < 3) {
+                        ASSERT_STREQ(str_at(host, "cluster_id"), cid);
+                        ASSERT_STREQ(str_at(host, "role"), "master");
+                } else
+                        ASSERT_TRUE(isempty(str_at(host, "cluster_id")));
+        }
+}
+
+TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-capi");
+        _cleanup_(capi_run_done) CapiRun run = {};
+        Hub h;
+
+        capi_control_plane_bound(c, ns, &h, &run);
+        hub_stop_ok(&h);
+}
+
 TEST(zz_rbac_grants_every_request)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
@@ -2287,6 +2495,11 @@ TEST(zz_rbac_grants_every_request)
 
                 if (!startswith(strempty(ua), "cradle-hub/") || isempty(res))
                         continue; /* not the hub, or discovery (granted to everyone) */
+                /* the Cluster API kinds (cradle-hub --capi, the capi_ cases):
+                 * granted by the provider's components, not by the hub's
+                 * Deployment's rbac.yaml */
+                if (streq(group, "cluster.x-k8s.io") || endswith(group, ".cluster.x-k8s.io"))
+                        continue;
                 full = isempty(sub) ? strdup(res) : strdup_printf("%s/%s", res, sub);
                 for (size_t d = 0; d < hub_json_array_length(docs) && !granted; d++) {
                         json_object *rules = json_get(json_object_array_get_idx(docs, d), "rules");

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "assisted/assisted-user.h"
+#include "capi-binding.h"
+#include "capi-bootstrap.h"
+#include "cleanup.h"
+#include "hub-cache.h"
+#include "jsonutil.h"
+#include "kube/kube.h"
+#include "strutil.h"
+
+#define TAG_DISCOVERY_IGNITION "discovery-ignition"
+/* the infra-env is registered by the control plane: looked at again */
+#define REQUEUE_WAITING (10 * USEC_PER_SEC)
+
+void capi_bootstrap_observed_done(HubObserved *base)
+{
+        ConfigObserved *o = (ConfigObserved *)base;
+
+        json_object_put(o->machine);
+        json_object_put(o->cluster);
+        json_object_put(o->control_plane);
+        hub_ref_done(&o->secret);
+}
+
+static int condition(json_object *desired, const char *type, const char *status, const char *reason,
+                     const char *message, usec_t now)
+{
+        return hub_meta_conditions_set(desired, type, status, reason, message, now);
+}
+
+/* not ready yet: why, in DataSecretAvailable and Ready */
+static int waiting(const ConfigObserved *o, json_object *desired, HubPlan *plan, const char *reason,
+                   const char *message)
+{
+        if (condition(desired, HUB_CAPI_COND_DATA_SECRET_AVAILABLE, HUB_FALSE, reason, message,
+                      o->base.now) < 0 ||
+            condition(desired, HUB_CAPI_COND_READY, HUB_FALSE, reason, message, o->base.now) < 0)
+                return -ENOMEM;
+        hub_plan_requeue_after(plan, REQUEUE_WAITING);
+        return hub_plan_patch_object(plan, HUB_KIND_OAC, o->base.object, desired, true, true);
+}
+
+int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
+{
+        const ConfigObserved *o = (const ConfigObserved *)base;
+        _cleanup_(json_object_putp) json_object *desired = NULL;
+        const char *cluster, *ieid, *machine;
+        const HubCallResult *ir = hub_call_results_find(&base->results, TAG_DISCOVERY_IGNITION);
+        json_object *st;
+        int r;
+
+        if (!base->object || hub_object_deleting(base->object))
+                return 0;
+        /* CAPI core makes the Machine the config's owner; until then nothing to do */
+        if (!o->machine)
+                return 0;
+        desired = hub_json_copy(base->object);
+        if (!desired)
+                return -ENOMEM;
+        if (capi_paused(o->cluster, base->object)) {
+                r = condition(desired, HUB_CAPI_COND_PAUSED, HUB_TRUE, "Paused", "", base->now);
+                return r < 0 ? r
+                             : hub_plan_patch_object(plan, HUB_KIND_OAC, base->object, desired, true, true);
+        }
+        if (condition(desired, HUB_CAPI_COND_PAUSED, HUB_FALSE, "NotPaused", "", base->now) < 0)
+                return -ENOMEM;
+        if (!o->cluster)
+                return waiting(o, desired, plan, "WaitingForCluster",
+                               "the Machine's Cluster does not exist yet");
+        cluster = kube_object_name(o->cluster);
+        machine = kube_object_name(o->machine);
+        st = hub_json_ensure_object(desired, "status");
+        if (!st)
+                return -ENOMEM;
+
+        if (!o->secret.object) {
+                _cleanup_free_ char *ign = NULL;
+                json_object *s;
+
+                if (o->secret.error != -ENOENT)
+                        return waiting(o, desired, plan, "CreatingSecretFailed", strna(o->secret.message));
+                ieid = hub_object_annotation(o->control_plane, HUB_ANNOTATION_INFRAENV_ID);
+                if (isempty(ieid))
+                        return waiting(o, desired, plan, "WaitingForInfraEnvToBeReady",
+                                       "the cluster's infra-env is not registered yet");
+                if (!ir) {
+                        _cleanup_free_ char *path = NULL;
+
+                        r = assisted_op_path(ASSISTED_OP_DOWNLOAD_INFRA_ENV_FILES,
+                                             (char *[]){ (char *)ieid, NULL }, "file_name=discovery.ign",
+                                             &path);
+                        if (r < 0)
+                                return r;
+                        return hub_plan_download(plan, TAG_DISCOVERY_IGNITION, path);
+                }
+                if (ir->error < 0)
+                        return waiting(o, desired, plan, "WaitingForLiveISOURL", strna(ir->message));
+                r = capi_ignition_with_hostname(json_object_get_string(ir->body), machine, &ign);
+                if (r == -EINVAL)
+                        return waiting(o, desired, plan, "WaitingForLiveISOURL",
+                                       "the infra-env's discovery.ign is not an Ignition config");
+                if (r < 0)
+                        return r;
+                s = capi_secret(base->object, base->name, cluster,
+                                (const char *const[]){ "value", ign, "format", "ignition", NULL });
+                if (!s)
+                        return -ENOMEM;
+                r = hub_plan_create(plan, HUB_KIND_SECRET, base->ns, s);
+                if (r < 0)
+                        return r;
+        }
+        if (json_add_string(st, "dataSecretName", base->name) < 0 ||
+            json_add_bool(hub_json_ensure_object(st, "initialization"), "dataSecretCreated", true) < 0 ||
+            condition(desired, HUB_CAPI_COND_DATA_SECRET_AVAILABLE, HUB_TRUE, "DataSecretAvailable", "",
+                      base->now) < 0 ||
+            condition(desired, HUB_CAPI_COND_READY, HUB_TRUE, "DataSecretAvailable", "", base->now) < 0)
+                return -ENOMEM;
+        return hub_plan_patch_object(plan, HUB_KIND_OAC, base->object, desired, true, true);
+}
+
+static int capi_bootstrap_observe(HubContext *ctx, HubObserved *base)
+{
+        ConfigObserved *o = (ConfigObserved *)base;
+        json_object *owner;
+        const char *cluster;
+        _cleanup_strv_free_ char **cps = NULL;
+        _cleanup_free_ char *v = NULL;
+        int r;
+
+        r = hub_cache_get(ctx->cache, HUB_KIND_OAC, base->ns, base->name, &base->object);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        owner = capi_owner(base->object, HUB_GROUP_CAPI, "Machine");
+        if (!owner || hub_cache_get(ctx->cache, HUB_KIND_MACHINE, base->ns, json_get_string(owner, "name"),
+                                    &o->machine) < 0)
+                return 0;
+        cluster = json_get_string(json_get(o->machine, "spec"), "clusterName");
+        if (isempty(cluster) ||
+            hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
+                return 0;
+        v = strdup_printf("%s/%s", base->ns, cluster);
+        if (!v)
+                return -ENOMEM;
+        r = hub_cache_index_keys(ctx->cache, HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER, v, &cps);
+        if (r < 0)
+                return r;
+        if (cps && cps[0]) {
+                _cleanup_free_ char *ns = NULL, *name = NULL;
+
+                r = hub_key_split(cps[0], &ns, &name);
+                if (r < 0)
+                        return r;
+                (void)hub_cache_get(ctx->cache, HUB_KIND_OACP, ns, name, &o->control_plane);
+        }
+        return hub_observe_ref(ctx, HUB_KIND_SECRET, base->ns, base->name, &o->secret);
+}
+
+/* a Machine → its config; a control plane → the configs of its cluster */
+static int map_machine(HubContext *ctx, json_object *obj, char ***ret)
+{
+        json_object *ref = json_get_path(obj, "spec.bootstrap.configRef");
+
+        (void)ctx;
+        *ret = NULL;
+        if (!streq_ptr(json_get_string(ref, "kind"), HUB_KIND_NAME_CAPI_BOOTSTRAP) ||
+            isempty(json_get_string(ref, "name")))
+                return 0;
+        return strv_extendf(ret, "%s/%s", strempty(kube_object_namespace(obj)),
+                            json_get_string(ref, "name"));
+}
+
+static int map_control_plane(HubContext *ctx, json_object *obj, char ***ret)
+{
+        _cleanup_free_ char *v = strdup_printf("%s/%s", strempty(kube_object_namespace(obj)),
+                                               strempty(capi_cluster_name(obj)));
+
+        if (!v)
+                return -ENOMEM;
+        return hub_cache_index_keys(ctx->cache, HUB_KIND_OAC, HUB_INDEX_OAC_CLUSTER, v, ret);
+}
+
+static int capi_bootstrap_setup(HubController *c)
+{
+        int r;
+
+        r = hub_controller_watch(c, HUB_KIND_OAC, NULL);
+        if (r >= 0)
+                r = hub_controller_watch(c, HUB_KIND_MACHINE, map_machine);
+        if (r >= 0)
+                r = hub_controller_watch(c, HUB_KIND_OACP, map_control_plane);
+        return r;
+}
+
+const HubControllerType hub_capi_bootstrap_controller = {
+        .name = "capi-bootstrap",
+        .kind = HUB_KIND_OAC,
+        .observed_size = sizeof(ConfigObserved),
+        .setup = capi_bootstrap_setup,
+        .observe = capi_bootstrap_observe,
+        .observed_done = capi_bootstrap_observed_done,
+        .decide = capi_bootstrap_decide,
+};

@@ -1,0 +1,953 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "assisted/assisted-user.h"
+#include "capi-binding.h"
+#include "capi-controlplane.h"
+#include "cleanup.h"
+#include "cluster.h"
+#include "hub-cache.h"
+#include "hub-exec.h"
+#include "infraenv.h"
+#include "jsonutil.h"
+#include "kube/kube.h"
+#include "log.h"
+#include "redact.h"
+#include "strutil.h"
+
+#define TAG_REGISTER_CLUSTER "register-cluster"
+#define TAG_REGISTER_INFRAENV "register-infraenv"
+#define TAG_BIND "bind-"
+#define TAG_ROLE "role-"
+#define TAG_INSTALL "install"
+#define TAG_KUBECONFIG "kubeconfig"
+/* which credentials file the kubeconfig Secret holds (kubeconfig-noingress
+ * while installing, kubeconfig once installed): the Secret's annotation */
+#define ANNOTATION_KUBECONFIG_FILE "cradle.agent-install.openshift.io/kubeconfig-file"
+/* the service has no change notification for the Cluster API path (no
+ * InfraEnv object links its infra-env to the poller): looked at again */
+#define REQUEUE_WHILE_INSTALLING (10 * USEC_PER_SEC)
+#define DEFAULT_HOST_PREFIX 23
+
+void capi_controlplane_observed_done(HubObserved *base)
+{
+        ControlPlaneObserved *o = (ControlPlaneObserved *)base;
+
+        json_object_put(o->cluster);
+        hub_ref_done(&o->secret);
+        for (size_t i = 0; i < o->n_machines; i++)
+                json_object_put(o->machines[i]);
+        free(o->machines);
+        strv_free(o->configs);
+        hub_ref_done(&o->infra_template);
+        strv_free(o->infra_machines);
+        hub_call_result_done(&o->service_cluster);
+        hub_call_result_done(&o->hosts);
+        hub_ref_done(&o->kubeconfig);
+        free(o->kube_version);
+}
+
+/* ---- pure: CAPOA's objects, as cluster-params.c and infraenv.c take them ---- */
+
+unsigned capi_replicas(json_object *oacp)
+{
+        int64_t n = 1;
+
+        if (json_get_int64(json_get(oacp, "spec"), "replicas", &n) < 0)
+                return 1;
+        return n < 0 ? 0 : (unsigned)n;
+}
+
+static const char *cluster_name_of(json_object *oacp, json_object *cluster)
+{
+        const char *n = json_get_string(json_get_path(oacp, "spec.config"), "clusterName");
+
+        return !isempty(n) ? n : cluster ? kube_object_name(cluster) : capi_cluster_name(oacp);
+}
+
+/* Cluster.spec.clusterNetwork.<which>.cidrBlocks as the ACI's networking
+ * list: clusterNetwork entries with CAPOA's host prefix (host_prefix), or
+ * serviceNetwork's strings */
+static int networks(json_object *cluster, const char *which, bool host_prefix, json_object **ret)
+{
+        _cleanup_free_ char *path = strdup_printf("spec.clusterNetwork.%s.cidrBlocks", which);
+        _cleanup_(json_object_putp) json_object *l = json_new_array();
+        json_object *blocks;
+
+        if (!path || !l)
+                return -ENOMEM;
+        blocks = json_get_path(cluster, path);
+        for (size_t i = 0; i < hub_json_array_length(blocks); i++) {
+                const char *cidr = strempty(json_object_get_string(json_object_array_get_idx(blocks, i)));
+                json_object *e;
+
+                /* the ACI's service networks are CIDR strings, its cluster networks objects */
+                if (!host_prefix) {
+                        if (json_append(l, json_new_string(cidr)) < 0)
+                                return -ENOMEM;
+                        continue;
+                }
+                e = json_new_object();
+                if (!e || json_append(l, e) < 0 || json_add_string(e, "cidr", cidr) < 0 ||
+                    json_add_int64(e, "hostPrefix", DEFAULT_HOST_PREFIX) < 0)
+                        return -ENOMEM;
+        }
+        *ret = hub_json_array_length(l) > 0 ? TAKE_PTR(l) : NULL;
+        return 0;
+}
+
+static int copy_field(json_object *from, const char *key, json_object *to, const char *as)
+{
+        json_object *v = json_get(from, key);
+
+        return v ? json_add(to, as, json_object_get(v)) : 0;
+}
+
+int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **ret_cd, json_object **ret_aci)
+{
+        json_object *config = json_get_path(oacp, "spec.config");
+        _cleanup_(json_object_putp) json_object *cd = json_new_object(), *aci = json_new_object(),
+                                                *cn = NULL, *sn = NULL;
+        json_object *cds, *spec, *req, *net;
+        bool vips = hub_json_array_length(json_get(config, "apiVIPs")) > 0 &&
+                    hub_json_array_length(json_get(config, "ingressVIPs")) > 0;
+        int r;
+
+        if (!cd || !aci)
+                return -ENOMEM;
+        cds = hub_json_ensure_object(cd, "spec");
+        spec = hub_json_ensure_object(aci, "spec");
+        req = hub_json_ensure_object(aci, "spec.provisionRequirements");
+        net = hub_json_ensure_object(aci, "spec.networking");
+        if (!cds || !spec || !req || !net ||
+            json_add_string(cds, "clusterName", strempty(cluster_name_of(oacp, cluster))) < 0 ||
+            json_add_string(cds, "baseDomain", strempty(json_get_string(config, "baseDomain"))) < 0 ||
+            json_add_string(spec, "platformType", vips ? "BareMetal" : "None") < 0 ||
+            json_add_int64(req, "controlPlaneAgents", capi_replicas(oacp)) < 0 ||
+            json_add_int64(req, "workerAgents", 0) < 0 ||
+            json_add_string_nonempty(spec, "sshPublicKey", json_get_string(config, "sshAuthorizedKey")) <
+                    0 ||
+            copy_field(config, "apiVIPs", spec, "apiVIPs") < 0 ||
+            copy_field(config, "ingressVIPs", spec, "ingressVIPs") < 0 ||
+            copy_field(config, "proxy", spec, "proxy") < 0 ||
+            copy_field(config, "mastersSchedulable", spec, "mastersSchedulable") < 0 ||
+            copy_field(config, "diskEncryption", spec, "diskEncryption") < 0)
+                return -ENOMEM;
+        r = networks(cluster, "pods", true, &cn);
+        if (r >= 0)
+                r = networks(cluster, "services", false, &sn);
+        if (r < 0)
+                return r;
+        if ((cn && json_add(net, "clusterNetwork", TAKE_PTR(cn)) < 0) ||
+            (sn && json_add(net, "serviceNetwork", TAKE_PTR(sn)) < 0))
+                return -ENOMEM;
+        *ret_cd = TAKE_PTR(cd);
+        *ret_aci = TAKE_PTR(aci);
+        return 0;
+}
+
+int capi_infraenv_of(json_object *oacp, json_object **ret)
+{
+        json_object *from = json_get_path(oacp, "spec.openshiftAssistedConfigSpec");
+        _cleanup_(json_object_putp) json_object *ie = json_new_object();
+        json_object *spec;
+        static const char *const keys[] = { "sshAuthorizedKey",
+                                            "cpuArchitecture",
+                                            "additionalNTPSources",
+                                            "additionalTrustBundle",
+                                            "kernelArguments",
+                                            "osImageVersion",
+                                            "proxy" };
+
+        if (!ie || hub_json_set_string(ie, "metadata.name", kube_object_name(oacp)) < 0 ||
+            hub_json_set_string(ie, "metadata.namespace", kube_object_namespace(oacp)) < 0)
+                return -ENOMEM;
+        spec = hub_json_ensure_object(ie, "spec");
+        if (!spec || json_add_string(spec, "imageType", "full-iso") < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (copy_field(from, keys[i], spec, keys[i]) < 0)
+                        return -ENOMEM;
+        *ret = TAKE_PTR(ie);
+        return 0;
+}
+
+int capi_machines_missing(json_object *oacp, json_object *const *machines, size_t n, char ***ret)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        unsigned want = capi_replicas(oacp);
+        size_t have = n;
+
+        for (unsigned i = 0; have < want; i++) {
+                _cleanup_free_ char *name = strdup_printf("%s-%u", kube_object_name(oacp), i);
+                bool taken = false;
+
+                if (!name)
+                        return -ENOMEM;
+                for (size_t j = 0; j < n && !taken; j++)
+                        taken = streq_ptr(kube_object_name(machines[j]), name);
+                if (taken)
+                        continue;
+                if (strv_push(&l, name) < 0)
+                        return -ENOMEM;
+                name = NULL;
+                have++;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* ---- pure: the decision ---- */
+
+typedef struct Flow {
+        const ControlPlaneObserved *o;
+        HubPlan *plan;
+        json_object *oacp; /* observed */
+        json_object *desired;
+        /* the control plane as an earlier write of this plan leaves it, or NULL */
+        json_object *oacp_written;
+        const char *cluster; /* the Cluster API cluster's name */
+} Flow;
+
+static const HubCallResult *result(const Flow *f, const char *tag)
+{
+        return hub_call_results_find(&f->o->base.results, tag);
+}
+
+#define set_condition(f, type, status, reason, ...) \
+        hub_meta_conditions_setf((f)->desired, type, status, reason, (f)->o->base.now, __VA_ARGS__)
+
+/* writes the desired control plane (metadata, spec, status) */
+static int finish(Flow *f)
+{
+        return hub_plan_patch_object(f->plan, HUB_KIND_OACP, f->oacp_written ?: f->oacp, f->desired, true,
+                                     true);
+}
+
+/* an OpenshiftAssistedConfig, an infrastructure machine and the Machine */
+static int create_machine(Flow *f, const char *name)
+{
+        json_object *oacp = f->oacp, *ref = json_get_path(oacp, "spec.machineTemplate.infrastructureRef"),
+                    *tmpl = f->o->infra_template.object;
+        const char *ns = kube_object_namespace(oacp), *kind = json_get_string(ref, "kind");
+        _cleanup_(json_object_putp) json_object *oac = json_new_object(), *infra = NULL,
+                                                *machine = json_new_object();
+        _cleanup_free_ char *infra_kind = NULL, *groupkind = NULL;
+        json_object *labels = json_get_path(oacp, "spec.machineTemplate.metadata.labels"),
+                    *annotations = json_get_path(oacp, "spec.machineTemplate.metadata.annotations");
+        json_object *objs[] = { oac, NULL, machine };
+        int r;
+
+        if (!oac || !machine || !kind)
+                return -ENOMEM;
+        infra_kind =
+                endswith(kind, "Template") ? strndup(kind, strlen(kind) - strlen("Template")) : strdup(kind);
+        groupkind = strdup_printf("%s.%s", kind, strempty(json_get_string(ref, "apiGroup")));
+        infra = json_new_object();
+        objs[1] = infra;
+        if (!infra_kind || !groupkind || !infra)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(objs); i++) {
+                json_object *md = hub_json_ensure_object(objs[i], "metadata"), *refs = json_new_array();
+
+                /* the Machine is the controller of its config and
+                 * infrastructure machine (CAPI core's Machine controller
+                 * takes them over), the control plane of the Machine, as
+                 * KCP makes them */
+                if (!md || !refs || json_add_string(md, "name", name) < 0 ||
+                    json_add_string(md, "namespace", ns) < 0 || json_add(md, "ownerReferences", refs) < 0 ||
+                    json_append(refs, capi_owner_reference(oacp, objs[i] == machine)) < 0)
+                        return -ENOMEM;
+                if (labels && json_add(md, "labels", hub_json_copy(labels)) < 0)
+                        return -ENOMEM;
+                if (annotations && json_add(md, "annotations", hub_json_copy(annotations)) < 0)
+                        return -ENOMEM;
+                if (hub_object_set_label(objs[i], HUB_CAPI_LABEL_CLUSTER_NAME, f->cluster) < 0 ||
+                    hub_object_set_label(objs[i], HUB_CAPI_LABEL_CONTROL_PLANE, "") < 0)
+                        return -ENOMEM;
+        }
+        /* the config: the control plane's openshiftAssistedConfigSpec */
+        if (json_add_string(oac, "apiVersion", HUB_GROUP_CAPI_BOOTSTRAP "/" HUB_CAPI_BOOTSTRAP_VERSION) <
+                    0 ||
+            json_add_string(oac, "kind", HUB_KIND_NAME_CAPI_BOOTSTRAP) < 0 ||
+            json_add(oac, "spec",
+                     hub_json_copy(json_get_path(oacp, "spec.openshiftAssistedConfigSpec"))
+                             ?: json_new_object()) < 0)
+                return -ENOMEM;
+        /* the infrastructure machine: the template's spec.template */
+        if (json_add_string(infra, "apiVersion", strempty(json_get_string(tmpl, "apiVersion"))) < 0 ||
+            json_add_string(infra, "kind", infra_kind) < 0 ||
+            json_add(infra, "spec",
+                     hub_json_copy(json_get_path(tmpl, "spec.template.spec")) ?: json_new_object()) < 0 ||
+            hub_object_set_annotation(infra, HUB_CAPI_ANNOTATION_CLONED_FROM_NAME,
+                                      json_get_string(ref, "name")) < 0 ||
+            hub_object_set_annotation(infra, HUB_CAPI_ANNOTATION_CLONED_FROM_GROUPKIND, groupkind) < 0)
+                return -ENOMEM;
+        /* the Machine: CAPOA's role annotation, both references */
+        {
+                json_object *spec = hub_json_ensure_object(machine, "spec"), *b, *i;
+
+                if (!spec ||
+                    json_add_string(machine, "apiVersion", HUB_GROUP_CAPI "/" HUB_CAPI_VERSION) < 0 ||
+                    json_add_string(machine, "kind", "Machine") < 0 ||
+                    hub_object_set_annotation(machine, HUB_BMAC_ROLE, "master") < 0 ||
+                    json_add_string(spec, "clusterName", f->cluster) < 0)
+                        return -ENOMEM;
+                b = hub_json_ensure_object(spec, "bootstrap.configRef");
+                i = hub_json_ensure_object(spec, "infrastructureRef");
+                if (!b || !i || json_add_string(b, "apiGroup", HUB_GROUP_CAPI_BOOTSTRAP) < 0 ||
+                    json_add_string(b, "kind", HUB_KIND_NAME_CAPI_BOOTSTRAP) < 0 ||
+                    json_add_string(b, "name", name) < 0 ||
+                    json_add_string(i, "apiGroup", strempty(json_get_string(ref, "apiGroup"))) < 0 ||
+                    json_add_string(i, "kind", infra_kind) < 0 || json_add_string(i, "name", name) < 0)
+                        return -ENOMEM;
+        }
+        if (!strv_contains(f->o->configs, name)) {
+                r = hub_plan_create(f->plan, HUB_KIND_OAC, ns, TAKE_PTR(oac));
+                if (r < 0)
+                        return r;
+        }
+        if (!strv_contains(f->o->infra_machines, name)) {
+                r = hub_plan_create(f->plan, HUB_KIND_OTHER, ns, TAKE_PTR(infra));
+                if (r < 0)
+                        return r;
+        }
+        return hub_plan_create(f->plan, HUB_KIND_MACHINE, ns, TAKE_PTR(machine));
+}
+
+static int machine_names(const ControlPlaneObserved *o, char ***ret)
+{
+        _cleanup_strv_free_ char **l = NULL;
+
+        for (size_t i = 0; i < o->n_machines; i++)
+                if (strv_extend(&l, kube_object_name(o->machines[i])) < 0)
+                        return -ENOMEM;
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+/* each Machine's host bound to the cluster with role master. 1 to go on,
+ * 0 when calls are planned. */
+static int bind_hosts(Flow *f, const char *cluster_id)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        bool planned = false;
+        int r;
+
+        for (size_t i = 0; i < o->n_machines; i++) {
+                json_object *m = o->machines[i], *h = capi_host_for_machine(hosts, kube_object_name(m));
+                const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
+                _cleanup_free_ char *btag = NULL, *rtag = NULL;
+
+                if (!h || !hid || !ie)
+                        continue;
+                btag = strdup_printf("%s%s", TAG_BIND, hid);
+                rtag = strdup_printf("%s%s", TAG_ROLE, hid);
+                if (!btag || !rtag)
+                        return -ENOMEM;
+                if (isempty(json_get_string(h, "cluster_id")) && !result(f, btag)) {
+                        json_object *body = json_new_object();
+
+                        if (!body || json_add_string(body, "cluster_id", cluster_id) < 0)
+                                return -ENOMEM;
+                        r = hub_plan_op(f->plan, btag, ASSISTED_OP_BIND_HOST,
+                                        (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
+                        if (r < 0)
+                                return r;
+                        planned = true;
+                        continue;
+                }
+                if (!streq_ptr(json_get_string(h, "role"), "master") && !result(f, rtag)) {
+                        json_object *body = json_new_object();
+
+                        if (!body || json_add_string(body, "host_role", "master") < 0)
+                                return -ENOMEM;
+                        r = hub_plan_op(f->plan, rtag, ASSISTED_OP_UPDATE_HOST,
+                                        (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
+                        if (r < 0)
+                                return r;
+                        planned = true;
+                }
+        }
+        return planned ? 0 : 1;
+}
+
+/* each Machine with a host shows its installation (the condition
+ * HostInstallation); in the last round only: the patches are locked on
+ * the observed Machines */
+static int machines_progress(Flow *f)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        int r;
+
+        for (size_t i = 0; i < o->n_machines; i++) {
+                json_object *m = o->machines[i], *h = capi_host_for_machine(hosts, kube_object_name(m));
+                _cleanup_free_ char *st = NULL, *reason = NULL, *msg = NULL;
+                _cleanup_(json_object_putp) json_object *dm = NULL;
+
+                if (!h)
+                        continue;
+                r = capi_host_progress(h, &st, &reason, &msg);
+                if (r < 0)
+                        return r;
+                dm = hub_json_copy(m);
+                if (!dm || hub_meta_conditions_set(dm, HUB_CAPI_COND_HOST_INSTALLATION, st, reason, msg,
+                                                   o->base.now) < 0)
+                        return -ENOMEM;
+                r = hub_plan_patch_object_locked(f->plan, HUB_KIND_MACHINE, m, dm, true);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static bool status_in(json_object *cluster, const char *const *l)
+{
+        const char *s = json_get_string(cluster, "status");
+
+        for (; *l; l++)
+                if (streq_ptr(s, *l))
+                        return true;
+        return false;
+}
+
+/* the <cluster>-kubeconfig Secret: the no-ingress kubeconfig from the
+ * installation's start, the full one once installed. 1 to go on, 0 when
+ * a download is planned. */
+static int kubeconfig(Flow *f, json_object *cluster)
+{
+        const ControlPlaneObserved *o = f->o;
+        bool installed = streq_ptr(json_get_string(cluster, "status"), "installed");
+        const char *file = installed ? "kubeconfig" : "kubeconfig-noingress",
+                   *have = hub_object_annotation(o->kubeconfig.object, ANNOTATION_KUBECONFIG_FILE);
+        const HubCallResult *kr = result(f, TAG_KUBECONFIG);
+        _cleanup_free_ char *name = strdup_printf("%s-kubeconfig", f->cluster);
+        const char *text;
+        int r;
+
+        if (!name)
+                return -ENOMEM;
+        if (!status_in(cluster, (const char *const[]){ "installing", "installing-pending-user-action",
+                                                       "finalizing", "installed", NULL }))
+                return 1;
+        if (o->kubeconfig.object && (streq_ptr(have, file) || !installed))
+                return 1;
+        if (!kr)
+                return cd_plan_credentials_download(f->plan, TAG_KUBECONFIG, json_get_string(cluster, "id"),
+                                                    file) < 0
+                               ? -ENOMEM
+                               : 0;
+        if (kr->error < 0) {
+                r = set_condition(f, HUB_CAPI_COND_KUBECONFIG_AVAILABLE, HUB_FALSE, "KubeconfigUnavailable",
+                                  "cannot download the cluster's %s: %s", file, strna(kr->message));
+                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+                return r < 0 ? r : 1;
+        }
+        text = json_object_get_string(kr->body);
+        (void)redact_register_secret(text);
+        if (!o->kubeconfig.object) {
+                json_object *s = capi_secret(f->oacp, name, f->cluster,
+                                             (const char *const[]){ "value", strempty(text), NULL });
+
+                if (!s || hub_object_set_annotation(s, ANNOTATION_KUBECONFIG_FILE, file) < 0) {
+                        json_object_put(s);
+                        return -ENOMEM;
+                }
+                r = hub_plan_create(f->plan, HUB_KIND_SECRET, kube_object_namespace(f->oacp), s);
+        } else {
+                _cleanup_(json_object_putp) json_object *d = hub_json_copy(o->kubeconfig.object);
+
+                if (!d ||
+                    hub_secret_set_data(d, (const char *const[]){ "value", strempty(text), NULL }) < 0 ||
+                    hub_object_set_annotation(d, ANNOTATION_KUBECONFIG_FILE, file) < 0)
+                        return -ENOMEM;
+                r = hub_plan_patch_object(f->plan, HUB_KIND_SECRET, o->kubeconfig.object, d, false, false);
+        }
+        if (r < 0)
+                return r;
+        return set_condition(f, HUB_CAPI_COND_KUBECONFIG_AVAILABLE, HUB_TRUE, "KubeconfigAvailable", "%s",
+                             "") < 0
+                       ? -ENOMEM
+                       : 1;
+}
+
+/* the status of the contract: counters, selector, initialization, Available, version */
+static int status(Flow *f, json_object *cluster)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *st = hub_json_ensure_object(f->desired, "status"), *hosts = json_get(cluster, "hosts");
+        unsigned ready = 0;
+        bool available = status_in(cluster, (const char *const[]){ "finalizing", "installed", NULL });
+        _cleanup_free_ char *selector = strdup_printf("%s=%s,%s", HUB_CAPI_LABEL_CLUSTER_NAME, f->cluster,
+                                                      HUB_CAPI_LABEL_CONTROL_PLANE);
+
+        if (!st || !selector)
+                return -ENOMEM;
+        for (size_t i = 0; i < o->n_machines; i++) {
+                json_object *h = capi_host_for_machine(hosts, kube_object_name(o->machines[i]));
+
+                if (h && streq_ptr(json_get_string(h, "status"), "installed"))
+                        ready++;
+        }
+        if (json_add_string(st, "selector", selector) < 0 ||
+            json_add_int64(st, "replicas", o->n_machines) < 0 ||
+            json_add_int64(st, "readyReplicas", ready) < 0 ||
+            json_add_int64(st, "availableReplicas", ready) < 0 ||
+            json_add_int64(st, "upToDateReplicas", o->n_machines) < 0 ||
+            json_add_bool(hub_json_ensure_object(st, "initialization"), "controlPlaneInitialized",
+                          o->readyz == 0) < 0 ||
+            json_add_string_nonempty(st, "distributionVersion",
+                                     available ? json_get_string(cluster, "openshift_version") : NULL) < 0 ||
+            json_add_string_nonempty(st, "version", o->readyz == 0 ? o->kube_version : NULL) < 0)
+                return -ENOMEM;
+        if (available)
+                return set_condition(f, HUB_CAPI_COND_AVAILABLE, HUB_TRUE, "ControlPlaneAvailable",
+                                     "Controlplane available, status: %s",
+                                     strna(json_get_string(cluster, "status")));
+        return set_condition(f, HUB_CAPI_COND_AVAILABLE, HUB_FALSE, "ControlPlaneInstalling",
+                             "Controlplane installing, status: %s",
+                             strna(cluster ? json_get_string(cluster, "status") : "unregistered"));
+}
+
+/* registration of the cluster and its one infra-env. 1 to go on (both
+ * ids known), 0 when a call is planned, 2 when a condition says why not
+ * (then the status is written). */
+static int register_ids(Flow *f, char **ret_secret_error)
+{
+        const ControlPlaneObserved *o = f->o;
+        const char *cid = hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID),
+                   *ieid = hub_object_annotation(f->desired, HUB_ANNOTATION_INFRAENV_ID),
+                   *ps_name = json_get_string(json_get_path(f->oacp, "spec.config.pullSecretRef"), "name");
+        const HubCallResult *rc = result(f, TAG_REGISTER_CLUSTER), *ri = result(f, TAG_REGISTER_INFRAENV);
+        _cleanup_free_ char *secret = NULL, *err = NULL;
+        bool user = false;
+        int r;
+
+        if (!isempty(cid) && !isempty(ieid))
+                return 1;
+        r = hub_pull_secret(&o->secret, strempty(ps_name), &secret, &err, &user);
+        if (r < 0)
+                return r;
+        if (err) {
+                *ret_secret_error = TAKE_PTR(err);
+                return 1;
+        }
+        (void)redact_register_secret(secret);
+        if (isempty(cid)) {
+                _cleanup_(json_object_putp) json_object *cd = NULL, *aci = NULL, *body = NULL;
+                _cleanup_free_ char *why = NULL;
+                const char *arch = json_get_string(
+                        json_get_path(f->oacp, "spec.openshiftAssistedConfigSpec"), "cpuArchitecture");
+
+                if (rc) {
+                        if (rc->error < 0) {
+                                r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE,
+                                                  "RegistrationFailed", "cannot register the cluster: %s",
+                                                  strna(rc->message));
+                                if (!hub_call_is_user_error(rc))
+                                        hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+                                return r < 0 ? r : 2;
+                        }
+                        return hub_object_set_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID,
+                                                         json_get_string(rc->body, "id")) < 0
+                                       ? -ENOMEM
+                                       : register_ids(f, ret_secret_error);
+                }
+                r = capi_cluster_as_aci(f->oacp, o->cluster, &cd, &aci);
+                if (r < 0)
+                        return r;
+                r = cd_create_params(cd, aci,
+                                     &(ClusterInputs){ .pull_secret = secret,
+                                                       .version = json_get_string(json_get(f->oacp, "spec"),
+                                                                                  "distributionVersion"),
+                                                       .arch = !isempty(arch) ? arch : "x86_64",
+                                                       .api = o->api },
+                                     &body, &why);
+                if (r < 0)
+                        return r;
+                if (why) {
+                        r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "InputError", "%s",
+                                          why);
+                        return r < 0 ? r : 2;
+                }
+                return hub_plan_op(f->plan, TAG_REGISTER_CLUSTER, ASSISTED_OP_REGISTER_CLUSTER,
+                                   (char *[]){ NULL }, NULL, TAKE_PTR(body), true);
+        }
+        if (ri) {
+                if (ri->error < 0) {
+                        r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
+                                          "cannot register the infra-env: %s", strna(ri->message));
+                        if (!hub_call_is_user_error(ri))
+                                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+                        return r < 0 ? r : 2;
+                }
+                return hub_object_set_annotation(f->desired, HUB_ANNOTATION_INFRAENV_ID,
+                                                 json_get_string(ri->body, "id")) < 0
+                               ? -ENOMEM
+                               : 1;
+        }
+        {
+                _cleanup_(json_object_putp) json_object *ie = NULL, *body = NULL;
+
+                r = capi_infraenv_of(f->oacp, &ie);
+                if (r >= 0)
+                        r = infraenv_create_params(ie, o->image_type, o->api, secret, NULL, NULL, &body);
+                if (r < 0)
+                        return r;
+                return hub_plan_op(f->plan, TAG_REGISTER_INFRAENV, ASSISTED_OP_REGISTER_INFRA_ENV,
+                                   (char *[]){ NULL }, NULL, TAKE_PTR(body), true);
+        }
+}
+
+int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
+{
+        const ControlPlaneObserved *o = (const ControlPlaneObserved *)base;
+        _cleanup_(json_object_putp) json_object *desired = NULL, *written = NULL;
+        _cleanup_strv_free_ char **missing = NULL, **names = NULL;
+        _cleanup_free_ char *secret_error = NULL;
+        Flow f = { .o = o, .plan = plan, .oacp = base->object };
+        json_object *cluster;
+        const char *cid;
+        int r;
+
+        if (!base->object || hub_object_deleting(base->object))
+                return 0;
+        desired = hub_json_copy(base->object);
+        if (!desired)
+                return -ENOMEM;
+        f.desired = desired;
+        f.cluster = o->cluster ? kube_object_name(o->cluster) : NULL;
+        if (!f.cluster) {
+                /* CAPI core sets the owner Cluster; until then nothing to do */
+                hub_plan_requeue_after(plan, HUB_REQUEUE_ON_ERROR);
+                return 0;
+        }
+        if (capi_paused(o->cluster, base->object)) {
+                r = set_condition(&f, HUB_CAPI_COND_PAUSED, HUB_TRUE, "Paused", "%s", "");
+                return r < 0 ? r : finish(&f);
+        }
+        r = set_condition(&f, HUB_CAPI_COND_PAUSED, HUB_FALSE, "NotPaused", "%s", "");
+        if (r < 0)
+                return r;
+
+        r = register_ids(&f, &secret_error);
+        if (r < 0)
+                return r;
+        if (secret_error) {
+                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "InputError", "%s",
+                                  secret_error);
+                return r < 0 ? r : finish(&f);
+        }
+        if (r == 0)
+                return 0;
+        if (r == 2)
+                return finish(&f);
+
+        /* the ids, once known, are written before anything uses them (a
+         * failed Machine create must not lose them) */
+        if (!hub_json_equal(json_get_path(base->object, "metadata.annotations"),
+                            json_get_path(desired, "metadata.annotations"))) {
+                r = hub_plan_patch_object(plan, HUB_KIND_OACP, base->object, desired, true, false);
+                if (r < 0)
+                        return r;
+                written = hub_json_copy(base->object);
+                if (!written || json_add(json_get(written, "metadata"), "annotations",
+                                         hub_json_copy(json_get_path(desired, "metadata.annotations"))) < 0)
+                        return -ENOMEM;
+                f.oacp_written = written;
+        }
+
+        /* the control-plane Machines */
+        if (!o->infra_template.object) {
+                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE,
+                                  "InfrastructureTemplateMissing",
+                                  "cannot read spec.machineTemplate.infrastructureRef: %s",
+                                  strna(o->infra_template.message));
+                hub_plan_requeue_after(plan, HUB_REQUEUE_LONGER_ON_ERROR);
+                return r < 0 ? r : finish(&f);
+        }
+        r = capi_machines_missing(base->object, o->machines, o->n_machines, &missing);
+        if (r < 0)
+                return r;
+        if (missing && missing[0]) {
+                /* made in this round alone: a feedback call later in the
+                 * plan would make decide plan them again */
+                STRV_FOREACH (m, missing) {
+                        r = create_machine(&f, *m);
+                        if (r < 0)
+                                return r;
+                }
+                r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "CreatingMachines",
+                                  "%zu of %u control-plane Machines", o->n_machines,
+                                  capi_replicas(base->object));
+                if (r >= 0)
+                        r = status(&f, NULL);
+                return r < 0 ? r : finish(&f);
+        }
+        r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_TRUE, "MachinesCreated", "%s", "");
+        if (r < 0)
+                return r;
+
+        cid = hub_object_annotation(desired, HUB_ANNOTATION_CLUSTER_ID);
+        cluster = o->cluster_read && o->service_cluster.error >= 0 ? o->service_cluster.body : NULL;
+        if (!cluster) {
+                hub_plan_requeue_after(plan, REQUEUE_WHILE_INSTALLING);
+                r = status(&f, NULL);
+                return r < 0 ? r : finish(&f);
+        }
+        r = bind_hosts(&f, cid);
+        if (r <= 0)
+                return r;
+
+        /* the install trigger: every control-plane Machine has its host */
+        if (!result(&f, TAG_INSTALL) && o->n_machines == capi_replicas(base->object)) {
+                ClusterCounts counts = { .expected_masters = capi_replicas(base->object) };
+
+                r = machine_names(o, &names);
+                if (r < 0)
+                        return r;
+                cd_counts_hosts(json_get(cluster, "hosts"), capi_host_bound, names, &counts);
+                if (cd_ready_for_installation(cluster, &counts, false))
+                        return hub_plan_op(plan, TAG_INSTALL, ASSISTED_OP_INSTALL_CLUSTER,
+                                           (char *[]){ (char *)cid, NULL }, NULL, NULL, true);
+        }
+        if (result(&f, TAG_INSTALL) && result(&f, TAG_INSTALL)->error >= 0 &&
+            json_object_is_type(result(&f, TAG_INSTALL)->body, json_type_object))
+                cluster = result(&f, TAG_INSTALL)->body;
+        r = kubeconfig(&f, cluster);
+        if (r <= 0)
+                return r;
+        r = machines_progress(&f);
+        if (r < 0)
+                return r;
+        r = status(&f, cluster);
+        if (r < 0)
+                return r;
+        if (!streq_ptr(json_get_string(cluster, "status"), "installed") || o->readyz != 0)
+                hub_plan_requeue_after(plan, REQUEUE_WHILE_INSTALLING);
+        return finish(&f);
+}
+
+/* ---- observe ---- */
+
+static int observe_machines(HubContext *ctx, ControlPlaneObserved *o, const char *cluster)
+{
+        _cleanup_strv_free_ char **keys = NULL, **configs = NULL;
+        _cleanup_free_ char *v = strdup_printf("%s/%s", o->base.ns, cluster);
+        const char *uid = hub_object_uid(o->base.object);
+        int r;
+
+        if (!v)
+                return -ENOMEM;
+        r = hub_cache_index_keys(ctx->cache, HUB_KIND_MACHINE, HUB_INDEX_MACHINE_CLUSTER, v, &keys);
+        if (r < 0)
+                return r;
+        STRV_FOREACH (k, keys) {
+                _cleanup_free_ char *ns = NULL, *name = NULL;
+                _cleanup_(json_object_putp) json_object *m = NULL;
+                json_object *owner, **l;
+                bool controller = false;
+
+                r = hub_key_split(*k, &ns, &name);
+                if (r < 0)
+                        return r;
+                if (hub_cache_get(ctx->cache, HUB_KIND_MACHINE, ns, name, &m) < 0)
+                        continue;
+                owner = capi_owner(m, HUB_GROUP_CAPI_CONTROL_PLANE, HUB_KIND_NAME_CAPI_CONTROL_PLANE);
+                if (!owner || !streq_ptr(json_get_string(owner, "uid"), uid) ||
+                    json_get_bool(owner, "controller", &controller) < 0 || !controller ||
+                    !hub_object_label(m, HUB_CAPI_LABEL_CONTROL_PLANE))
+                        continue;
+                l = reallocarray(o->machines, o->n_machines + 1, sizeof(*l));
+                if (!l)
+                        return -ENOMEM;
+                o->machines = l;
+                o->machines[o->n_machines++] = TAKE_PTR(m);
+        }
+        r = hub_cache_index_keys(ctx->cache, HUB_KIND_OAC, HUB_INDEX_OAC_CLUSTER, v, &configs);
+        if (r < 0)
+                return r;
+        STRV_FOREACH (k, configs) {
+                const char *slash = strchr(*k, '/');
+
+                if (strv_extend(&o->configs, slash ? slash + 1 : *k) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* the infrastructure template and the machines cloned from it so far */
+static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
+{
+        json_object *ref = json_get_path(o->base.object, "spec.machineTemplate.infrastructureRef");
+        const char *kind = json_get_string(ref, "kind"), *group = json_get_string(ref, "apiGroup");
+        _cleanup_kube_status_ KubeStatus st = {};
+        _cleanup_strv_free_ char **missing = NULL;
+        _cleanup_free_ char *av = NULL, *clone_kind = NULL;
+        KubeResource tres, cres;
+        int r;
+
+        if (isempty(kind) || isempty(group)) {
+                o->infra_template.error = -EINVAL;
+                o->infra_template.message = strdup("spec.machineTemplate.infrastructureRef names no kind");
+                return o->infra_template.message ? 0 : -ENOMEM;
+        }
+        r = kube_resolve_kind(ctx->kube, NULL, kind, &tres, &st);
+        if (r >= 0 && !streq_ptr(tres.group, group))
+                r = -ENOENT;
+        if (r < 0) {
+                o->infra_template.error = r;
+                o->infra_template.message =
+                        strdup_printf("%s.%s is not served: %s", kind, group, strna(st.message));
+                return o->infra_template.message ? 0 : -ENOMEM;
+        }
+        r = hub_get_ref(ctx, &tres, o->base.ns, json_get_string(ref, "name"), &o->infra_template);
+        if (r < 0 || !o->infra_template.object)
+                return r;
+        r = capi_machines_missing(o->base.object, o->machines, o->n_machines, &missing);
+        if (r < 0 || !missing)
+                return r;
+        av = strdup(strempty(json_get_string(o->infra_template.object, "apiVersion")));
+        clone_kind =
+                endswith(kind, "Template") ? strndup(kind, strlen(kind) - strlen("Template")) : strdup(kind);
+        if (!av || !clone_kind)
+                return -ENOMEM;
+        if (kube_resolve_kind(ctx->kube, av, clone_kind, &cres, NULL) < 0)
+                return 0;
+        STRV_FOREACH (m, missing) {
+                _cleanup_(json_object_putp) json_object *obj = NULL;
+
+                if (kube_get(ctx->kube, &cres, o->base.ns, *m, &obj, NULL) >= 0 &&
+                    strv_extend(&o->infra_machines, *m) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* the new cluster's API, with the kubeconfig of the Secret */
+static int observe_spoke(ControlPlaneObserved *o)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = NULL;
+        _cleanup_(json_object_putp) json_object *v = NULL;
+        _cleanup_free_ char *kubeconfig = hub_secret_value(o->kubeconfig.object, "value"), *err = NULL;
+        int r;
+
+        o->readyz = -ENOENT;
+        if (!kubeconfig)
+                return 0;
+        (void)redact_register_secret(kubeconfig);
+        r = hub_spoke_client(kubeconfig, &c, &err);
+        if (r < 0) {
+                o->readyz = r;
+                return 0;
+        }
+        o->readyz = kube_request(c, "GET", "/readyz", NULL, NULL, NULL, NULL);
+        if (o->readyz < 0)
+                return 0;
+        o->readyz = 0;
+        if (kube_request(c, "GET", "/version", NULL, NULL, &v, NULL) >= 0 &&
+            json_get_string(v, "gitVersion"))
+                o->kube_version = strdup(json_get_string(v, "gitVersion"));
+        return 0;
+}
+
+static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
+{
+        ControlPlaneObserved *o = (ControlPlaneObserved *)base;
+        json_object *oacp, *owner;
+        const char *cluster, *ps, *cid, *ieid;
+        _cleanup_free_ char *kc = NULL;
+        int r;
+
+        o->api = hub_service_api(ctx->service);
+        o->image_type = ctx->config->image_type;
+        o->readyz = -ENOENT;
+        r = hub_cache_get(ctx->cache, HUB_KIND_OACP, base->ns, base->name, &base->object);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        oacp = base->object;
+        owner = capi_owner(oacp, HUB_GROUP_CAPI, "Cluster");
+        cluster = owner ? json_get_string(owner, "name") : capi_cluster_name(oacp);
+        if (isempty(cluster) ||
+            hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
+                return 0;
+        ps = json_get_string(json_get_path(oacp, "spec.config.pullSecretRef"), "name");
+        if (!isempty(ps)) {
+                r = hub_observe_ref(ctx, HUB_KIND_SECRET, base->ns, ps, &o->secret);
+                if (r < 0)
+                        return r;
+        } else
+                o->secret.error = -ENOENT;
+        r = observe_machines(ctx, o, cluster);
+        if (r < 0)
+                return r;
+        r = observe_infra(ctx, o);
+        if (r < 0)
+                return r;
+        cid = hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID);
+        ieid = hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID);
+        if (!isempty(cid)) {
+                r = hub_service_op(ctx->service, ASSISTED_OP_GET_CLUSTER, (char *[]){ (char *)cid, NULL },
+                                   NULL, NULL, &o->service_cluster);
+                if (r < 0)
+                        return r;
+                o->cluster_read = true;
+        }
+        if (!isempty(ieid)) {
+                r = hub_service_op(ctx->service, ASSISTED_OP_LIST_HOSTS, (char *[]){ (char *)ieid, NULL },
+                                   NULL, NULL, &o->hosts);
+                if (r < 0)
+                        return r;
+                o->hosts_read = true;
+        }
+        kc = strdup_printf("%s-kubeconfig", cluster);
+        if (!kc)
+                return -ENOMEM;
+        r = hub_observe_ref(ctx, HUB_KIND_SECRET, base->ns, kc, &o->kubeconfig);
+        if (r < 0)
+                return r;
+        return observe_spoke(o);
+}
+
+/* a Machine, a config or a Cluster → the control plane of its cluster */
+static int map_by_cluster(HubContext *ctx, json_object *obj, char ***ret)
+{
+        _cleanup_free_ char *v = NULL;
+
+        v = strdup_printf("%s/%s", strempty(kube_object_namespace(obj)),
+                          streq_ptr(json_get_string(obj, "kind"), "Cluster")
+                                  ? strempty(kube_object_name(obj))
+                                  : strempty(capi_cluster_name(obj)));
+        if (!v)
+                return -ENOMEM;
+        return hub_cache_index_keys(ctx->cache, HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER, v, ret);
+}
+
+static int capi_controlplane_setup(HubController *c)
+{
+        int r;
+
+        r = hub_controller_watch(c, HUB_KIND_OACP, NULL);
+        if (r >= 0)
+                r = hub_controller_watch(c, HUB_KIND_MACHINE, map_by_cluster);
+        if (r >= 0)
+                r = hub_controller_watch(c, HUB_KIND_CAPI_CLUSTER, map_by_cluster);
+        return r;
+}
+
+const HubControllerType hub_capi_controlplane_controller = {
+        .name = "capi-controlplane",
+        .kind = HUB_KIND_OACP,
+        .observed_size = sizeof(ControlPlaneObserved),
+        .setup = capi_controlplane_setup,
+        .observe = capi_controlplane_observe,
+        .observed_done = capi_controlplane_observed_done,
+        .decide = capi_controlplane_decide,
+};

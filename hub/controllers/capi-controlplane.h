@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#pragma once
+
+/*
+ * cradle-hub as the Cluster API control-plane provider (--capi): CAPOA's
+ * OpenshiftAssistedControlPlane (controlplane.cluster.x-k8s.io/v1alpha3)
+ * reconciled straight against the service, with no ClusterDeployment,
+ * AgentClusterInstall, InfraEnv, Agent or ClusterImageSet (hub/README.md,
+ * "The Cluster API provider").
+ *
+ * Per reconcile: the owner Cluster and pausing; the pull secret; the
+ * service cluster registered (the body of cluster-params.c, from the
+ * AgentClusterInstall CAPOA would have made) and one unbound infra-env
+ * for the cluster (infraenv_create_params()), their ids in the
+ * annotations cradle.agent-install.openshift.io/cluster-id and
+ * /infra-env-id; the control-plane Machines made as a KCP makes them (an
+ * OpenshiftAssistedConfig and an infrastructure machine cloned from the
+ * template for each); each Machine's host bound (capi-binding.h) with
+ * role master; the installation started once every control-plane Machine
+ * has its host (the install trigger of cluster-status.c); the
+ * <cluster>-kubeconfig Secret from the service's credentials; the status.
+ */
+
+#include <stdbool.h>
+
+#include "hub-controller.h"
+#include "hub-inputs.h"
+#include "hub-service.h"
+
+typedef struct ControlPlaneObserved {
+        HubObserved base; /* object: the OpenshiftAssistedControlPlane */
+        HubServiceApi api;
+        const char *image_type; /* --image-type */
+
+        /* the owner Cluster (cluster.x-k8s.io), or NULL */
+        json_object *cluster;
+        /* spec.config.pullSecretRef's Secret */
+        HubRef secret;
+        /* the Machines of this control plane (controller owner: it), by name */
+        json_object **machines;
+        size_t n_machines;
+        /* the OpenshiftAssistedConfigs of its cluster (names only matter) */
+        char **configs;
+        /* spec.machineTemplate.infrastructureRef's template, and the
+         * infrastructure machines already cloned from it (names) */
+        HubRef infra_template;
+        char **infra_machines;
+        /* the service's cluster (with its hosts) and the infra-env's hosts */
+        HubCallResult service_cluster;
+        bool cluster_read;
+        HubCallResult hosts;
+        bool hosts_read;
+        /* the <cluster>-kubeconfig Secret */
+        HubRef kubeconfig;
+        /* the new cluster's API with that kubeconfig: GET /readyz answered
+         * 200 (0), or why not; its GET /version's gitVersion */
+        int readyz;
+        char *kube_version;
+} ControlPlaneObserved;
+
+extern const HubControllerType hub_capi_controlplane_controller;
+
+int capi_controlplane_decide(const HubObserved *o, HubPlan *plan);
+void capi_controlplane_observed_done(HubObserved *o);
+
+/* The ClusterDeployment and AgentClusterInstall CAPOA's
+ * clusterdeployment_controller.go would make of the control plane and its
+ * Cluster (capi.md §3.6), for cd_create_params(): clusterName (the
+ * config's, else the Cluster's name), baseDomain, VIPs and platform
+ * (BareMetal with both VIP lists, else None), controlPlaneAgents =
+ * replicas, the Cluster's pod networks with host prefix 23 and service
+ * networks, sshPublicKey, proxy, mastersSchedulable, diskEncryption. */
+int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **ret_cd,
+                        json_object **ret_aci);
+/* The InfraEnv CAPOA's bootstrap controller would make (§3.3 step 5), for
+ * infraenv_create_params(): named like the control plane, its
+ * openshiftAssistedConfigSpec, imageType full-iso. */
+int capi_infraenv_of(json_object *oacp, json_object **ret);
+/* spec.replicas; absent: 1 (optional in the contract and in CAPOA's
+ * CRD, which gives no default; 1 is KCP's) */
+unsigned capi_replicas(json_object *oacp);
+/* The names of the control-plane Machines to make: "<oacp>-<n>" for the
+ * lowest n not taken, until there are replicas (strv, maybe empty). */
+int capi_machines_missing(json_object *oacp, json_object *const *machines, size_t n, char ***ret);

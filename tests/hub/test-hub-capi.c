@@ -1,0 +1,724 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cradle-hub as the Cluster API provider (--capi): the decisions of
+ * capi-controlplane.c and capi-bootstrap.c, one table case per rule of
+ * issue 22's Build §2 and of the contracts (capi.md §1) they keep.
+ *
+ * The objects are CAPOA's getting-started example's shape
+ * (docs/getting_started.md: an OpenshiftAssistedControlPlane with three
+ * replicas and a Metal3MachineTemplate), their names made to point at
+ * each other.
+ */
+#include <json-c/json.h>
+
+#include "base64.h"
+#include "capi-binding.h"
+#include "capi-bootstrap.h"
+#include "capi-controlplane.h"
+#include "cleanup.h"
+#include "hubtest.h"
+#include "jsonutil.h"
+#include "strutil.h"
+
+#define NOW (UINT64_C(1790000000) * USEC_PER_SEC)
+#define CID "3c5e6d1a-0b7f-4c2e-9a41-0d5f1e2a3b4c"
+#define IEID "9f0e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f"
+#define PS_B64 "eyJhdXRocyI6eyJxdWF5LmlvIjp7ImF1dGgiOiJkWE5sY2pwd1lYTnoifX19"
+#define PS_TEXT "{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}"
+#define NS "test-capi"
+
+static json_object *oacp(const char *extra_meta)
+{
+        return hubtest_jsonf(
+                "{\"apiVersion\":\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
+                "\"OpenshiftAssistedControlPlane\",\"metadata\":{\"name\":\"test-multinode\",\"namespace\":"
+                "\"" NS "\",\"uid\":\"oacp-uid\",\"resourceVersion\":\"5\",\"generation\":1,"
+                "\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\"},"
+                "\"ownerReferences\":[{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Cluster\","
+                "\"name\":\"test-multinode\",\"uid\":\"cluster-uid\"}]%s},"
+                "\"spec\":{\"distributionVersion\":\"4.19.0\",\"replicas\":3,"
+                "\"config\":{\"baseDomain\":\"lab.home\",\"clusterName\":\"test-multinode\","
+                "\"apiVIPs\":[\"192.168.222.40\"],\"ingressVIPs\":[\"192.168.222.41\"],"
+                "\"pullSecretRef\":{\"name\":\"pull-secret\"},\"sshAuthorizedKey\":\"ssh-ed25519 AAAA "
+                "test\"},"
+                "\"openshiftAssistedConfigSpec\":{\"sshAuthorizedKey\":\"ssh-ed25519 AAAA test\","
+                "\"cpuArchitecture\":\"x86_64\"},"
+                "\"machineTemplate\":{\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s."
+                "io\","
+                "\"kind\":\"Metal3MachineTemplate\",\"name\":\"test-multinode-controlplane\"}}}}",
+                extra_meta ? extra_meta : "");
+}
+
+static json_object *capi_cluster(bool paused)
+{
+        return hubtest_jsonf("{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Cluster\","
+                             "\"metadata\":{\"name\":\"test-multinode\",\"namespace\":\"" NS "\","
+                             "\"uid\":\"cluster-uid\"},\"spec\":{\"paused\":%s,\"clusterNetwork\":{"
+                             "\"pods\":{\"cidrBlocks\":[\"10.128.0.0/14\"]},"
+                             "\"services\":{\"cidrBlocks\":[\"172.30.0.0/16\"]}}}}",
+                             paused ? "true" : "false");
+}
+
+static json_object *machine(const char *name)
+{
+        return hubtest_jsonf(
+                "{\"apiVersion\":\"cluster.x-k8s.io/"
+                "v1beta2\",\"kind\":\"Machine\",\"metadata\":{\"name\":\"%s\","
+                "\"namespace\":\"" NS "\",\"uid\":\"uid-%s\",\"resourceVersion\":\"11\","
+                "\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\","
+                "\"cluster.x-k8s.io/control-plane\":\"\"},"
+                "\"ownerReferences\":[{\"apiVersion\":\"controlplane.cluster.x-k8s.io/v1alpha3\",\"kind\":"
+                "\"OpenshiftAssistedControlPlane\",\"name\":\"test-multinode\",\"uid\":\"oacp-uid\","
+                "\"controller\":true}]},\"spec\":{\"clusterName\":\"test-multinode\"}}",
+                name, name);
+}
+
+/* a host of the infra-env; cluster_id "" when unbound */
+static const char *host_json(char buf[static 1024], const char *id, const char *hostname,
+                             const char *cluster_id, const char *status, const char *role,
+                             const char *progress)
+{
+        snprintf(buf, 1024,
+                 "{\"id\":\"%s\",\"infra_env_id\":\"" IEID "\",\"requested_hostname\":\"%s\","
+                 "\"cluster_id\":\"%s\",\"status\":\"%s\",\"role\":\"%s\",\"suggested_role\":\"%s\"%s}",
+                 id, hostname, cluster_id, status, role, role, progress ? progress : "");
+        return buf;
+}
+
+typedef struct Fixture {
+        ControlPlaneObserved o;
+} Fixture;
+
+static void fixture(Fixture *f, json_object *cp)
+{
+        *f = (Fixture){};
+        f->o.base.now = NOW;
+        f->o.base.ns = strdup(NS);
+        f->o.base.name = strdup("test-multinode");
+        f->o.base.object = cp;
+        f->o.image_type = "minimal-iso";
+        f->o.cluster = capi_cluster(false);
+        f->o.secret.object =
+                hubtest_json("{\"metadata\":{\"name\":\"pull-secret\",\"namespace\":\"" NS "\"},"
+                             "\"data\":{\".dockerconfigjson\":\"" PS_B64 "\"}}");
+        f->o.infra_template.object = hubtest_json(
+                "{\"apiVersion\":\"infrastructure.cluster.x-k8s.io/"
+                "v1beta1\",\"kind\":\"Metal3MachineTemplate\","
+                "\"metadata\":{\"name\":\"test-multinode-controlplane\",\"namespace\":\"" NS "\"},"
+                "\"spec\":{\"template\":{\"spec\":{\"image\":{\"url\":\"http://example/rhcos.qcow2\","
+                "\"checksum\":\"http://example/rhcos.qcow2.sha256sum\",\"checksumType\":\"sha256\","
+                "\"format\":\"qcow2\"}}}}}");
+        f->o.kubeconfig.error = -ENOENT;
+        f->o.readyz = -ENOENT;
+}
+
+/* the control plane registered, its three Machines made */
+static void registered(Fixture *f, json_object *cluster, const char *hosts)
+{
+        json_object *ann = hub_json_ensure_object(f->o.base.object, "metadata.annotations");
+
+        ASSERT_OK(json_add_string(ann, HUB_ANNOTATION_CLUSTER_ID, CID));
+        ASSERT_OK(json_add_string(ann, HUB_ANNOTATION_INFRAENV_ID, IEID));
+        f->o.machines = calloc(3, sizeof(json_object *));
+        ASSERT_NOT_NULL(f->o.machines);
+        for (unsigned i = 0; i < 3; i++) {
+                char name[64];
+
+                snprintf(name, sizeof(name), "test-multinode-%u", i);
+                f->o.machines[f->o.n_machines++] = machine(name);
+        }
+        f->o.cluster_read = true;
+        f->o.service_cluster.status = 200;
+        f->o.service_cluster.body = cluster;
+        f->o.hosts_read = true;
+        f->o.hosts.status = 200;
+        f->o.hosts.body = hubtest_json(hosts);
+}
+
+/* the <cluster>-kubeconfig Secret exists, holding that credentials file
+ * (NULL: not said) */
+static void with_kubeconfig(Fixture *f, const char *file)
+{
+        hub_ref_done(&f->o.kubeconfig);
+        f->o.kubeconfig.object = hubtest_jsonf(
+                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS "\"%s%s%s},"
+                "\"data\":{\"value\":\"eA==\"}}",
+                file ? ",\"annotations\":{\"cradle.agent-install.openshift.io/kubeconfig-file\":\"" : "",
+                strempty(file), file ? "\"}" : "");
+}
+
+static json_object *service_cluster(const char *status, const char *hosts)
+{
+        return hubtest_jsonf("{\"id\":\"" CID "\",\"kind\":\"Cluster\",\"name\":\"test-multinode\","
+                             "\"openshift_version\":\"4.19.0\",\"status\":\"%s\",\"hosts\":%s}",
+                             status, hosts);
+}
+
+static void fixture_done(Fixture *f)
+{
+        capi_controlplane_observed_done(&f->o.base);
+        hub_observed_done(&f->o.base);
+}
+
+static const HubWrite *create_of(const HubTestRun *run, HubKind kind, unsigned n)
+{
+        for (size_t i = 0; i < run->writes.n; i++) {
+                const HubWrite *w = &run->writes.writes[i];
+
+                if (w->kind == HUB_WRITE_CREATE && w->target == kind && n-- == 0)
+                        return w;
+        }
+        return NULL;
+}
+
+static unsigned creates(const HubTestRun *run, HubKind kind)
+{
+        unsigned n = 0;
+
+        while (create_of(run, kind, n))
+                n++;
+        return n;
+}
+
+static const HubWrite *call(const HubTestRun *run, const char *tag)
+{
+        for (size_t i = 0; i < run->writes.n; i++)
+                if (run->writes.writes[i].kind == HUB_WRITE_SERVICE &&
+                    streq_ptr(run->writes.writes[i].tag, tag))
+                        return &run->writes.writes[i];
+        return NULL;
+}
+
+/* the registration body: CAPOA's fields, as its clusterdeployment_controller
+ * would have put them in the ClusterDeployment and the AgentClusterInstall */
+TEST(registers_the_cluster_from_capoa_fields_and_one_infraenv)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        const HubWrite *w;
+        json_object *b;
+
+        fixture(&f, oacp(NULL));
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL },
+                                             { "register-infraenv", 201, "{\"id\":\"" IEID "\"}", NULL },
+                                             { NULL } },
+                          &run);
+        w = call(&run, "register-cluster");
+        ASSERT_NOT_NULL(w);
+        ASSERT_STREQ(w->method, "POST");
+        ASSERT_STREQ(w->path, "/v2/clusters");
+        b = w->body;
+        ASSERT_STREQ(hubtest_str(b, "name"), "test-multinode");
+        ASSERT_STREQ(hubtest_str(b, "base_dns_domain"), "lab.home");
+        ASSERT_STREQ(hubtest_str(b, "openshift_version"), "4.19.0");
+        ASSERT_STREQ(hubtest_str(b, "pull_secret"), PS_TEXT);
+        ASSERT_STREQ(hubtest_str(b, "ssh_public_key"), "ssh-ed25519 AAAA test");
+        ASSERT_STREQ(hubtest_str(b, "cpu_architecture"), "x86_64");
+        ASSERT_EQ(json_object_get_int64(json_get(b, "control_plane_count")), 3);
+        ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(b, "api_vips"), 0), "ip"),
+                     "192.168.222.40");
+        ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(b, "ingress_vips"), 0), "ip"),
+                     "192.168.222.41");
+        ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(b, "cluster_networks"), 0), "cidr"),
+                     "10.128.0.0/14");
+        ASSERT_EQ(json_object_get_int64(json_get(
+                          json_object_array_get_idx(json_get(b, "cluster_networks"), 0), "host_prefix")),
+                  23);
+        ASSERT_STREQ(json_get_string(json_object_array_get_idx(json_get(b, "service_networks"), 0), "cidr"),
+                     "172.30.0.0/16");
+
+        /* one infra-env for the cluster, unbound (hosts are bound one by one) */
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-infraenv"), 1u);
+        w = call(&run, "register-infraenv");
+        ASSERT_STREQ(w->path, "/v2/infra-envs");
+        ASSERT_NULL(json_get(w->body, "cluster_id"));
+        ASSERT_STREQ(hubtest_str(w->body, "image_type"), "full-iso");
+        ASSERT_STREQ(hubtest_str(w->body, "pull_secret"), PS_TEXT);
+
+        /* the ids recorded in the annotations */
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), IEID);
+        fixture_done(&f);
+}
+
+/* as a KCP: a Machine, its OpenshiftAssistedConfig and its infrastructure
+ * machine cloned from the template, per replica; owner references and
+ * the cluster-name and control-plane labels */
+TEST(control_plane_machines_made_as_a_kcp_makes_them)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        const HubWrite *m, *c, *i;
+
+        fixture(&f, oacp(",\"annotations\":{\"cradle.agent-install.openshift.io/cluster-id\":\"" CID "\","
+                         "\"cradle.agent-install.openshift.io/infra-env-id\":\"" IEID "\"}"));
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_EQ(creates(&run, HUB_KIND_MACHINE), 3u);
+        ASSERT_EQ(creates(&run, HUB_KIND_OAC), 3u);
+        ASSERT_EQ(creates(&run, HUB_KIND_OTHER), 3u);
+        m = create_of(&run, HUB_KIND_MACHINE, 1);
+        c = create_of(&run, HUB_KIND_OAC, 1);
+        i = create_of(&run, HUB_KIND_OTHER, 1);
+        ASSERT_STREQ(hubtest_str(m->body, "metadata.name"), "test-multinode-1");
+        ASSERT_STREQ(hub_object_label(m->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
+        ASSERT_STREQ(hub_object_label(m->body, "cluster.x-k8s.io/control-plane"), "");
+        ASSERT_STREQ(hubtest_str(m->body, "spec.clusterName"), "test-multinode");
+        ASSERT_STREQ(hubtest_str(m->body, "spec.bootstrap.configRef.kind"), "OpenshiftAssistedConfig");
+        ASSERT_STREQ(hubtest_str(m->body, "spec.bootstrap.configRef.apiGroup"),
+                     "bootstrap.cluster.x-k8s.io");
+        ASSERT_STREQ(hubtest_str(m->body, "spec.bootstrap.configRef.name"), "test-multinode-1");
+        ASSERT_STREQ(hubtest_str(m->body, "spec.infrastructureRef.kind"), "Metal3Machine");
+        ASSERT_STREQ(hubtest_str(m->body, "spec.infrastructureRef.name"), "test-multinode-1");
+        {
+                json_object *ref =
+                        json_object_array_get_idx(json_get_path(m->body, "metadata.ownerReferences"), 0);
+                bool controller = false;
+
+                ASSERT_STREQ(json_get_string(ref, "kind"), "OpenshiftAssistedControlPlane");
+                ASSERT_STREQ(json_get_string(ref, "uid"), "oacp-uid");
+                ASSERT_OK(json_get_bool(ref, "controller", &controller));
+                ASSERT_TRUE(controller);
+        }
+        /* the config and the infrastructure machine: owned, not controlled
+         * (CAPI core's Machine controller takes them over) */
+        ASSERT_NULL(
+                json_get(json_object_array_get_idx(json_get_path(c->body, "metadata.ownerReferences"), 0),
+                         "controller"));
+        ASSERT_NULL(
+                json_get(json_object_array_get_idx(json_get_path(i->body, "metadata.ownerReferences"), 0),
+                         "controller"));
+        ASSERT_STREQ(hubtest_str(c->body, "spec.sshAuthorizedKey"), "ssh-ed25519 AAAA test");
+        ASSERT_STREQ(hub_object_label(c->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
+        ASSERT_STREQ(hubtest_str(i->body, "apiVersion"), "infrastructure.cluster.x-k8s.io/v1beta1");
+        ASSERT_STREQ(hubtest_str(i->body, "kind"), "Metal3Machine");
+        ASSERT_STREQ(hubtest_str(i->body, "spec.image.format"), "qcow2");
+        ASSERT_STREQ(hub_object_annotation(i->body, "cluster.x-k8s.io/cloned-from-name"),
+                     "test-multinode-controlplane");
+        ASSERT_STREQ(hub_object_annotation(i->body, "cluster.x-k8s.io/cloned-from-groupkind"),
+                     "Metal3MachineTemplate.infrastructure.cluster.x-k8s.io");
+        ASSERT_CONDITION(f.o.base.object, "MachinesCreated", "False", "CreatingMachines", NULL);
+        fixture_done(&f);
+}
+
+/* a host registered with a Machine's name is bound to the cluster with
+ * role master: the binding is its approval; a host of no Machine is never
+ * bound, and the installation waits for every Machine's host */
+TEST(hosts_bound_by_hostname_a_foreign_host_never)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[1024], h1[1024], hx[1024];
+        _cleanup_free_ char *hosts = NULL;
+
+        fixture(&f, oacp(NULL));
+        hosts = strdup_printf("[%s,%s,%s]",
+                              host_json(h0, "h0", "test-multinode-0", "", "known", "auto-assign", NULL),
+                              host_json(h1, "h1", "test-multinode-1", CID, "known", "master", NULL),
+                              host_json(hx, "hx", "intruder", "", "known", "auto-assign", NULL));
+        registered(&f, service_cluster("insufficient", "[]"), hosts);
+        hubtest_reconcile(
+                capi_controlplane_decide, &f.o.base,
+                (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL }, { "role-*", 201, "{}", NULL }, { NULL } },
+                &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 1u);
+        ASSERT_STREQ(call(&run, "bind-h0")->path, "/v2/infra-envs/" IEID "/hosts/h0/actions/bind");
+        ASSERT_STREQ(hubtest_str(call(&run, "bind-h0")->body, "cluster_id"), CID);
+        ASSERT_NULL(call(&run, "bind-hx"));
+        ASSERT_NULL(call(&run, "role-hx"));
+        /* once bound, its role; h1 was bound as master already */
+        ASSERT_NOT_NULL(call(&run, "role-h0"));
+        ASSERT_STREQ(call(&run, "role-h0")->method, "PATCH");
+        ASSERT_STREQ(hubtest_str(call(&run, "role-h0")->body, "host_role"), "master");
+        ASSERT_NULL(call(&run, "role-h1"));
+        ASSERT_NULL(call(&run, "bind-h1"));
+        ASSERT_NULL(call(&run, "install"));
+        fixture_done(&f);
+}
+
+static const char *three_masters(char bufs[3][1024], const char *status, const char *progress)
+{
+        static char all[4096];
+
+        snprintf(all, sizeof(all), "[%s,%s,%s]",
+                 host_json(bufs[0], "h0", "test-multinode-0", CID, status, "master", progress),
+                 host_json(bufs[1], "h1", "test-multinode-1", CID, status, "master", progress),
+                 host_json(bufs[2], "h2", "test-multinode-2", CID, status, "master", progress));
+        return all;
+}
+
+TEST(installation_starts_once_every_machine_has_its_host)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char bufs[3][1024];
+        const char *hosts = three_masters(bufs, "known", NULL);
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("ready", hosts), hosts);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){
+                                  { "install", 202,
+                                    "{\"id\":\"" CID "\",\"status\":\"preparing-for-installation\"}", NULL },
+                                  { NULL } },
+                          &run);
+        ASSERT_NOT_NULL(call(&run, "install"));
+        ASSERT_STREQ(call(&run, "install")->path, "/v2/clusters/" CID "/actions/install");
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 0u);
+        ASSERT_CONDITION(f.o.base.object, "Available", "False", "ControlPlaneInstalling",
+                         "Controlplane installing, status: preparing-for-installation");
+        fixture_done(&f);
+}
+
+TEST(no_installation_while_a_machine_lacks_its_host)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[1024], h1[1024];
+        _cleanup_free_ char *hosts = strdup_printf(
+                "[%s,%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL),
+                host_json(h1, "h1", "test-multinode-1", CID, "known", "master", NULL));
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("ready", hosts), hosts);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_NULL(call(&run, "install"));
+        ASSERT_TRUE(run.requeue_after > 0);
+        fixture_done(&f);
+}
+
+/* the contract's kubeconfig Secret, from the service's credentials */
+TEST(kubeconfig_secret_of_the_contract)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char bufs[3][1024];
+        const char *hosts = three_masters(bufs, "installing-in-progress", NULL);
+        const HubWrite *s;
+        _cleanup_free_ char *value = NULL;
+        bool controller = false;
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installing", hosts), hosts);
+        hubtest_reconcile(
+                capi_controlplane_decide, &f.o.base,
+                (HubTestAnswer[]){ { "kubeconfig", 200, "apiVersion: v1\nkind: Config\n", NULL }, { NULL } },
+                &run);
+        ASSERT_STREQ(call(&run, "kubeconfig")->path,
+                     "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig-noingress");
+        s = create_of(&run, HUB_KIND_SECRET, 0);
+        ASSERT_NOT_NULL(s);
+        ASSERT_STREQ(hubtest_str(s->body, "metadata.name"), "test-multinode-kubeconfig");
+        ASSERT_STREQ(hubtest_str(s->body, "type"), "cluster.x-k8s.io/secret");
+        ASSERT_STREQ(hub_object_label(s->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
+        value = hub_secret_value(s->body, "value");
+        ASSERT_STREQ(value, "apiVersion: v1\nkind: Config\n");
+        ASSERT_OK(json_get_bool(
+                json_object_array_get_idx(json_get_path(s->body, "metadata.ownerReferences"), 0),
+                "controller", &controller));
+        ASSERT_TRUE(controller);
+        /* the Secret is there, the API does not answer yet: not initialized */
+        ASSERT_EQ(json_object_get_boolean(
+                          json_get_path(f.o.base.object, "status.initialization.controlPlaneInitialized")),
+                  false);
+        ASSERT_CONDITION(f.o.base.object, "KubeconfigAvailable", "True", "KubeconfigAvailable", NULL);
+        fixture_done(&f);
+}
+
+/* controlPlaneInitialized only when the new cluster's API answers;
+ * Available from the installation's state; version from the API, no image */
+TEST(initialized_when_the_api_answers_available_when_installed)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char bufs[3][1024];
+        const char *hosts = three_masters(bufs, "installed", NULL);
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installed", hosts), hosts);
+        with_kubeconfig(&f, "kubeconfig");
+        f.o.readyz = 0;
+        f.o.kube_version = strdup("v1.32.5");
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_TRUE(json_object_get_boolean(
+                json_get_path(f.o.base.object, "status.initialization.controlPlaneInitialized")));
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.version"), "v1.32.5");
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.distributionVersion"), "4.19.0");
+        ASSERT_EQ(json_object_get_int64(json_get_path(f.o.base.object, "status.replicas")), 3);
+        ASSERT_EQ(json_object_get_int64(json_get_path(f.o.base.object, "status.readyReplicas")), 3);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.selector"),
+                     "cluster.x-k8s.io/cluster-name=test-multinode,cluster.x-k8s.io/control-plane");
+        ASSERT_CONDITION(f.o.base.object, "Available", "True", "ControlPlaneAvailable", NULL);
+        ASSERT_EQ(run.requeue_after, (usec_t)0);
+        fixture_done(&f);
+}
+
+/* a second reconcile of what the first wrote writes nothing */
+TEST(control_plane_nothing_written_twice)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {}, again = {};
+        char bufs[3][1024];
+        const char *hosts = three_masters(bufs, "installing-in-progress",
+                                          ",\"progress\":{\"current_stage\":\"Writing image to "
+                                          "disk\",\"installation_percentage\":45}");
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installing", hosts), hosts);
+        with_kubeconfig(&f, NULL);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_TRUE(run.writes.n > 0);
+        /* the Machines as the first reconcile left them */
+        for (size_t i = 0; i < run.writes.n; i++) {
+                const HubWrite *w = &run.writes.writes[i];
+
+                for (size_t k = 0; w->target == HUB_KIND_MACHINE && k < f.o.n_machines; k++)
+                        if (streq_ptr(w->name, kube_object_name(f.o.machines[k])))
+                                hubtest_merge_apply(f.o.machines[k], w->body);
+        }
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &again);
+        ASSERT_EQ(again.writes.n, (size_t)0);
+        fixture_done(&f);
+}
+
+/* the full kubeconfig replaces the no-ingress one once installed */
+TEST(full_kubeconfig_replaces_the_noingress_one)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char bufs[3][1024];
+        const char *hosts = three_masters(bufs, "installed", NULL);
+        const HubWrite *p;
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installed", hosts), hosts);
+        with_kubeconfig(&f, "kubeconfig-noingress");
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "kubeconfig", 200, "full", NULL }, { NULL } }, &run);
+        ASSERT_STREQ(call(&run, "kubeconfig")->path,
+                     "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig");
+        p = hubtest_write(&run, HUB_WRITE_PATCH, 0);
+        ASSERT_NOT_NULL(p);
+        ASSERT_EQ(p->target, HUB_KIND_SECRET);
+        ASSERT_STREQ(hubtest_str(p->body, "data.value"), "ZnVsbA==");
+        fixture_done(&f);
+}
+
+/* Machines show their host's install stage and percentage */
+TEST(machines_show_their_hosts_progress)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char bufs[3][1024];
+        const char *hosts = three_masters(bufs, "installing-in-progress",
+                                          ",\"progress\":{\"current_stage\":\"Writing image to "
+                                          "disk\",\"installation_percentage\":45}");
+        const HubWrite *p;
+        json_object *c;
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installing", hosts), hosts);
+        with_kubeconfig(&f, NULL);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        p = hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0);
+        ASSERT_NOT_NULL(p);
+        ASSERT_EQ(p->target, HUB_KIND_MACHINE);
+        ASSERT_STREQ(p->name, "test-multinode-0");
+        ASSERT_STREQ(p->resource_version, "11");
+        c = json_object_array_get_idx(json_get_path(p->body, "status.conditions"), 0);
+        ASSERT_STREQ(json_get_string(c, "type"), "HostInstallation");
+        ASSERT_STREQ(json_get_string(c, "status"), "False");
+        ASSERT_STREQ(json_get_string(c, "reason"), "InstallingInProgress");
+        ASSERT_STREQ(json_get_string(c, "message"), "Writing image to disk 45%");
+        fixture_done(&f);
+}
+
+TEST(paused_control_plane_does_nothing)
+{
+        static const char *const how[] = { "cluster", "annotation" };
+
+        for (size_t k = 0; k < ELEMENTSOF(how); k++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+                fixture(&f, oacp(k == 1 ? ",\"annotations\":{\"cluster.x-k8s.io/paused\":\"\"}" : NULL));
+                if (k == 0) {
+                        json_object_put(f.o.cluster);
+                        f.o.cluster = capi_cluster(true);
+                }
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+                ASSERT_EQ(creates(&run, HUB_KIND_MACHINE), 0u);
+                ASSERT_CONDITION(f.o.base.object, "Paused", "True", "Paused", NULL);
+                fixture_done(&f);
+        }
+}
+
+TEST(missing_pull_secret_registers_nothing)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        fixture(&f, oacp(NULL));
+        hub_ref_done(&f.o.secret);
+        f.o.secret.error = -ENOENT;
+        f.o.secret.message = strdup("secrets \"pull-secret\" not found");
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_CONDITION(f.o.base.object, "MachinesCreated", "False", "InputError",
+                         "failed to find secret pull-secret: secrets \"pull-secret\" not found");
+        fixture_done(&f);
+}
+
+/* ---- the bootstrap config ---- */
+
+#define DISCOVERY_IGN \
+        "{\"ignition\":{\"version\":\"3.1.0\"},\"storage\":{\"files\":[{\"path\":\"/etc/assisted/" \
+        "agent.env\"," \
+        "\"contents\":{\"source\":\"data:,x\"}}]}}"
+
+typedef struct ConfigFixture {
+        ConfigObserved o;
+} ConfigFixture;
+
+static void config_fixture(ConfigFixture *f, const char *extra_meta, bool paused, bool registered_ie)
+{
+        *f = (ConfigFixture){};
+        f->o.base.now = NOW;
+        f->o.base.ns = strdup(NS);
+        f->o.base.name = strdup("test-multinode-0");
+        f->o.base.object = hubtest_jsonf(
+                "{\"apiVersion\":\"bootstrap.cluster.x-k8s.io/"
+                "v1alpha2\",\"kind\":\"OpenshiftAssistedConfig\","
+                "\"metadata\":{\"name\":\"test-multinode-0\",\"namespace\":\"" NS "\",\"uid\":\"oac-uid\","
+                "\"generation\":1,\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\"},"
+                "\"ownerReferences\":[{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Machine\","
+                "\"name\":\"test-multinode-0\",\"uid\":\"uid-test-multinode-0\",\"controller\":true}]%s},"
+                "\"spec\":{}}",
+                extra_meta ? extra_meta : "");
+        f->o.machine = machine("test-multinode-0");
+        f->o.cluster = capi_cluster(paused);
+        f->o.control_plane =
+                oacp(registered_ie
+                             ? ",\"annotations\":{\"cradle.agent-install.openshift.io/infra-env-id\":\"" IEID
+                               "\"}"
+                             : NULL);
+        f->o.secret.error = -ENOENT;
+}
+
+static void config_fixture_done(ConfigFixture *f)
+{
+        capi_bootstrap_observed_done(&f->o.base);
+        hub_observed_done(&f->o.base);
+}
+
+/* the contract's data Secret: the discovery Ignition with the Machine's
+ * hostname, label, controller owner, value and format */
+TEST(data_secret_of_the_contract)
+{
+        ConfigFixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        const HubWrite *s, *d;
+        _cleanup_free_ char *value = NULL, *format = NULL;
+        _cleanup_(json_object_putp) json_object *ign = NULL;
+        json_object *files, *ref;
+        bool controller = false, found = false;
+
+        config_fixture(&f, NULL, false, true);
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } },
+                          &run);
+        d = call(&run, "discovery-ignition");
+        ASSERT_STREQ(d->path, "/v2/infra-envs/" IEID "/downloads/files?file_name=discovery.ign");
+        s = create_of(&run, HUB_KIND_SECRET, 0);
+        ASSERT_NOT_NULL(s);
+        ASSERT_STREQ(hubtest_str(s->body, "metadata.name"), "test-multinode-0");
+        ASSERT_STREQ(hubtest_str(s->body, "type"), "cluster.x-k8s.io/secret");
+        ASSERT_STREQ(hub_object_label(s->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
+        ref = json_object_array_get_idx(json_get_path(s->body, "metadata.ownerReferences"), 0);
+        ASSERT_STREQ(json_get_string(ref, "kind"), "OpenshiftAssistedConfig");
+        ASSERT_STREQ(json_get_string(ref, "uid"), "oac-uid");
+        ASSERT_OK(json_get_bool(ref, "controller", &controller));
+        ASSERT_TRUE(controller);
+        format = hub_secret_value(s->body, "format");
+        ASSERT_STREQ(format, "ignition");
+        value = hub_secret_value(s->body, "value");
+        ASSERT_NOT_NULL(value);
+        ign = hubtest_json(value);
+        ASSERT_STREQ(hubtest_str(ign, "ignition.version"), "3.1.0");
+        files = json_get_path(ign, "storage.files");
+        ASSERT_EQ(hub_json_array_length(files), (size_t)2);
+        for (size_t i = 0; i < hub_json_array_length(files); i++) {
+                json_object *fl = json_object_array_get_idx(files, i);
+
+                if (streq_ptr(json_get_string(fl, "path"), "/etc/hostname")) {
+                        /* base64 of "test-multinode-0" */
+                        ASSERT_STREQ(hubtest_str(fl, "contents.source"),
+                                     "data:;base64,dGVzdC1tdWx0aW5vZGUtMA==");
+                        found = true;
+                }
+        }
+        ASSERT_TRUE(found);
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.dataSecretName"), "test-multinode-0");
+        ASSERT_TRUE(json_object_get_boolean(
+                json_get_path(f.o.base.object, "status.initialization.dataSecretCreated")));
+        /* v1beta1's status.ready is not in v1alpha2's schema: written, it
+         * would be pruned and written again on every reconcile */
+        ASSERT_NULL(json_get_path(f.o.base.object, "status.ready"));
+        ASSERT_CONDITION(f.o.base.object, "Paused", "False", "NotPaused", NULL);
+        config_fixture_done(&f);
+}
+
+TEST(data_secret_waits_for_the_infraenv)
+{
+        ConfigFixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        config_fixture(&f, NULL, false, false);
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_NULL(create_of(&run, HUB_KIND_SECRET, 0));
+        ASSERT_CONDITION(f.o.base.object, "DataSecretAvailable", "False", "WaitingForInfraEnvToBeReady",
+                         NULL);
+        ASSERT_TRUE(run.requeue_after > 0);
+        config_fixture_done(&f);
+}
+
+/* pausing: Cluster.spec.paused or the annotation on the config */
+TEST(paused_config_writes_no_secret)
+{
+        for (unsigned k = 0; k < 2; k++) {
+                ConfigFixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+                config_fixture(&f, k == 1 ? ",\"annotations\":{\"cluster.x-k8s.io/paused\":\"true\"}" : NULL,
+                               k == 0, true);
+                hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+                ASSERT_NULL(create_of(&run, HUB_KIND_SECRET, 0));
+                ASSERT_CONDITION(f.o.base.object, "Paused", "True", "Paused", NULL);
+                ASSERT_NULL(json_get_path(f.o.base.object, "status.dataSecretName"));
+                config_fixture_done(&f);
+        }
+}
+
+/* a second reconcile with the Secret present writes nothing */
+TEST(data_secret_present_nothing_written_twice)
+{
+        ConfigFixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {}, again = {};
+
+        config_fixture(&f, NULL, false, true);
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } },
+                          &run);
+        f.o.secret.error = 0;
+        f.o.secret.object = hub_json_copy(create_of(&run, HUB_KIND_SECRET, 0)->body);
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &again);
+        ASSERT_EQ(again.writes.n, (size_t)0);
+        config_fixture_done(&f);
+}
+
+DEFINE_TEST_MAIN
