@@ -179,7 +179,7 @@ touch "$BASE/.used"
 # --- cradle: the static binary and the unit ---------------------------------
 UNIT_DIR=$SRC/packaging/systemd
 CRADLE_KEY=$( (echo "$BASE_KEY"; sha256sum "$BINARY" "$UNIT_DIR/cradle-agent.service.in" \
-        "$UNIT_DIR/80-cradle.preset" "$UNIT_DIR/agent.env.example" | cut -d' ' -f1) | hash)
+        "$UNIT_DIR/80-cradle.preset" "$UNIT_DIR/agent.env.example" "$HERE/coreos-installer" | cut -d' ' -f1) | hash)
 LAYER=$CACHE/cradle/$CRADLE_KEY
 build_cradle() {
         local work=$CACHE/cradle/.work-$CRADLE_KEY root
@@ -188,6 +188,9 @@ build_cradle() {
         mkdir -p "$root/usr/bin" "$root/usr/lib/systemd/system" "$root/usr/lib/systemd/system-preset" \
                 "$root/usr/share/cradle" "$root/etc/cradle"
         install -m 0755 "$BINARY" "$root/usr/bin/cradle"
+        # coreos-installer is not packaged in Debian 12: our stand-in, where
+        # the RHCOS live ISO has the real one (tests/vm/coreos-installer)
+        install -m 0755 "$HERE/coreos-installer" "$root/usr/bin/coreos-installer"
         # the unit as a --prefix=/usr build installs it (packaging/systemd/meson.build)
         sed -e 's|@bindir@|/usr/bin|g' -e 's|@sysconfdir@|/etc|g' "$UNIT_DIR/cradle-agent.service.in" \
                 > "$root/usr/lib/systemd/system/cradle-agent.service"

@@ -86,6 +86,27 @@ class Profile(unittest.TestCase):
         self.assertEqual(os.path.getsize(os.path.join(tmp, "disk3.img")), 3 << 30)
         self.assertLess(os.stat(os.path.join(tmp, "disk3.img")).st_blocks, 64)
 
+    def test_disk_from_an_image(self):
+        """A disk with an "image" starts as a copy of it, the image's size
+        unless "size" says more; a missing image is refused."""
+        tmp = tempfile.mkdtemp(prefix="vm-profile-")
+        self.addCleanup(shutil.rmtree, tmp)
+        image = os.path.join(tmp, "raw.img")
+        with open(image, "wb") as f:
+            f.write(b"cradle" * 1000)
+            f.truncate(3 << 20)
+        prof = vmlab.load_profile({"disks": [{"bus": "virtio", "serial": "cradle-osimage", "image": image},
+                                             {"bus": "virtio", "size": "8M", "image": image}], "nics": []})
+        vmlab.hardware_args(prof, tmp, [])
+        for i, size in ((0, 3 << 20), (1, 8 << 20)):
+            with open(vmlab.disk_path(tmp, i), "rb") as f:
+                data = f.read()
+            self.assertEqual(len(data), size)
+            self.assertEqual(data[:6000], b"cradle" * 1000)
+            self.assertEqual(data[6000:], b"\0" * (size - 6000))
+        with self.assertRaisesRegex(vmlab.ProfileError, "image"):
+            vmlab.load_profile({"disks": [{"bus": "virtio", "image": os.path.join(tmp, "missing.img")}]})
+
     def test_bmc_with_an_address(self):
         """ipmi_sim's lan_config_program answers the profile's address for
         channel 1; qemu reaches ipmi_sim on the port of its serial line;

@@ -58,14 +58,6 @@ def log(msg):
     sys.stderr.flush()
 
 
-def wait_for(pred, timeout, what, step=1.0):
-    for _ in vmlab.deadline_loop(timeout, step):
-        v = pred()
-        if v:
-            return v
-    raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
-
-
 class Unit(unittest.TestCase):
     vm = None
 
@@ -142,11 +134,11 @@ class Unit(unittest.TestCase):
                     int(s["NRestarts"]) >= restarts:
                 return s
             return None
-        return wait_for(again, timeout, "the agent active again after a restart")
+        return vmlab.wait_for(again, timeout, "the agent active again after a restart")
 
     # -- tests, in order --
     def test_1_not_ready_while_registration_refused(self):
-        refused = wait_for(lambda: self.registrations(503), BOOT_TIMEOUT, "a registration attempt")
+        refused = vmlab.wait_for(lambda: self.registrations(503), BOOT_TIMEOUT, "a registration attempt")
         log("first registration attempt %.1f s after power-on" % (time.monotonic() - self.vm.started))
         self.assertEqual(refused[0]["body"]["discovery_agent_version"], VERSION)
         s = self.state()
@@ -158,7 +150,7 @@ class Unit(unittest.TestCase):
 
     def test_2_ready_once_registered(self):
         self.svc.clear_faults()
-        s = wait_for(lambda: (lambda s: s if s["ActiveState"] == "active" else None)(self.state()), 600,
+        s = vmlab.wait_for(lambda: (lambda s: s if s["ActiveState"] == "active" else None)(self.state()), 600,
                      "the unit active (READY=1)")
         regs = self.registrations(201)
         self.assertTrue(regs, "the unit is active but the service saw no registration")

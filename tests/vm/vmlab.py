@@ -18,7 +18,7 @@ A hardware profile is a small declarative dict (or a JSON file):
     {"cpus": 2, "memory_mib": 2048, "firmware": "bios" | "uefi",
      "disks": [{"bus": "virtio" | "nvme" | "sata" | "scsi" | "usb", "size": "8G",
                 "serial": "...", "wwn": "0x5000c500a0b1c2d3", "model": "...",
-                "rotation": 1 | 7200}],
+                "rotation": 1 | 7200, "image": "/path/to/raw"}],
      "nics": [{"model": "virtio" | "e1000e", "mac": "52:54:00:..", "address": "203.0.113.21/24"}],
      "smbios": {"1": {"manufacturer": "...", "product": "...", "serial": "...", "uuid": "..."},
                 "2": {...}, "3": {...}, "0": {...}, "4": {...}, "17": {...}},
@@ -26,7 +26,9 @@ A hardware profile is a small declarative dict (or a JSON file):
 
 A property the bus cannot emulate (a WWN on virtio-blk) is refused, so a
 profile never asks for what the VM does not show. The disks are sparse files
-in the VM's work directory, removed with it. Each NIC with an address gets
+in the VM's work directory (disk_path()), removed with it; a disk with an
+"image" starts as a copy of that raw file (its size unless "size" says
+more). Each NIC with an address gets
 a systemd-networkd file matched on its MAC in the per-VM archive. A TPM is
 swtpm's emulator (a process per VM, its state in the work directory) on
 qemu's tpm-tis. "bmc": true is qemu's own simulated BMC (no LAN
@@ -113,6 +115,16 @@ def deadline_loop(timeout, step=0.5):
         if time.monotonic() >= end:
             return
         time.sleep(step)
+
+
+def wait_for(pred, timeout, what, step=1.0):
+    """pred()'s first true value, tried every step seconds; AssertionError
+    (a test's failure) after timeout."""
+    for _ in deadline_loop(timeout, step):
+        v = pred()
+        if v:
+            return v
+    raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
 
 
 # --- the image -----------------------------------------------------------------
@@ -264,10 +276,12 @@ def load_profile(p):
         bus = d.get("bus")
         if bus not in DISK_PROPS:
             raise ProfileError("disk bus %r: one of %s" % (bus, sorted(DISK_PROPS)))
-        extra = set(d) - DISK_PROPS[bus] - {"bus", "size"}
+        extra = set(d) - DISK_PROPS[bus] - {"bus", "size", "image"}
         if extra:
             raise ProfileError("a %s disk cannot emulate %s" % (bus, sorted(extra)))
         parse_size(d.get("size", "8G"))
+        if "image" in d and not os.path.isfile(d["image"]):
+            raise ProfileError("a disk's image %r is not a file" % d["image"])
     for n in prof["nics"]:
         if n.get("model") not in NIC_MODELS:
             raise ProfileError("NIC model %r: one of %s" % (n.get("model"), sorted(NIC_MODELS)))
@@ -301,9 +315,16 @@ def hardware_args(prof, workdir, taps):
     args = []
     nvme = scsi = usb = sata = 0
     for i, d in enumerate(prof["disks"]):
-        path = os.path.join(workdir, "disk%d.img" % i)
-        with open(path, "wb") as f:
-            f.truncate(parse_size(d.get("size", "8G")))
+        path = disk_path(workdir, i)
+        if "image" in d:
+            # the disk starts as a copy of the image (sparse where it is),
+            # at least as large as the profile says
+            subprocess.run(["cp", "--sparse=always", d["image"], path], check=True)
+        with open(path, "r+b" if "image" in d else "wb") as f:
+            # an image's disk is the image's size unless the profile says more
+            size = parse_size(d.get("size", "0" if "image" in d else "8G"))
+            if "image" not in d or os.fstat(f.fileno()).st_size < size:
+                f.truncate(size)
         drive = "disk%d" % i
         args += ["-drive", "file=%s,if=none,id=%s,format=raw,cache=unsafe" % (qemu_opt(path), drive)]
         props = []
@@ -350,6 +371,11 @@ def hardware_args(prof, workdir, taps):
         args += ["-chardev", "socket,id=tpmchr,path=" + qemu_opt(swtpm_socket(workdir)),
                  "-tpmdev", "emulator,id=tpm0,chardev=tpmchr", "-device", "tpm-tis,tpmdev=tpm0"]
     return args
+
+
+def disk_path(workdir, i):
+    """The file behind the profile's disk i (removed when the VM stops)."""
+    return os.path.join(workdir, "disk%d.img" % i)
 
 
 def bmc_address(prof):
