@@ -68,6 +68,9 @@ static const Option options[] = {
             "OpenshiftAssistedConfig and OpenshiftAssistedControlPlane (and the Machines they make) "
             "straight\n"
             "against the service, with no ClusterDeployment, AgentClusterInstall, InfraEnv or Agent.\n"
+            "Only that: the assisted-installer controllers (InfraEnv, Agent, ClusterDeployment, ...) do "
+            "not\n"
+            "run, and the Cluster API and CAPOA CRDs must be installed.\n"
             "WARNING: NEVER run this against objects that cluster-api-provider-openshift-assisted (CAPOA)\n"
             "also reconciles: the two would fight over the same OpenshiftAssistedConfigs and control\n"
             "planes. Run CAPOA or cradle-hub --capi for a namespace, never both."),
@@ -698,7 +701,7 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         for (size_t i = 0; i < hub_n_controller_types; i++) {
                 const HubControllerType *t = hub_controller_types[i];
 
-                if (hub_kind_info(t->kind)->cluster_api && !h->opts.capi)
+                if (hub_kind_info(t->kind)->cluster_api != h->opts.capi)
                         continue;
                 if (!hub_cache_has_kind(h->cache, t->kind)) {
                         log_notice("%s controller not started: the cluster does not serve %s", t->name,

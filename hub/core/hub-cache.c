@@ -380,10 +380,16 @@ int hub_cache_resolve(HubCache *c, char **reterr)
                                       : strdup_printf("%s/%s", info->resource.group, info->resource.version);
                 if (!api_version)
                         return -ENOMEM;
-                if (info->cluster_api && !c->cluster_api)
+                /* one side or the other: the Cluster API provider watches
+                 * none of the assisted-installer's kinds (a management
+                 * cluster may have none, or another operator's), the
+                 * assisted-installer controllers none of Cluster API's;
+                 * both read core Secrets and ConfigMaps */
+                if (!isempty(info->resource.group) && info->cluster_api != c->cluster_api)
                         continue;
                 r = kube_resolve_kind(c->client, api_version, info->resource.kind, &kc->resource, &st);
-                if (r == -ENOENT && info->optional)
+                /* the provider's own kinds are what it is for */
+                if (r == -ENOENT && info->optional && !c->cluster_api)
                         continue;
                 if (r < 0) {
                         if (reterr)

@@ -81,9 +81,10 @@ HubCache *hub_cache_free(HubCache *c);
 /* Before start: handlers for every informer of the kind. */
 int hub_cache_add_handlers(HubCache *c, HubKind k, const KubeInformerHandlers *h);
 
-/* Before resolve: the Cluster API kinds (HubKindInfo.cluster_api) are
- * watched only when wanted (cradle-hub --capi); else they are skipped as
- * if not served. */
+/* Before resolve: which side is watched. Wanted (cradle-hub --capi): the
+ * Cluster API kinds (HubKindInfo.cluster_api), each required, and no
+ * assisted-installer kind; else the reverse, the Cluster API kinds skipped
+ * as if not served. Core kinds (Secrets, ConfigMaps) either way. */
 void hub_cache_want_cluster_api(HubCache *c, bool want);
 /* Resolves each kind through discovery (hub_cache_has_kind() is known
  * from then on). A required kind that is not served is an error naming

@@ -130,6 +130,26 @@ def granted(rules, group, resource, verb):
     return False
 
 
+def service_account_rules(every):
+    """The Deployment of the objects, and the rules its service account is
+    bound to: cluster-wide (ClusterRoleBindings) and in its own namespace
+    (RoleBindings)."""
+    dep = [o for o in every if o["kind"] == "Deployment"][0]
+    subject = {"kind": "ServiceAccount", "name": dep["spec"]["template"]["spec"]["serviceAccountName"],
+               "namespace": dep["metadata"]["namespace"]}
+
+    def rules_of(binding_kind, role_kind):
+        out = []
+        for b in [o for o in every if o["kind"] == binding_kind and subject in o["subjects"]]:
+            role = [o for o in every if o["kind"] == role_kind and o["metadata"]["name"] == b["roleRef"]["name"]]
+            if len(role) != 1:
+                raise AssertionError("%s binds %s, which the components have %d times" % (
+                    b["metadata"]["name"], b["roleRef"], len(role)))
+            out += role[0]["rules"]
+        return out
+    return dep, rules_of("ClusterRoleBinding", "ClusterRole"), rules_of("RoleBinding", "Role")
+
+
 class Layout(unittest.TestCase):
     def test_files(self):
         self.assertEqual(sorted(os.listdir(REPO)), sorted(FILES))
@@ -230,21 +250,7 @@ class Components(unittest.TestCase):
                 self.assertTrue(granted(rules, crd["spec"]["group"], crd["spec"]["names"]["plural"], verb),
                                 (crd["metadata"]["name"], verb))
         # the provider's own: bound to the Deployment's service account
-        dep = [o for o in every if o["kind"] == "Deployment"][0]
-        sa = dep["spec"]["template"]["spec"]["serviceAccountName"]
-        ns = dep["metadata"]["namespace"]
-
-        def rules_of(binding_kind, role_kind):
-            out = []
-            for b in [o for o in every if o["kind"] == binding_kind]:
-                if {"kind": "ServiceAccount", "name": sa, "namespace": ns} in b["subjects"]:
-                    role = [o for o in every if o["kind"] == role_kind
-                            and o["metadata"]["name"] == b["roleRef"]["name"]]
-                    self.assertEqual(len(role), 1, b["roleRef"])
-                    out += role[0]["rules"]
-            return out
-        cluster_rules = rules_of("ClusterRoleBinding", "ClusterRole")
-        ns_rules = rules_of("RoleBinding", "Role")
+        dep, cluster_rules, ns_rules = service_account_rules(every)
         for group, resource, verbs in NEEDS:
             for verb in verbs:
                 rules = ns_rules if resource == "leases" else cluster_rules

@@ -25,10 +25,24 @@ network namespace in-netns.sh made. Checked:
     stops with exit 0 on SIGTERM, and the service account's token is not
     in its log.
 
+  * the Cluster API provider's Deployment (packaging/capi/'s
+    control-plane components, clusterctl's variables substituted) on a
+    management cluster as clusterctl leaves it: the test kube-apiserver
+    with CAPI core's and Metal3's CRDs and both components files applied,
+    no Hive or agent-install CRDs, the container run with the components'
+    service account and nothing more (the fake enforces RBAC): the probes
+    answer, the Lease is taken, and a Cluster with an
+    OpenshiftAssistedControlPlane of three replicas, CAPI core played by
+    tests/capi/capicore.py, gets its cluster and infra-env registered in
+    the reference service, its three Machines, OpenshiftAssistedConfigs
+    and Metal3Machines, and a data Secret per Machine; nothing was refused
+    (no 403 in the server's request log for the service account).
+
 Environment: CRADLE_HUB_BINARY, CRADLE_SOURCE_ROOT, CRADLE_BUILD_ROOT,
 CRADLE_TEST_KUBECONFIG (the Deployment case then skips: it needs the fake's
 control API to mint the service account's token).
 """
+import base64
 import http.client
 import json
 import os
@@ -211,60 +225,19 @@ class Deployment(unittest.TestCase):
                                                   "metadata": {"name": ns}})
         self.assertIn(r.status, (201, 409), r)
         # the service account's projected volume and the service CA ConfigMap
-        sadir = os.path.join(self.tmp, "serviceaccount")
-        os.makedirs(sadir)
-        for name, data in (("token", token), ("namespace", ns)):
-            with open(os.path.join(sadir, name), "w") as f:
-                f.write(data)
-        shutil.copy(self.kube.path("ca.crt"), os.path.join(sadir, "ca.crt"))
+        sadir = service_account_files(self.kube, self.tmp, ns, token)
         cadir = os.path.join(self.tmp, "service-ca")
         os.makedirs(cadir)
         shutil.copy(self.ca.cert_path, os.path.join(cadir, "service-ca.crt"))
-        for d in (sadir, cadir):
-            os.chmod(d, 0o755)
-            for f in os.listdir(d):
-                os.chmod(os.path.join(d, f), 0o644)
+        os.chmod(cadir, 0o755)
+        os.chmod(os.path.join(cadir, "service-ca.crt"), 0o644)
         mount = [m for m in c["volumeMounts"] if m["name"] == "service-ca"][0]
-        env = []
-        for e in c["env"]:
-            if "value" in e:
-                env += ["--env", "%s=%s" % (e["name"], e["value"])]
-            else:  # the downward API's metadata.namespace
-                self.assertEqual(e["valueFrom"]["fieldRef"]["fieldPath"], "metadata.namespace")
-                env += ["--env", "%s=%s" % (e["name"], ns)]
-        psc, csc = spec["securityContext"], c["securityContext"]
-        self.assertEqual(csc["capabilities"]["drop"], ["ALL"])
-        argv = ["run", "--rm", "--name", "cradle-hub-" + RUN_ID, "--net=host",
-                "--add-host", "assisted-service.multicluster-engine.svc:127.0.0.1",
-                "--user", "%d" % psc["runAsUser"], "--cap-drop=all",
-                "--security-opt", "no-new-privileges",
-                "--env", "KUBERNETES_SERVICE_HOST=%s" % self.kube.host,
-                "--env", "KUBERNETES_SERVICE_PORT=%d" % self.kube.port,
-                "-v", "%s:/var/run/secrets/kubernetes.io/serviceaccount:ro" % sadir,
-                "-v", "%s:%s:ro" % (cadir, mount["mountPath"])] + env
-        if csc.get("readOnlyRootFilesystem"):
-            argv.append("--read-only")
-        argv += [IMAGE] + c["args"]
-        log = open(os.path.join(self.tmp, "hub.log"), "w+")
-        proc = subprocess.Popen(["podman"] + argv, env=LAB.env, stdout=log, stderr=subprocess.STDOUT)
-
-        def output():
-            log.flush()
-            with open(log.name) as f:
-                return f.read()
-
-        def probe(path):
-            if proc.poll() is not None:
-                raise AssertionError("cradle-hub exited (%s):\n%s" % (proc.returncode, output()[-3000:]))
-            try:
-                h = http.client.HTTPConnection("127.0.0.1", 8081, timeout=2)
-                h.request("GET", path)
-                return h.getresponse().status
-            except OSError:
-                return None
+        env = container_env(self, c, ns)
+        pod = Pod(self, self.kube, dep, c, sadir, env,
+                  ["--add-host", "assisted-service.multicluster-engine.svc:127.0.0.1",
+                   "-v", "%s:%s:ro" % (cadir, mount["mountPath"])])
         try:
-            wait_for(lambda: probe(c["livenessProbe"]["httpGet"]["path"]) == 200, 60, "/healthz")
-            wait_for(lambda: probe(c["readinessProbe"]["httpGet"]["path"]) == 200, 120, "/readyz")
+            pod.wait_probes()
             lease = "/apis/coordination.k8s.io/v1/namespaces/%s/leases/cradle-hub.agent-install.openshift.io" % ns
             wait_for(lambda: self.kube.get(lease).status == 200, 60, "the leader-election Lease")
             h = http.client.HTTPConnection("127.0.0.1", 8080, timeout=5)
@@ -272,12 +245,245 @@ class Deployment(unittest.TestCase):
             metrics = h.getresponse().read().decode()
             self.assertIn("leader_election_master_status", metrics)
         finally:
-            LAB.podman("stop", "--time", "10", "cradle-hub-" + RUN_ID, check=False)
-            rc = proc.wait(60)
-            text = output()
-            log.close()
+            rc, text = pod.stop()
         self.assertEqual(rc, 0, text[-3000:])
         self.assertNotIn(token, text)
+
+
+class Pod:
+    """A Deployment's container run by podman as the kubelet would: its args
+    exactly, its env, its securityContext, the service account's files and
+    the in-cluster configuration's KUBERNETES_SERVICE_HOST/PORT."""
+
+    def __init__(self, test, kube, dep, c, sadir, env, extra):
+        psc, csc = dep["spec"]["template"]["spec"]["securityContext"], c["securityContext"]
+        test.assertEqual(csc["capabilities"]["drop"], ["ALL"])
+        self.c = c
+        self.name = "cradle-hub-" + RUN_ID
+        argv = ["run", "--rm", "--name", self.name, "--net=host",
+                "--user", "%d" % psc["runAsUser"], "--cap-drop=all",
+                "--security-opt", "no-new-privileges",
+                "--env", "KUBERNETES_SERVICE_HOST=%s" % kube.host,
+                "--env", "KUBERNETES_SERVICE_PORT=%d" % kube.port,
+                "-v", "%s:/var/run/secrets/kubernetes.io/serviceaccount:ro" % sadir] + extra + env
+        if csc.get("readOnlyRootFilesystem"):
+            argv.append("--read-only")
+        argv += [IMAGE] + c["args"]
+        self.log = open(os.path.join(os.path.dirname(sadir), "hub.log"), "w+")
+        self.proc = subprocess.Popen(["podman"] + argv, env=LAB.env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def output(self):
+        self.log.flush()
+        with open(self.log.name) as f:
+            return f.read()
+
+    def alive(self):
+        if self.proc.poll() is not None:
+            raise AssertionError("cradle-hub exited (%s):\n%s" % (self.proc.returncode, self.output()[-3000:]))
+
+    def probe(self, path):
+        self.alive()
+        try:
+            h = http.client.HTTPConnection("127.0.0.1", 8081, timeout=2)
+            h.request("GET", path)
+            return h.getresponse().status
+        except OSError:
+            return None
+
+    def wait_probes(self):
+        wait_for(lambda: self.probe(self.c["livenessProbe"]["httpGet"]["path"]) == 200, 60, "/healthz")
+        wait_for(lambda: self.probe(self.c["readinessProbe"]["httpGet"]["path"]) == 200, 120, "/readyz")
+
+    def stop(self):
+        """SIGTERM as the kubelet sends it: (exit status, log)."""
+        LAB.podman("stop", "--time", "10", self.name, check=False)
+        rc = self.proc.wait(60)
+        text = self.output()
+        self.log.close()
+        return rc, text
+
+
+def service_account_files(kube, tmp, ns, token):
+    """The service account's projected volume, as the kubelet mounts it."""
+    sadir = os.path.join(tmp, "serviceaccount")
+    os.makedirs(sadir)
+    for name, data in (("token", token), ("namespace", ns)):
+        with open(os.path.join(sadir, name), "w") as f:
+            f.write(data)
+    shutil.copy(kube.path("ca.crt"), os.path.join(sadir, "ca.crt"))
+    os.chmod(sadir, 0o755)
+    for f in os.listdir(sadir):
+        os.chmod(os.path.join(sadir, f), 0o644)
+    return sadir
+
+
+def container_env(test, c, ns):
+    """podman's --env for the container's env: values, and the downward
+    API's metadata.namespace."""
+    env = []
+    for e in c["env"]:
+        if "value" in e:
+            env += ["--env", "%s=%s" % (e["name"], e["value"])]
+        else:
+            test.assertEqual(e["valueFrom"]["fieldRef"]["fieldPath"], "metadata.namespace")
+            env += ["--env", "%s=%s" % (e["name"], ns)]
+    return env
+
+
+PULL_SECRET = '{"auths":{"cloud.openshift.com":{"auth":"dXNlcjpwYXNzd29yZAo=","email":"r@rr.com"}}}'
+
+
+class CapiDeployment(unittest.TestCase):
+    """packaging/capi's Deployment on a management cluster that has Cluster
+    API and nothing of Hive or the assisted-service operator."""
+
+    def setUp(self):
+        if os.environ.get("CRADLE_TEST_KUBECONFIG"):
+            self.skipTest("needs the test kube-apiserver's control API (/tokens) for the service account's token")
+        sys.path.insert(0, os.path.join(SRC, "tests", "packaging"))
+        sys.path.insert(0, os.path.join(SRC, "tests", "capi"))
+        import capicore
+        import kubeapi_harness
+        import test_capi_repository as repo
+        from refclient import RefService
+        self.capicore, self.repo = capicore, repo
+        self.tmp = tempfile.mkdtemp(prefix="capi-deploy-", dir=WORK)
+        self.svc = RefService(workdir=self.tmp).start()
+        self.addCleanup(self.svc.stop)
+        values = {"CRADLE_SERVICE_URL": self.svc.url, "CRADLE_HUB_IMAGE": IMAGE}
+        self.objects = repo.objects("bootstrap-cradle", values) + repo.objects("control-plane-cradle", values)
+        # CAPI core's and Metal3's CRDs from the reference, CAPOA's kinds from the components
+        crds = [f for f in capicore.crd_files() if os.sep + "capoa" + os.sep not in f]
+        args = []
+        for f in crds:
+            args += ["--apply", f]
+        for i, o in enumerate(d for d in self.objects if d["kind"] == "CustomResourceDefinition"):
+            path = os.path.join(self.tmp, "components-crd-%d.yaml" % i)
+            with open(path, "w") as f:
+                yaml.safe_dump(o, f)
+            args += ["--apply", path]
+        self.kube = kubeapi_harness.Server(args, state_dir=os.path.join(self.tmp, "kubeapi")).start(timeout=180)
+        self.addCleanup(self.kube.stop)
+
+    def create(self, path, body):
+        r = self.kube.post(path, body)
+        self.assertEqual(r.status, 201, (path, r.text))
+        return r.json
+
+    def install_components(self):
+        """What clusterctl init creates besides the CRDs, of what the test
+        kube-apiserver serves: the Namespaces. It serves no RBAC kinds and
+        authorizes everything; the components' rules are held against the
+        requests the provider made instead (test_provider_...)."""
+        for o in self.objects:
+            if o["kind"] == "Namespace":
+                r = self.kube.post(self.repo.API_PATHS["Namespace"], o)
+                self.assertIn(r.status, (201, 409), r.text)
+
+    def test_provider_runs_under_its_rbac_alone(self):
+        self.install_components()
+        dep = [o for o in self.objects if o["kind"] == "Deployment"][0]
+        c = [x for x in dep["spec"]["template"]["spec"]["containers"] if x["name"] == "manager"][0]
+        self.assertEqual(c["image"], IMAGE)
+        pod_ns = dep["metadata"]["namespace"]
+        sa = dep["spec"]["template"]["spec"]["serviceAccountName"]
+        user = "system:serviceaccount:%s:%s" % (pod_ns, sa)
+        token = "sa-" + uuid.uuid4().hex
+        self.kube.ctl("POST", "/tokens", {"token": token, "user": user,
+                                          "groups": ["system:serviceaccounts", "system:authenticated"]})
+        sadir = service_account_files(self.kube, self.tmp, pod_ns, token)
+        env = container_env(self, c, pod_ns)
+        pod = Pod(self, self.kube, dep, c, sadir, env, [])
+        try:
+            pod.wait_probes()
+            lease_id = [a.split("=", 1)[1] for a in c["args"] if a.startswith("--leader-election-id=")][0]
+            lease = "/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s" % (pod_ns, lease_id)
+            wait_for(lambda: self.kube.get(lease).status == 200, 60, "the leader-election Lease")
+            self.cluster_of_three(pod)
+        finally:
+            rc, text = pod.stop()
+        self.assertEqual(rc, 0, text[-3000:])
+        self.assertNotIn(token, text)
+        # every request it made, granted by the rules its service account is bound to
+        dep, cluster_rules, ns_rules = self.repo.service_account_rules(self.objects)
+        log = self.kube.ctl("GET", "/requests")
+        made = {(r["group"], r["resource"] + ("/" + r["subresource"] if r.get("subresource") else ""),
+                 r["verb"], r.get("namespace") == pod_ns)
+                for r in log["requests"] if r.get("user") == user and r.get("resource")}
+        self.assertTrue(any(res == "openshiftassistedcontrolplanes" for _, res, _, _ in made), made)
+        refused = sorted((g, res, verb) for g, res, verb, own in made
+                         if not self.repo.granted(cluster_rules + (ns_rules if own else []), g, res, verb))
+        self.assertEqual(refused, [], "requests the components' RBAC would refuse")
+
+    def cluster_of_three(self, pod):
+        C = self.capicore
+        ns = "capi-" + RUN_ID
+        self.create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        self.create("/api/v1/namespaces/%s/secrets" % ns, {
+            "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/dockerconfigjson",
+            "metadata": {"name": "pull-secret"}, "stringData": {".dockerconfigjson": PULL_SECRET}})
+        infra = "/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/%s/" % ns
+        self.create(infra + "metal3clusters", {
+            "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "Metal3Cluster",
+            "metadata": {"name": "spoke"},
+            "spec": {"controlPlaneEndpoint": {"host": "198.51.100.40", "port": 6443}}})
+        self.create(infra + "metal3machinetemplates", {
+            "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "Metal3MachineTemplate",
+            "metadata": {"name": "spoke-controlplane"},
+            "spec": {"template": {"spec": {"image": {
+                "url": "http://192.0.2.1/rhcos.qcow2", "checksum": "http://192.0.2.1/rhcos.qcow2.sha256sum",
+                "checksumType": "sha256", "format": "qcow2"}}}}})
+        cp_path = "/apis/controlplane.cluster.x-k8s.io/v1alpha3/namespaces/%s/openshiftassistedcontrolplanes" % ns
+        cp_name = "cp-" + RUN_ID
+        self.create(cp_path, {
+            "apiVersion": "controlplane.cluster.x-k8s.io/v1alpha3", "kind": "OpenshiftAssistedControlPlane",
+            "metadata": {"name": cp_name, "labels": {C.CLUSTER_NAME_LABEL: "spoke"}},
+            "spec": {"distributionVersion": "4.13.18", "replicas": 3,
+                     "config": {"baseDomain": "lab.home", "clusterName": "spoke",
+                                "apiVIPs": ["198.51.100.40"], "ingressVIPs": ["198.51.100.41"],
+                                "pullSecretRef": {"name": "pull-secret"}},
+                     "openshiftAssistedConfigSpec": {"cpuArchitecture": "x86_64"},
+                     "machineTemplate": {"infrastructureRef": {
+                         "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "Metal3MachineTemplate",
+                         "name": "spoke-controlplane"}}}})
+        self.create("/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/clusters" % ns, {
+            "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": {"name": "spoke"},
+            "spec": {"clusterNetwork": {"pods": {"cidrBlocks": ["10.128.0.0/14"]},
+                                        "services": {"cidrBlocks": ["172.30.0.0/16"]}},
+                     "controlPlaneRef": C.ref("controlplane.cluster.x-k8s.io", "OpenshiftAssistedControlPlane",
+                                              cp_name),
+                     "infrastructureRef": C.ref("infrastructure.cluster.x-k8s.io", "Metal3Cluster", "spoke")}})
+        core = C.CapiCore(C.Kube(self.kube.path("kubeconfig")), ns).start()
+        try:
+            def registered():
+                pod.alive()
+                ann = self.kube.get(cp_path + "/" + cp_name).json["metadata"].get("annotations") or {}
+                return ann.get("cradle.agent-install.openshift.io/cluster-id") and \
+                    ann.get("cradle.agent-install.openshift.io/infra-env-id")
+            wait_for(registered, 120, "the control plane's cluster and infra-env registered")
+            ann = self.kube.get(cp_path + "/" + cp_name).json["metadata"]["annotations"]
+            st, cluster = self.svc.api("GET", "/v2/clusters/%s" %
+                                       ann["cradle.agent-install.openshift.io/cluster-id"])
+            self.assertEqual((st, cluster["name"], cluster["base_dns_domain"]), (200, "spoke", "lab.home"))
+
+            def machines_with_data():
+                pod.alive()
+                items = self.kube.get("/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/machines" % ns).json["items"]
+                return len(items) == 3 and all((m["spec"].get("bootstrap") or {}).get("dataSecretName")
+                                               for m in items) and items
+            machines = None
+            wait_for(lambda: bool(machines_with_data()), 180, "three Machines with their data Secrets")
+            machines = machines_with_data()
+            for m in machines:
+                name = m["spec"]["bootstrap"]["dataSecretName"]
+                secret = self.kube.get("/api/v1/namespaces/%s/secrets/%s" % (ns, name)).json
+                self.assertEqual(secret["type"], "cluster.x-k8s.io/secret")
+                self.assertEqual(base64.b64decode(secret["data"]["format"]), b"ignition")
+            m3 = self.kube.get(infra + "metal3machines").json["items"]
+            self.assertEqual(len(m3), 3)
+            self.assertEqual(core.errors, [])
+        finally:
+            core.stop()
 
 
 if __name__ == "__main__":
