@@ -106,6 +106,25 @@ int capi_host_progress(json_object *host, char **ret_status, char **ret_reason, 
         return 0;
 }
 
+/* bootstrap-config contract, "Sentinel file": the path a Machine's
+ * bootstrap writes once the node has bootstrapped. Ignition 3.1.0, which
+ * every service that takes host overrides parses. */
+const char capi_sentinel_ignition[] =
+        "{\"ignition\":{\"version\":\"3.1.0\"},\"systemd\":{\"units\":[{\"name\":"
+        "\"cluster-api-bootstrap-success.service\",\"enabled\":true,\"contents\":"
+        "\"[Unit]\\nDescription=Cluster API bootstrap sentinel: this node's kubelet started\\n"
+        "Wants=kubelet.service\\nAfter=kubelet.service\\n\\n[Service]\\nType=oneshot\\n"
+        "RemainAfterExit=yes\\nExecStart=/usr/bin/mkdir -p /run/cluster-api\\n"
+        "ExecStart=/usr/bin/touch /run/cluster-api/bootstrap-success.complete\\n\\n"
+        "[Install]\\nWantedBy=multi-user.target\\n\"}]}}";
+
+bool capi_host_has_sentinel(json_object *host)
+{
+        const char *have = json_get_string(host, "ignition_config_overrides");
+
+        return have && streq(have, capi_sentinel_ignition);
+}
+
 int capi_ignition_with_hostname(const char *ignition, const char *hostname, char **ret)
 {
         _cleanup_(json_object_putp) json_object *ign = NULL, *file = NULL;

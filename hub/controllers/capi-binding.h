@@ -46,6 +46,16 @@ int capi_host_progress(json_object *host, char **ret_status, char **ret_reason, 
  * -EINVAL when the text is not an Ignition config. */
 int capi_ignition_with_hostname(const char *ignition, const char *hostname, char **ret);
 
+/* The host Ignition override every bound host gets before the
+ * installation starts (v2UpdateHostIgnition): a oneshot unit, ordered
+ * after the kubelet, that writes the contract's sentinel file
+ * /run/cluster-api/bootstrap-success.complete (RHCOS's /run is a tmpfs:
+ * it says this boot's kubelet started). The text is constant, so the
+ * host's ignition_config_overrides is compared with it as a string. */
+extern const char capi_sentinel_ignition[];
+/* The host has that override. */
+bool capi_host_has_sentinel(json_object *host);
+
 /* The Cluster API Secret of the contracts: type cluster.x-k8s.io/secret,
  * label cluster.x-k8s.io/cluster-name, a controller owner reference to
  * owner, data {key: value} for each pair of kv (NULL-terminated). */

@@ -22,6 +22,7 @@
 #define TAG_REGISTER_INFRAENV "register-infraenv"
 #define TAG_BIND "bind-"
 #define TAG_ROLE "role-"
+#define TAG_SENTINEL "sentinel-"
 #define TAG_INSTALL "install"
 #define TAG_KUBECONFIG "kubeconfig"
 /* which credentials file the kubeconfig Secret holds (kubeconfig-noingress
@@ -318,6 +319,19 @@ static int create_machine(Flow *f, const char *name)
         return hub_plan_create(f->plan, HUB_KIND_MACHINE, ns, TAKE_PTR(machine));
 }
 
+static bool sentinels_set(const ControlPlaneObserved *o)
+{
+        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+
+        for (size_t i = 0; i < o->n_machines; i++) {
+                json_object *h = capi_host_for_machine(hosts, kube_object_name(o->machines[i]));
+
+                if (!capi_host_has_sentinel(h))
+                        return false;
+        }
+        return true;
+}
+
 static int machine_names(const ControlPlaneObserved *o, char ***ret)
 {
         _cleanup_strv_free_ char **l = NULL;
@@ -329,8 +343,8 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
         return 0;
 }
 
-/* each Machine's host bound to the cluster with role master. 1 to go on,
- * 0 when calls are planned. */
+/* each Machine's host bound to the cluster with role master and the
+ * sentinel's Ignition override. 1 to go on, 0 when calls are planned. */
 static int bind_hosts(Flow *f, const char *cluster_id)
 {
         const ControlPlaneObserved *o = f->o;
@@ -341,13 +355,14 @@ static int bind_hosts(Flow *f, const char *cluster_id)
         for (size_t i = 0; i < o->n_machines; i++) {
                 json_object *m = o->machines[i], *h = capi_host_for_machine(hosts, kube_object_name(m));
                 const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
-                _cleanup_free_ char *btag = NULL, *rtag = NULL;
+                _cleanup_free_ char *btag = NULL, *rtag = NULL, *stag = NULL;
 
                 if (!h || !hid || !ie)
                         continue;
                 btag = strdup_printf("%s%s", TAG_BIND, hid);
                 rtag = strdup_printf("%s%s", TAG_ROLE, hid);
-                if (!btag || !rtag)
+                stag = strdup_printf("%s%s", TAG_SENTINEL, hid);
+                if (!btag || !rtag || !stag)
                         return -ENOMEM;
                 if (isempty(json_get_string(h, "cluster_id")) && !result(f, btag)) {
                         json_object *body = json_new_object();
@@ -367,6 +382,17 @@ static int bind_hosts(Flow *f, const char *cluster_id)
                         if (!body || json_add_string(body, "host_role", "master") < 0)
                                 return -ENOMEM;
                         r = hub_plan_op(f->plan, rtag, ASSISTED_OP_UPDATE_HOST,
+                                        (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
+                        if (r < 0)
+                                return r;
+                        planned = true;
+                }
+                if (!capi_host_has_sentinel(h) && !result(f, stag)) {
+                        json_object *body = json_new_object();
+
+                        if (!body || json_add_string(body, "config", capi_sentinel_ignition) < 0)
+                                return -ENOMEM;
+                        r = hub_plan_op(f->plan, stag, ASSISTED_OP_UPDATE_HOST_IGNITION,
                                         (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
                         if (r < 0)
                                 return r;
@@ -704,8 +730,10 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         if (r <= 0)
                 return r;
 
-        /* the install trigger: every control-plane Machine has its host */
-        if (!result(&f, TAG_INSTALL) && o->n_machines == capi_replicas(base->object)) {
+        /* the install trigger: every control-plane Machine has its host,
+         * and each host the sentinel's override (as the service last
+         * listed them: one round after the call) */
+        if (!result(&f, TAG_INSTALL) && o->n_machines == capi_replicas(base->object) && sentinels_set(o)) {
                 ClusterCounts counts = { .expected_masters = capi_replicas(base->object) };
 
                 r = machine_names(o, &names);

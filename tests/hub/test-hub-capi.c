@@ -74,14 +74,20 @@ static json_object *machine(const char *name)
 }
 
 /* a host of the infra-env; cluster_id "" when unbound */
-static const char *host_json(char buf[static 1024], const char *id, const char *hostname,
+static const char *host_json(char buf[static 2048], const char *id, const char *hostname,
                              const char *cluster_id, const char *status, const char *role,
                              const char *progress)
 {
-        snprintf(buf, 1024,
-                 "{\"id\":\"%s\",\"infra_env_id\":\"" IEID "\",\"requested_hostname\":\"%s\","
-                 "\"cluster_id\":\"%s\",\"status\":\"%s\",\"role\":\"%s\",\"suggested_role\":\"%s\"%s}",
-                 id, hostname, cluster_id, status, role, role, progress ? progress : "");
+        _cleanup_(json_object_putp) json_object *h = hubtest_jsonf(
+                "{\"id\":\"%s\",\"infra_env_id\":\"" IEID "\",\"requested_hostname\":\"%s\","
+                "\"cluster_id\":\"%s\",\"status\":\"%s\",\"role\":\"%s\",\"suggested_role\":\"%s\"%s}",
+                id, hostname, cluster_id, status, role, role, progress ? progress : "");
+
+        /* a host bound as master has had its sentinel override set
+         * (hosts_get_the_sentinel_before_the_installation shows how) */
+        if (!isempty(cluster_id) && streq(role, "master"))
+                ASSERT_OK(json_add_string(h, "ignition_config_overrides", capi_sentinel_ignition));
+        snprintf(buf, 2048, "%s", json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN));
         return buf;
 }
 
@@ -309,7 +315,7 @@ TEST(hosts_bound_by_hostname_a_foreign_host_never)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char h0[1024], h1[1024], hx[1024];
+        char h0[2048], h1[2048], hx[2048];
         _cleanup_free_ char *hosts = NULL;
 
         fixture(&f, oacp(NULL));
@@ -318,10 +324,12 @@ TEST(hosts_bound_by_hostname_a_foreign_host_never)
                               host_json(h1, "h1", "test-multinode-1", CID, "known", "master", NULL),
                               host_json(hx, "hx", "intruder", "", "known", "auto-assign", NULL));
         registered(&f, service_cluster("insufficient", "[]"), hosts);
-        hubtest_reconcile(
-                capi_controlplane_decide, &f.o.base,
-                (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL }, { "role-*", 201, "{}", NULL }, { NULL } },
-                &run);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL },
+                                             { "role-*", 201, "{}", NULL },
+                                             { "sentinel-*", 201, NULL, NULL },
+                                             { NULL } },
+                          &run);
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 1u);
         ASSERT_STREQ(call(&run, "bind-h0")->path, "/v2/infra-envs/" IEID "/hosts/h0/actions/bind");
         ASSERT_STREQ(hubtest_str(call(&run, "bind-h0")->body, "cluster_id"), CID);
@@ -333,13 +341,17 @@ TEST(hosts_bound_by_hostname_a_foreign_host_never)
         ASSERT_STREQ(hubtest_str(call(&run, "role-h0")->body, "host_role"), "master");
         ASSERT_NULL(call(&run, "role-h1"));
         ASSERT_NULL(call(&run, "bind-h1"));
+        /* and its sentinel override; h1 has it, the foreign host never */
+        ASSERT_NOT_NULL(call(&run, "sentinel-h0"));
+        ASSERT_NULL(call(&run, "sentinel-h1"));
+        ASSERT_NULL(call(&run, "sentinel-hx"));
         ASSERT_NULL(call(&run, "install"));
         fixture_done(&f);
 }
 
-static const char *three_masters(char bufs[3][1024], const char *status, const char *progress)
+static const char *three_masters(char bufs[3][2048], const char *status, const char *progress)
 {
-        static char all[4096];
+        static char all[8192];
 
         snprintf(all, sizeof(all), "[%s,%s,%s]",
                  host_json(bufs[0], "h0", "test-multinode-0", CID, status, "master", progress),
@@ -348,11 +360,56 @@ static const char *three_masters(char bufs[3][1024], const char *status, const c
         return all;
 }
 
+/* bootstrap-config contract, "Sentinel file": each bound host gets the
+ * Ignition override whose unit writes /run/cluster-api/bootstrap-success.
+ * complete, and the installation waits until every host has it */
+TEST(hosts_get_the_sentinel_before_the_installation)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        _cleanup_(json_object_putp) json_object *hosts = NULL, *config = NULL;
+        _cleanup_free_ char *text = NULL;
+        char bufs[3][2048];
+        const char *unit;
+
+        /* three masters, h1's override never set (another's, or none) */
+        hosts = hubtest_json(three_masters(bufs, "known", NULL));
+        ASSERT_OK(json_add_string(json_object_array_get_idx(hosts, 1), "ignition_config_overrides",
+                                  "{\"ignition\":{\"version\":\"3.1.0\"}}"));
+        text = strdup(json_object_to_json_string_ext(hosts, JSON_C_TO_STRING_PLAIN));
+        ASSERT_NOT_NULL(text);
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("ready", text), text);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "sentinel-*", 201, NULL, NULL },
+                                             { "install", 202, "{\"id\":\"" CID "\"}", NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "sentinel-"), 1u);
+        ASSERT_STREQ(call(&run, "sentinel-h1")->method, "PATCH");
+        ASSERT_STREQ(call(&run, "sentinel-h1")->path, "/v2/infra-envs/" IEID "/hosts/h1/ignition");
+        ASSERT_STREQ(hubtest_str(call(&run, "sentinel-h1")->body, "config"), capi_sentinel_ignition);
+        /* the override: an Ignition config whose one unit, enabled, writes
+         * the contract's path after the kubelet */
+        config = hubtest_json(capi_sentinel_ignition);
+        ASSERT_STREQ(hubtest_str(config, "ignition.version"), "3.1.0");
+        ASSERT_EQ(hub_json_array_length(json_get_path(config, "systemd.units")), 1u);
+        unit = json_get_string(json_object_array_get_idx(json_get_path(config, "systemd.units"), 0),
+                               "contents");
+        ASSERT_NOT_NULL(strstr(unit, "After=kubelet.service"));
+        ASSERT_NOT_NULL(strstr(unit, "/run/cluster-api/bootstrap-success.complete"));
+        ASSERT_NOT_NULL(strstr(unit, "WantedBy=multi-user.target"));
+        /* not installed while a host lacks it, even with the cluster ready */
+        ASSERT_NULL(call(&run, "install"));
+        ASSERT_TRUE(run.requeue_after > 0);
+        fixture_done(&f);
+}
+
 TEST(installation_starts_once_every_machine_has_its_host)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char bufs[3][1024];
+        char bufs[3][2048];
         const char *hosts = three_masters(bufs, "known", NULL);
 
         fixture(&f, oacp(NULL));
@@ -375,7 +432,7 @@ TEST(no_installation_while_a_machine_lacks_its_host)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char h0[1024], h1[1024];
+        char h0[2048], h1[2048];
         _cleanup_free_ char *hosts = strdup_printf(
                 "[%s,%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL),
                 host_json(h1, "h1", "test-multinode-1", CID, "known", "master", NULL));
@@ -393,7 +450,7 @@ TEST(kubeconfig_secret_of_the_contract)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char bufs[3][1024];
+        char bufs[3][2048];
         const char *hosts = three_masters(bufs, "installing-in-progress", NULL);
         const HubWrite *s;
         _cleanup_free_ char *value = NULL;
@@ -432,7 +489,7 @@ TEST(initialized_when_the_api_answers_available_when_installed)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char bufs[3][1024];
+        char bufs[3][2048];
         const char *hosts = three_masters(bufs, "installed", NULL);
 
         fixture(&f, oacp(NULL));
@@ -460,7 +517,7 @@ TEST(control_plane_nothing_written_twice)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {}, again = {};
-        char bufs[3][1024];
+        char bufs[3][2048];
         const char *hosts = three_masters(bufs, "installing-in-progress",
                                           ",\"progress\":{\"current_stage\":\"Writing image to "
                                           "disk\",\"installation_percentage\":45}");
@@ -488,7 +545,7 @@ TEST(full_kubeconfig_replaces_the_noingress_one)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char bufs[3][1024];
+        char bufs[3][2048];
         const char *hosts = three_masters(bufs, "installed", NULL);
         const HubWrite *p;
 
@@ -511,7 +568,7 @@ TEST(machines_show_their_hosts_progress)
 {
         Fixture f;
         _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char bufs[3][1024];
+        char bufs[3][2048];
         const char *hosts = three_masters(bufs, "installing-in-progress",
                                           ",\"progress\":{\"current_stage\":\"Writing image to "
                                           "disk\",\"installation_percentage\":45}");

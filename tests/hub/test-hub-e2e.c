@@ -31,6 +31,7 @@
 
 #include "assisted/assisted.h"
 #include "buf.h"
+#include "capi-binding.h"
 #include "cleanup.h"
 #include "fileio.h"
 #include "http.h"
@@ -2405,12 +2406,22 @@ static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, Capi
                 _cleanup_free_ char *path = strdup_printf("/v2/infra-envs/%s/hosts/%s", ieid, run->hosts[i]);
                 _cleanup_(json_object_putp) json_object *host = NULL;
 
-                ASSERT_EQ(service_call("GET", path, NULL, &host), 200);
+                /* bound as master with the sentinel's override (a round after the role) */
+                for (int tries = 0; tries < 600; tries++) {
+                        json_object_put(TAKE_PTR(host));
+                        ASSERT_EQ(service_call("GET", path, NULL, &host), 200);
+                        if (i == 3 || capi_host_has_sentinel(host))
+                                break;
+                        usleep(100 * 1000);
+                }
                 if (i < 3) {
                         ASSERT_STREQ(str_at(host, "cluster_id"), cid);
                         ASSERT_STREQ(str_at(host, "role"), "master");
-                } else
+                        ASSERT_TRUE(capi_host_has_sentinel(host));
+                } else {
                         ASSERT_TRUE(isempty(str_at(host, "cluster_id")));
+                        ASSERT_FALSE(capi_host_has_sentinel(host));
+                }
         }
 }
 
