@@ -343,6 +343,29 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
         return 0;
 }
 
+/* A call on a host (path infra-env, host) whose body is {key: value},
+ * unless its answer is in: true when planned. */
+static int plan_host_call(Flow *f, const char *prefix, int op, json_object *h, const char *key,
+                          const char *value)
+{
+        const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
+        _cleanup_free_ char *tag = strdup_printf("%s%s", prefix, hid);
+        json_object *body;
+        int r;
+
+        if (!tag)
+                return -ENOMEM;
+        if (result(f, tag))
+                return 0;
+        body = json_new_object();
+        if (!body || json_add_string(body, key, value) < 0) {
+                json_object_put(body);
+                return -ENOMEM;
+        }
+        r = hub_plan_op(f->plan, tag, op, (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
+        return r < 0 ? r : 1;
+}
+
 /* each Machine's host bound to the cluster with role master and the
  * sentinel's Ignition override. 1 to go on, 0 when calls are planned. */
 static int bind_hosts(Flow *f, const char *cluster_id)
@@ -353,50 +376,31 @@ static int bind_hosts(Flow *f, const char *cluster_id)
         int r;
 
         for (size_t i = 0; i < o->n_machines; i++) {
-                json_object *m = o->machines[i], *h = capi_host_for_machine(hosts, kube_object_name(m));
-                const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
-                _cleanup_free_ char *btag = NULL, *rtag = NULL, *stag = NULL;
+                json_object *h = capi_host_for_machine(hosts, kube_object_name(o->machines[i]));
 
-                if (!h || !hid || !ie)
+                if (!json_get_string(h, "id") || !json_get_string(h, "infra_env_id"))
                         continue;
-                btag = strdup_printf("%s%s", TAG_BIND, hid);
-                rtag = strdup_printf("%s%s", TAG_ROLE, hid);
-                stag = strdup_printf("%s%s", TAG_SENTINEL, hid);
-                if (!btag || !rtag || !stag)
-                        return -ENOMEM;
-                if (isempty(json_get_string(h, "cluster_id")) && !result(f, btag)) {
-                        json_object *body = json_new_object();
-
-                        if (!body || json_add_string(body, "cluster_id", cluster_id) < 0)
-                                return -ENOMEM;
-                        r = hub_plan_op(f->plan, btag, ASSISTED_OP_BIND_HOST,
-                                        (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
+                if (isempty(json_get_string(h, "cluster_id"))) {
+                        r = plan_host_call(f, TAG_BIND, ASSISTED_OP_BIND_HOST, h, "cluster_id", cluster_id);
                         if (r < 0)
                                 return r;
-                        planned = true;
-                        continue;
+                        if (r > 0) {
+                                planned = true;
+                                continue;
+                        }
                 }
-                if (!streq_ptr(json_get_string(h, "role"), "master") && !result(f, rtag)) {
-                        json_object *body = json_new_object();
-
-                        if (!body || json_add_string(body, "host_role", "master") < 0)
-                                return -ENOMEM;
-                        r = hub_plan_op(f->plan, rtag, ASSISTED_OP_UPDATE_HOST,
-                                        (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
+                if (!streq_ptr(json_get_string(h, "role"), "master")) {
+                        r = plan_host_call(f, TAG_ROLE, ASSISTED_OP_UPDATE_HOST, h, "host_role", "master");
                         if (r < 0)
                                 return r;
-                        planned = true;
+                        planned |= r > 0;
                 }
-                if (!capi_host_has_sentinel(h) && !result(f, stag)) {
-                        json_object *body = json_new_object();
-
-                        if (!body || json_add_string(body, "config", capi_sentinel_ignition) < 0)
-                                return -ENOMEM;
-                        r = hub_plan_op(f->plan, stag, ASSISTED_OP_UPDATE_HOST_IGNITION,
-                                        (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, body, true);
+                if (!capi_host_has_sentinel(h)) {
+                        r = plan_host_call(f, TAG_SENTINEL, ASSISTED_OP_UPDATE_HOST_IGNITION, h, "config",
+                                           capi_sentinel_ignition);
                         if (r < 0)
                                 return r;
-                        planned = true;
+                        planned |= r > 0;
                 }
         }
         return planned ? 0 : 1;
