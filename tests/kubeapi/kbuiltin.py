@@ -197,6 +197,9 @@ class Strategy:
         o['kind'] = rt.kind
         return o
 
+    def to_storage(self, obj):
+        """What the storage codec does to an object on its way to etcd."""
+
     def zero_object(self):
         return copy.deepcopy(self.zero)
 
@@ -327,11 +330,34 @@ class CRStrategy(Strategy):
             s = dict(s, **{'x-kubernetes-preserve-unknown-fields': True})
         self.schema = dict(s, _root=True)
         self.storage_version = next((v['name'] for v in spec['versions'] if v.get('storage')), self.version)
+        self.multi_version = sum(1 for v in spec['versions'] if v.get('served')) > 1
+        storage = next((v for v in spec['versions'] if v.get('storage')), version)
+        ss = (storage.get('schema') or {}).get('openAPIV3Schema') or {}
+        if spec.get('preserveUnknownFields'):
+            ss = dict(ss, **{'x-kubernetes-preserve-unknown-fields': True})
+        self.storage_schema = dict(ss, _root=True)
         self.has_cel = kschema.has_cel(s)
 
     def decode(self, obj, rt):
         obj['apiVersion'] = '%s/%s' % (self.group, self.storage_version)
         return obj
+
+    def encode(self, obj, rt):
+        o = Strategy.encode(self, obj, rt)
+        if self.multi_version:
+            # conversion None rewrites apiVersion alone; the object is then pruned with the schema of the
+            # version asked for, on every read: a CAPI Cluster written as v1beta2 and read as v1beta1 loses
+            # controlPlaneRef.apiGroup (kube-apiserver 1.26). A CRD with one version stores what that schema
+            # already pruned.
+            kschema.prune(o, self.schema, '', [], root=True)
+        return o
+
+    def to_storage(self, obj):
+        # written through another version: converted (conversion None: apiVersion alone, done by decode)
+        # and pruned with the storage version's schema (a CAPI Cluster written as v1beta1 is stored without
+        # controlPlaneRef.apiVersion, which v1beta2 does not know: kube-apiserver 1.26)
+        if self.version != self.storage_version:
+            kschema.prune(obj, self.storage_schema, '', [], root=True)
 
     def defaults(self, obj, old=None):
         kschema.apply_defaults(obj, self.schema)

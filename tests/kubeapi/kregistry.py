@@ -261,6 +261,7 @@ class Registry:
                 raise err_already_exists(rt.group, rt.resource, name)
             if ctx.get('dry_run'):
                 return code, obj
+            rt.strategy.to_storage(obj)
             self._check_size(rt, ns if rt.namespaced else '', name, obj)
             stored = self.store.commit(rt.store_key, ns if rt.namespaced else '', name, obj, 'ADDED')
         return code, stored
@@ -359,6 +360,7 @@ class Registry:
         if st.should_delete(obj):
             self.store.commit(rt.store_key, key_ns, name, None, 'DELETED')
             return 200, obj
+        st.to_storage(obj)
         self._check_size(rt, key_ns, name, obj)
         stored = self.store.commit(rt.store_key, key_ns, name, obj, 'MODIFIED')
         return 200, stored

@@ -1805,20 +1805,22 @@ class SizeLimits(Base):
 
 # ---------------------------------------------------------------- CRD scale subresource (CAPI)
 
-class ScaleSubresource(unittest.TestCase):
-    """The scale subresource of a CRD (CAPI's MachineSet), as
-    apiextensions-apiserver serves it: discovery, GET, PUT, merge and JSON
-    patches, the 500 of an object without spec.replicas, conflicts, and
-    managedFields. Runs unchanged against the cluster of
-    CRADLE_TEST_KUBECONFIG (the CAPI CRDs it lacks are created and left)."""
+class CapiCrds(unittest.TestCase):
+    """Cluster API's CRDs (tests/capi), on a server of the class's own (the
+    module's lists the reference CRDs alone) or unchanged on the cluster of
+    CRADLE_TEST_KUBECONFIG (the CRDs it lacks are created and left), in a
+    namespace of the class's own."""
     maxDiff = None
 
     @classmethod
     def setUpClass(cls):
         sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'capi'))
         import capicore
-        cls.kube = capicore.Kube(os.environ.get('CRADLE_TEST_KUBECONFIG') or
-                                 os.path.join(SERVER.state, 'kubeconfig'))
+        cls.server = None
+        real = os.environ.get('CRADLE_TEST_KUBECONFIG')
+        if not real:
+            cls.server = H.Server().start()
+        cls.kube = capicore.Kube(real or os.path.join(cls.server.state, 'kubeconfig'))
         capicore.ensure_crds(cls.kube)
         cls.ns = 'scale-' + base64.b32encode(os.urandom(5)).decode().lower()
         cls.raw('POST', '/api/v1/namespaces', {'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': cls.ns}})
@@ -1828,6 +1830,8 @@ class ScaleSubresource(unittest.TestCase):
     def tearDownClass(cls):
         cls.raw('DELETE', '/api/v1/namespaces/' + cls.ns)
         cls.kube.close()
+        if cls.server:
+            stop_clean(cls.server)
 
     @classmethod
     def raw(cls, method, path, body=None, ctype='application/json'):
@@ -1847,6 +1851,14 @@ class ScaleSubresource(unittest.TestCase):
             return r.status, json.loads(r.read() or b'null')
         finally:
             c.close()
+
+
+
+class ScaleSubresource(CapiCrds):
+    """The scale subresource of a CRD (CAPI's MachineSet), as
+    apiextensions-apiserver serves it: discovery, GET, PUT, merge and JSON
+    patches, the 500 of an object without spec.replicas, conflicts, and
+    managedFields."""
 
     def machine_set(self, name, replicas=None):
         spec = {'clusterName': 'c1', 'selector': {'matchLabels': {'a': 'b'}},
@@ -1924,6 +1936,43 @@ class ScaleSubresource(unittest.TestCase):
         code, sc = self.raw('PUT', self.base + '/ms/scale', dict(sc, spec={'replicas': 5}))
         self.assertEqual((code, sc['spec']), (200, {'replicas': 5}))
         self.assertEqual(self.raw('GET', self.base + '/ms')[1]['spec']['replicas'], 5)
+
+
+class ConversionNone(CapiCrds):
+    """A CRD serving several versions with conversion None (CAPI's, as the
+    reference bases are applied): only apiVersion is rewritten, and every
+    read prunes the object with the schema of the version asked for."""
+
+    def test_read_through_the_other_version(self):
+        v1b2 = '/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/clusters' % self.ns
+        v1b1 = '/apis/cluster.x-k8s.io/v1beta1/namespaces/%s/clusters' % self.ns
+        code, o = self.raw('POST', v1b2, {'apiVersion': 'cluster.x-k8s.io/v1beta2', 'kind': 'Cluster',
+                                          'metadata': {'name': 'new'},
+                                          'spec': {'paused': True, 'controlPlaneRef': {
+                                              'apiGroup': 'controlplane.cluster.x-k8s.io', 'kind': 'X',
+                                              'name': 'c'}}})
+        self.assertEqual(code, 201, o)
+        code, old = self.raw('GET', v1b1 + '/new')
+        self.assertEqual(code, 200, old)
+        self.assertEqual(old['apiVersion'], 'cluster.x-k8s.io/v1beta1')
+        # v1beta1's ObjectReference has no apiGroup
+        self.assertEqual(old['spec'], {'controlPlaneRef': {'kind': 'X', 'name': 'c'}, 'paused': True})
+        self.assertEqual([m['apiVersion'] for m in old['metadata']['managedFields']], ['cluster.x-k8s.io/v1beta2'])
+        self.assertEqual(old['metadata']['resourceVersion'], o['metadata']['resourceVersion'])
+        # and the other way: written with v1beta1's apiVersion, which v1beta2 does not know
+        code, o = self.raw('POST', v1b1, {'apiVersion': 'cluster.x-k8s.io/v1beta1', 'kind': 'Cluster',
+                                          'metadata': {'name': 'old'},
+                                          'spec': {'paused': True, 'controlPlaneRef': {
+                                              'apiVersion': 'controlplane.cluster.x-k8s.io/v1', 'kind': 'X',
+                                              'name': 'c'}}})
+        self.assertEqual(code, 201, o)
+        # stored pruned with the storage version's schema: the answer (read back as v1beta1) lacks it too
+        self.assertEqual(o['spec']['controlPlaneRef'], {'kind': 'X', 'name': 'c'})
+        code, new = self.raw('GET', v1b2 + '/old')
+        self.assertEqual((code, new['apiVersion']), (200, 'cluster.x-k8s.io/v1beta2'))
+        self.assertEqual(new['spec'], {'controlPlaneRef': {'kind': 'X', 'name': 'c'}, 'paused': True})
+        code, lst = self.raw('GET', v1b2)
+        self.assertEqual(sorted(i['spec']['controlPlaneRef'].get('apiVersion', '-') for i in lst['items']), ['-', '-'])
 
 
 class OpenShiftCluster(unittest.TestCase):

@@ -93,6 +93,10 @@ DEFAULT_SETTINGS = {
     # ENABLE_SOFT_TIMEOUTS together with the organization's soft timeouts:
     # off in the service's default configuration
     "soft_timeouts": False,
+    # INSTALLATION_TIMEOUT (24h) and FINALIZING_TIMEOUT (5h) of
+    # internal/cluster/cluster.go, in seconds
+    "installation_timeout": 24 * 3600,
+    "finalizing_timeout": 5 * 3600,
 }
 
 # internal/cluster/finalizing_stages.go at 063b2579: each finalizing
@@ -121,6 +125,10 @@ OLM_FINALIZING_STAGES = ("Waiting for olm operators csv initialization", "Waitin
 # internal/cluster/common.go
 STATUS_INFO_FINALIZING_STAGE_TIMEOUT = ("Cluster finalizing stage '%s' has been timed out after timeout duration "
                                         "of %d minutes")
+STATUS_INFO_FINALIZING_TIMEOUT = "Cluster installation timeout while finalizing"
+STATUS_INFO_INSTALLATION_TIMEOUT = "cluster installation timeout (%d minutes) has expired"
+STATUS_INFO_PENDING_USER_ACTION_TIMEOUT = ("cluster installation timed out while pending user action (a manual booting "
+                                           "from installation disk)")
 STATUS_INFO_FINALIZING_STAGE_SOFT_TIMEOUT = ("Cluster finalizing stage '%s' is taking longer than the expected "
                                              "duration (%d minutes). To troubleshoot use kubeconfig or connect to "
                                              "any node using ssh")
@@ -452,9 +460,11 @@ class Cluster(object):
         self.status = d.get("status", "insufficient")
         self.status_info = d.get("status_info", "Cluster is not ready for install")
         self.status_updated_at = now_ms()
+        self.status_changed = time.monotonic()     # status_updated_at's clock, for the timeouts
         self.created_at = now_rfc()
         self.updated_at = self.created_at
         self.install_started_at = ZERO_MS
+        self.install_started = None                # install_started_at's clock
         self.install_completed_at = ZERO_MS
         self.logs_info = None
         self.controller_logs_started_at = ZERO_MS
@@ -568,14 +578,25 @@ class Cluster(object):
         self.updated_at = now_rfc()
 
     def set_status(self, status, info):
+        """updateClusterStatus: status_updated_at (and, into installed, error
+        or cancelled, install_completed_at) only when the status changes,
+        not when only status_info does."""
         old = self.status
         if status != self.status or info != self.status_info:
             self.status = status
             self.status_info = info
-            self.status_updated_at = now_ms()
+            if status != old:
+                self.status_updated_at = now_ms()
+                self.status_changed = time.monotonic()
+                if status in ("installed", "error", "cancelled"):
+                    self.install_completed_at = self.status_updated_at
             self.touch()
         if old != status and self.on_status is not None:
             self.on_status(self, old)
+
+    def start_install_clock(self):
+        self.install_started_at = now_ms()
+        self.install_started = time.monotonic()
 
     def to_api(self, hosts, style, include_hosts=True, generation=None):
         d = self.spec
@@ -981,7 +1002,35 @@ class Model(object):
             if cluster is not None and cluster.status == "installing":
                 h.set_status("installing", "Installation is in progress")
         for c in self.clusters.values():
-            self._finalizing_stage_timeout(c)
+            self._installation_timeouts(c) or self._finalizing_stage_timeout(c)
+
+    def _installation_timeouts(self, c):
+        """The cluster monitor's whole-installation timeouts (statemachine.go,
+        in its order, before the finalizing stages'): pending user action
+        past INSTALLATION_TIMEOUT since the start; with soft timeouts,
+        installing or finalizing past it; without them, finalizing past
+        FINALIZING_TIMEOUT since the status last changed. True when the
+        cluster failed."""
+        if c.install_started is None:
+            return False
+        now = time.monotonic()
+        soft = bool(self.settings.get("soft_timeouts"))
+        installation = self.settings.get("installation_timeout", 24 * 3600)
+        over = now - c.install_started > installation
+        reason = None
+        if c.status == "installing-pending-user-action" and over:
+            reason = STATUS_INFO_PENDING_USER_ACTION_TIMEOUT
+        elif c.status in ("installing", "finalizing") and soft and over:
+            reason = STATUS_INFO_INSTALLATION_TIMEOUT % int(installation // 60)
+        elif c.status == "finalizing" and not soft and \
+                now - c.status_changed > self.settings.get("finalizing_timeout", 5 * 3600):
+            reason = STATUS_INFO_FINALIZING_TIMEOUT
+        if reason is None:
+            return False
+        c.set_status("error", reason)
+        self.cluster_event(c, "cluster_installation_failed", "Failed installing cluster. Reason: %s" % reason,
+                           "critical")
+        return True
 
     def _finalizing_stage_timeout(self, c):
         """The cluster monitor's finalizing-stage rules (statemachine.go, in
@@ -1783,7 +1832,7 @@ class Model(object):
             boot.bootstrap = True
         for h in hosts:
             h._stages_cache = h.stages(cluster.sno)
-        cluster.install_started_at = now_ms()
+        cluster.start_install_clock()
         cluster.status_fixed = False
         if prepare:
             cluster.set_status("preparing-for-installation", "Preparing cluster for installation")
@@ -2633,7 +2682,7 @@ class Model(object):
             self.host_event(masters[-1], "host_bootstrap_set", "Host %s: set as bootstrap" % masters[-1].display_name())
         for h in hosts:
             h._stages_cache = h.stages(c.sno)
-        c.install_started_at = now_ms()
+        c.start_install_clock()
         c.status_fixed = False
         c.set_status("preparing-for-installation", "Preparing cluster for installation")
         self.cluster_event(c, "cluster_prepare_installation_started", "Cluster starting to prepare for installation")
@@ -2781,6 +2830,7 @@ class Model(object):
         if c.status not in ("cancelled", "error"):
             raise ApiError(409, "no condition found to run transition")
         c.install_started_at = ZERO_MS
+        c.install_started = None
         c.install_completed_at = ZERO_MS
         for name in ("kubeconfig", "kubeconfig-noingress", "kubeadmin-password"):
             c.files.pop(name, None)

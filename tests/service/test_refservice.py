@@ -2355,6 +2355,59 @@ class TestClusters(HubBase):
         self.assertEqual(c["status"], "finalizing")
         self.assertIs(c["progress"]["finalizing_stage_timed_out"], True)
 
+    def _finalizing_then(self, **settings):
+        """A cluster finalizing; then the service's settings change (so that
+        a timeout of seconds does not fire while it installs)."""
+        self.svc.need_control("installation timeouts of seconds (the service's environment); hosts that become "
+                              "known from the observed inventory alone")
+        c = self.new_cluster()
+        self._installed_flow(c)
+        st, fin = self.hub.cluster(c["id"])
+        self.assertEqual(fin["status"], "finalizing")
+        self.svc.control("POST", "/settings", settings)
+        return c["id"], fin
+
+    def _failed_by_monitor(self, cid, reason):
+        st, c = self.hub.cluster(cid)
+        self.assertEqual((c["status"], c["status_info"]), ("error", reason))
+        self.assertEqual(schema_errors("cluster", c), [])
+        self.assertEqual(self._events(cid, "cluster_installation_failed"),
+                         [("critical", "Failed installing cluster. Reason: " + reason)])
+        self.assertNotEqual(c["install_completed_at"], "0001-01-01T00:00:00.000Z")
+        self.assertEqual(c["install_completed_at"], c["status_updated_at"])
+        return c
+
+    def test_finalizing_timeout_fails_the_cluster(self):
+        """FINALIZING_TIMEOUT (5 h; here 1 s): finalizing that long since the
+        status last changed puts the cluster in error ("Timed out while
+        finalizing"), without soft timeouts; a new status_info alone does
+        not restart the clock (updateClusterStatus writes
+        status_updated_at only on a status change)."""
+        stages = self.generation != "2023"     # the late-2023 service has no finalizing stages
+        cid, fin = self._finalizing_then(finalizing_timeout=1.5,
+                                         finalizing_stage_timeouts={"Applying olm manifests": 0.3} if stages else {})
+        if stages:
+            self._stage(cid, "Applying olm manifests")
+        time.sleep(0.8)
+        st, c = self.hub.cluster(cid)
+        self.assertEqual(c["status"], "finalizing")
+        if stages:
+            # the non-failing stage's timeout changed status_info, not the status
+            self.assertIn("is taking longer than the expected duration", c["status_info"])
+        self.assertEqual(c["status_updated_at"], fin["status_updated_at"])
+        time.sleep(0.9)
+        self._failed_by_monitor(cid, "Cluster installation timeout while finalizing")
+
+    def test_finalizing_timeout_is_not_soft(self):
+        """With soft timeouts the whole-finalizing timeout does not apply;
+        INSTALLATION_TIMEOUT (24 h; here 1 s) since the installation's start
+        does: "Timed out while installing"."""
+        cid, fin = self._finalizing_then(finalizing_timeout=0.5, soft_timeouts=True)
+        time.sleep(0.8)
+        self.assertEqual(self.hub.cluster(cid)[1]["status"], "finalizing")
+        self.svc.control("POST", "/settings", {"installation_timeout": 0.5})
+        self._failed_by_monitor(cid, "cluster installation timeout (0 minutes) has expired")
+
     def test_complete_installation_with_operators_report(self):
         """The controller's failure body (notes/controller.md §4 #10): data's
         values are anything JSON (models.CompletionParams.Data is a
