@@ -220,6 +220,15 @@ RESOURCES = {
     "InfraEnv": ("/apis/agent-install.openshift.io/v1beta1", "infraenvs", True),
     "NMStateConfig": ("/apis/agent-install.openshift.io/v1beta1", "nmstateconfigs", True),
     "Agent": ("/apis/agent-install.openshift.io/v1beta1", "agents", True),
+    # the Cluster API flow (CapiInstall): each at its CRD's storage version
+    "Cluster": ("/apis/cluster.x-k8s.io/v1beta2", "clusters", True),
+    "Machine": ("/apis/cluster.x-k8s.io/v1beta2", "machines", True),
+    "OpenshiftAssistedControlPlane": ("/apis/controlplane.cluster.x-k8s.io/v1alpha3",
+                                      "openshiftassistedcontrolplanes", True),
+    "OpenshiftAssistedConfig": ("/apis/bootstrap.cluster.x-k8s.io/v1alpha2", "openshiftassistedconfigs", True),
+    "Metal3Cluster": ("/apis/infrastructure.cluster.x-k8s.io/v1beta2", "metal3clusters", True),
+    "Metal3MachineTemplate": ("/apis/infrastructure.cluster.x-k8s.io/v1beta2", "metal3machinetemplates", True),
+    "Metal3Machine": ("/apis/infrastructure.cluster.x-k8s.io/v1beta2", "metal3machines", True),
 }
 
 
@@ -427,15 +436,18 @@ class Hub(object):
 CRD_DIRS = ("config/crd/bases", "hack/crds/hive", "hack/crds/metal3")
 
 
-def start_kubeapi(lab):
+def start_kubeapi(lab, capi=False):
     """The test kube-apiserver with the assisted-service, hive and metal3
-    CRDs, or the cluster of CRADLE_TEST_KUBECONFIG (the CRDs it lacks
-    applied to it). Returns (kubeconfig, server or None)."""
+    CRDs (capi: and Cluster API core's, CAPOA's and Metal3's CAPI kinds,
+    tests/capi), or the cluster of CRADLE_TEST_KUBECONFIG (the CRDs it
+    lacks applied to it). Returns (kubeconfig, server or None)."""
     real = os.environ.get("CRADLE_TEST_KUBECONFIG")
     if real:
         kube = Kube(real)
         try:
             ensure_crds(kube)
+            if capi:
+                capicore().ensure_crds(kube)
         finally:
             kube.close()
         return real, None
@@ -443,6 +455,8 @@ def start_kubeapi(lab):
     args = []
     for d in CRD_DIRS:
         args += ["--apply", os.path.join(CRDS, d)]
+    for f in capicore().crd_files() if capi else ():
+        args += ["--apply", f]
     srv = kubeapi_harness.Server(args, state_dir=lab.path("kubeapi")).start(timeout=180)
     lab.on_close.append(srv.stop)
     return os.path.join(srv.state, "kubeconfig"), srv
@@ -482,6 +496,13 @@ def ensure_crds(kube, timeout=60):
                 return False
         return True
     wait("the CRDs to be established", established, timeout)
+
+
+def capicore():
+    """tests/capi/capicore.py, CAPI core's stand-in (it imports this module)"""
+    sys.path.insert(0, os.path.join(SRC, "tests", "capi"))
+    import capicore as C
+    return C
 
 
 def start_refservice(lab, bind, settings):
@@ -880,6 +901,11 @@ class Install(object):
     # a second one)
     CONTROLLER_MODES = ("new-cluster", "dry-run")
 
+    # the kinds whose finalizers the lab removes when its namespace does not go
+    FINALIZED_KINDS = ("Agent", "AgentClusterInstall", "ClusterDeployment", "InfraEnv", "NMStateConfig", "Secret",
+                       "ConfigMap")
+    CAPI = False
+
     def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=(),
                  static_network=True, service_settings=None, controller="new-cluster"):
         self.lab, self.ns, self.release = lab, ns, release
@@ -911,16 +937,16 @@ class Install(object):
         self.sw = make_switch(self.lab)
         self.hosts = make_hosts(self.lab, self.sw, self.n_hosts)
         for h in self.hosts:
-            h["hostname"] = "spoke-master-%s" % h["name"][1:]
+            h["hostname"] = self.host_name(h)
         self.say("lab: switch 198.51.100.1/24, hosts %s, disks %s (120 GiB, sparse)" % (
-            ", ".join("%s %s" % (h["hostname"], h["ip"]) for h in self.hosts),
+            ", ".join("%s %s" % (h["hostname"] or h["name"], h["ip"]) for h in self.hosts),
             ", ".join(h["disk"] for h in self.hosts)))
-        self.kubeconfig, srv = start_kubeapi(self.lab)
+        self.kubeconfig, srv = start_kubeapi(self.lab, capi=self.CAPI)
         self.kube = Kube(self.kubeconfig)
         self.lab.on_close.append(self.kube.close)
-        self.say("%s ready (assisted-service, hive and metal3 CRDs)" % (
+        self.say("%s ready (assisted-service, hive and metal3 CRDs%s)" % (
             "test kube-apiserver" if srv else "the cluster of CRADLE_TEST_KUBECONFIG (%s:%d)" % (
-                self.kube.host, self.kube.port)))
+                self.kube.host, self.kube.port), "; Cluster API core's, CAPOA's and Metal3's" if self.CAPI else ""))
         self.svc = start_refservice(self.lab, "127.0.0.1", {
             # the agents' own image is the installer image: cradle's installer runs in-process
             "installer_image": AGENT_IMAGE,
@@ -934,6 +960,9 @@ class Install(object):
         self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, extra=self.hub_args).start(timeout=timeout)
         self.say("cradle-hub ready (namespace %s)" % self.ns)
         return self
+
+    def host_name(self, host):
+        return "spoke-master-%s" % host["name"][1:]
 
     def namespace(self):
         """The lab's namespace, made (once) with its removal at the lab's close."""
@@ -977,8 +1006,7 @@ class Install(object):
         except LabError:
             pass
         self.left = []
-        for kind in ("Agent", "AgentClusterInstall", "ClusterDeployment", "InfraEnv", "NMStateConfig", "Secret",
-                     "ConfigMap"):
+        for kind in self.FINALIZED_KINDS:
             for o in self.kube.list(kind, self.ns):
                 if o["metadata"].get("finalizers"):
                     self.left.append("%s/%s %s" % (kind, o["metadata"]["name"], o["metadata"]["finalizers"]))
@@ -1081,6 +1109,10 @@ class Install(object):
             pct = (st.get("progress") or {}).get("totalPercentage")
             rows["agentclusterinstall/%s" % aci["metadata"]["name"]] = "state=%s%s %s" % (
                 (st.get("debugInfo") or {}).get("state", "-"), " %d%%" % pct if pct else "", conds)
+        return self.show(rows)
+
+    def show(self, rows):
+        """Says each row ({what: text}) that changed; True when any did."""
         for k in sorted(rows):
             if self.rows.get(k) != rows[k]:
                 self.say("%-42s %s" % (k, rows[k]))
@@ -1159,6 +1191,11 @@ class Install(object):
             changed = True
         return self.new_cluster.step() or changed
 
+    def admin_kubeconfig(self):
+        """The Secret of the new cluster's admin kubeconfig and its key
+        (None: the record says nothing of it)."""
+        return CD_NAME + "-admin-kubeconfig", "kubeconfig"
+
     def record(self):
         """What cradle's controller did, as the service and the new cluster
         keep it: lines for the person watching. The service's events (a
@@ -1175,16 +1212,18 @@ class Install(object):
                 out.append("the service's event: %s" % e["message"])
         if not self.new_cluster:
             return out
-        kubeconfig = self.kube.get("Secret", self.ns, self.secrets()[0]) or {}
-        text = base64.b64decode(((kubeconfig.get("data") or {}).get("kubeconfig")) or "").decode(errors="replace")
-        import yaml
-        trusted = ""
-        try:
-            for c in (yaml.safe_load(text) or {}).get("clusters") or []:
-                trusted += base64.b64decode((c.get("cluster") or {}).get("certificate-authority-data") or "").decode()
-        except (ValueError, AttributeError):
-            pass
-        if self.new_cluster.ingress_ca:
+        if self.new_cluster.ingress_ca and self.admin_kubeconfig():
+            secret, key = self.admin_kubeconfig()
+            kubeconfig = self.kube.get("Secret", self.ns, secret) or {}
+            text = base64.b64decode(((kubeconfig.get("data") or {}).get(key)) or "").decode(errors="replace")
+            import yaml
+            trusted = ""
+            try:
+                for c in (yaml.safe_load(text) or {}).get("clusters") or []:
+                    trusted += base64.b64decode((c.get("cluster") or {}).get("certificate-authority-data") or
+                                                "").decode()
+            except (ValueError, AttributeError):
+                pass
             out.append("the admin kubeconfig %s the new cluster's router CA (the controller's upload)" % (
                 "trusts" if pem_body(self.new_cluster.ingress_ca) in pem_body(trusted) else "does NOT trust"))
         for host, csrs in sorted(self.new_cluster.approvals().items()):
@@ -1319,6 +1358,350 @@ class Install(object):
                                                           " (bootstrap)" if h.get("bootstrap") else "",
                                                           h.get("status"), stage, h.get("status_info")))
         return "\n".join(lines)
+
+
+# ---- the Cluster API flow (tools/rehearse --capi) -------------------------------------------------
+
+CAPI_CLUSTER = "spoke"                  # the Cluster, and the OpenShift cluster's name
+CAPI_CONTROL_PLANE = "spoke-control-plane"
+CAPI_MACHINE_TEMPLATE = "spoke-controlplane"
+CAPI_DOMAIN = "lab.home"
+CAPI_API_VIP, CAPI_INGRESS_VIP = "198.51.100.100", "198.51.100.101"
+
+
+def release_version(release):
+    """x.y.z of a release image's tag (the control plane's distributionVersion)"""
+    m = re.search(r":(\d+\.\d+\.\d+)", release)
+    if not m:
+        raise LabError("cannot tell the OpenShift version of %s (its tag has none)" % release)
+    return m.group(1)
+
+
+def capi_resources(ns, release=RELEASE):
+    """A user's Cluster API resources for a three-node OpenShift cluster on
+    Metal3: the pull secret, the Metal3Cluster (the API VIP its endpoint),
+    the control plane's Metal3MachineTemplate, CAPOA's
+    OpenshiftAssistedControlPlane (three replicas) and the Cluster naming
+    both (CAPI v1beta2 references)."""
+    ps = docs("pullsecret.yaml")
+    ps["metadata"]["namespace"] = ns
+    infra = "infrastructure.cluster.x-k8s.io"
+    meta = lambda name: {"name": name, "namespace": ns}  # noqa: E731
+    return [
+        ps,
+        {"apiVersion": infra + "/v1beta2", "kind": "Metal3Cluster", "metadata": meta(CAPI_CLUSTER),
+         "spec": {"controlPlaneEndpoint": {"host": CAPI_API_VIP, "port": 6443}}},
+        {"apiVersion": infra + "/v1beta2", "kind": "Metal3MachineTemplate", "metadata": meta(CAPI_MACHINE_TEMPLATE),
+         "spec": {"template": {"spec": {"image": {
+             "url": "http://198.51.100.1/rhcos.qcow2", "checksum": "http://198.51.100.1/rhcos.qcow2.sha256sum",
+             "checksumType": "sha256", "format": "qcow2"}}}}},
+        {"apiVersion": "controlplane.cluster.x-k8s.io/v1alpha3", "kind": "OpenshiftAssistedControlPlane",
+         "metadata": dict(meta(CAPI_CONTROL_PLANE), labels={"cluster.x-k8s.io/cluster-name": CAPI_CLUSTER}),
+         "spec": {"distributionVersion": release_version(release), "replicas": 3,
+                  "config": {"baseDomain": CAPI_DOMAIN, "clusterName": CAPI_CLUSTER,
+                             "apiVIPs": [CAPI_API_VIP], "ingressVIPs": [CAPI_INGRESS_VIP],
+                             "pullSecretRef": {"name": ps["metadata"]["name"]}},
+                  "openshiftAssistedConfigSpec": {"cpuArchitecture": "x86_64"},
+                  "machineTemplate": {"infrastructureRef": {"apiGroup": infra, "kind": "Metal3MachineTemplate",
+                                                            "name": CAPI_MACHINE_TEMPLATE}}}},
+        {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": meta(CAPI_CLUSTER),
+         "spec": {"clusterNetwork": {"pods": {"cidrBlocks": ["10.128.0.0/14"]},
+                                     "services": {"cidrBlocks": ["172.30.0.0/16"]}},
+                  "infrastructureRef": {"apiGroup": infra, "kind": "Metal3Cluster", "name": CAPI_CLUSTER},
+                  "controlPlaneRef": {"apiGroup": "controlplane.cluster.x-k8s.io",
+                                      "kind": "OpenshiftAssistedControlPlane", "name": CAPI_CONTROL_PLANE}}},
+    ]
+
+
+def ignition_hostname(value):
+    """The /etc/hostname an Ignition config (a bootstrap data Secret's
+    value) writes, or None."""
+    try:
+        ign = json.loads(value)
+    except ValueError:
+        return None
+    for f in ((ign.get("storage") or {}).get("files") or []):
+        if f.get("path") == "/etc/hostname":
+            src = (f.get("contents") or {}).get("source") or ""
+            head, _, data = src.partition(",")
+            if not head.startswith("data:"):
+                return None
+            text = base64.b64decode(data).decode() if head.endswith(";base64") else urllib.parse.unquote(data)
+            return text.strip() or None
+    return None
+
+
+class CapiInstall(Install):
+    """The day-1 flow with Cluster API resources (tools/rehearse --capi):
+    cradle-hub --capi is the bootstrap and control-plane provider, CAPI
+    core and Metal3 are played by tests/capi/capicore.py.
+
+    up() as Install's, with the Cluster API CRDs and cradle-hub --capi;
+    apply() starts CAPI core's stand-in and applies capi_resources();
+    boot() waits for each control-plane Machine's bootstrap data Secret and
+    boots one host per Machine from it: the hostname its Ignition writes
+    to /etc/hostname (the agent's --force-hostname: in dry run nothing
+    reads the Ignition), the infra-env cradle-hub registered (the control
+    plane's annotation). It brings up the new cluster (NewCluster) then,
+    before the installation: what the service hands out as the cluster's
+    kubeconfig must be the new cluster's, and the lab puts it there as
+    the installer's output (the reference service's control API,
+    PUT /__control/clusters/<id>/files/<name>: kubeconfig-noingress once
+    the service made its own at the installation's start; the service's
+    ingress-CA upload makes the full kubeconfig of it, as a real one
+    does). As a real cluster's
+    Metal3 provider does, the lab gives each Node the providerID of its
+    Machine (by name: the stand-in has no BareMetalHosts to match).
+
+    step() reports the Cluster, the control plane and a row per Machine
+    (phase, Node, the host's install stage from its HostInstallation
+    condition) and returns "completed" once the Cluster's
+    ControlPlaneInitialized and Available are True, every Machine is
+    Running, the service says installed and the <cluster>-kubeconfig
+    Secret is the full kubeconfig (the new cluster's router CA in)."""
+
+    CAPI = True
+    FINALIZED_KINDS = Install.FINALIZED_KINDS + ("OpenshiftAssistedControlPlane", "OpenshiftAssistedConfig",
+                                                 "Machine", "Cluster", "Metal3Cluster", "Metal3Machine",
+                                                 "Metal3MachineTemplate")
+
+    def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, controller="new-cluster"):
+        if controller != "new-cluster":
+            raise LabError("the Cluster API flow needs the new cluster (its API answers the control plane)")
+        super().__init__(lab, ns, say=say, hosts=hosts, release=release, hub_args=("--capi",),
+                         static_network=False, controller=controller)
+        self.core = None
+        self.files_put = set()
+
+    def host_name(self, host):
+        return None     # its Machine's, from the bootstrap data (boot())
+
+    def up(self, timeout=120):
+        import refclient
+        if refclient.real_service():
+            raise LabError("the Cluster API flow needs the reference service's control API (the cluster's "
+                           "kubeconfig it hands out must be the lab's new cluster's); %s is set" %
+                           refclient.URL_ENV)
+        return super().up(timeout)
+
+    def resources(self):
+        return capi_resources(self.ns, self.release)
+
+    def apply(self, objects=None):
+        self.namespace()
+        if self.core is None:
+            self.core = capicore().CapiCore(self.kube, self.ns, interval=1).start()
+            self.lab.on_close.append(self.core.stop)
+            self.say("Cluster API core's controllers and Metal3's, as tests/capi/capicore.py plays them, watching %s"
+                     % self.ns)
+        super().apply(objects)
+
+    def admin_kubeconfig(self):
+        return None
+
+    def secrets(self):
+        return (CAPI_CLUSTER + "-kubeconfig",)
+
+    def oacp(self):
+        return self.kube.get("OpenshiftAssistedControlPlane", self.ns, CAPI_CONTROL_PLANE)
+
+    def machines(self):
+        return sorted(self.kube.list("Machine", self.ns, "cluster.x-k8s.io/cluster-name=" + CAPI_CLUSTER),
+                      key=lambda m: m["metadata"]["name"])
+
+    def boot_data(self):
+        """{Machine: hostname of its bootstrap data} once every control-plane
+        Machine has its data Secret, with the infra-env id; else None."""
+        cp = self.oacp()
+        ann = ((cp or {}).get("metadata") or {}).get("annotations") or {}
+        made = condition(cp, "MachinesCreated")
+        if made and made["status"] == "False" and made.get("reason") in ("InputError", "RegistrationFailed"):
+            self.settled("the control plane was refused", made.get("message"))
+        else:
+            self.settled("the control plane was refused", None)
+        ie_id = ann.get(ANNOTATION_INFRA_ENV_ID)
+        self.cluster_id = self.cluster_id or ann.get(ANNOTATION_CLUSTER_ID)
+        ms = self.machines()
+        if not ie_id or len(ms) < self.n_hosts:
+            return None
+        out = {}
+        for m in ms:
+            name = ((m.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName")
+            sec = self.kube.get("Secret", self.ns, name) if name else None
+            value = base64.b64decode(((sec or {}).get("data") or {}).get("value") or "").decode(errors="replace")
+            hostname = ignition_hostname(value) if value else None
+            if not hostname:
+                return None
+            out[m["metadata"]["name"]] = hostname
+        return ie_id, out
+
+    def boot(self, hosts=None, timeout=120):
+        """One host per control-plane Machine, booted from its bootstrap data."""
+        try:
+            ie_id, data = wait("each control-plane Machine's bootstrap data", lambda: self.report() is not None and
+                               self.boot_data(), timeout)
+        except LabError as e:
+            if not str(e).startswith("timed out"):
+                raise
+            raise LabError("%s; the control plane's MachinesCreated: %s" % (
+                e, (condition(self.oacp(), "MachinesCreated") or {}).get("message", "none")))
+        for h, (machine, hostname) in zip(self.hosts, sorted(data.items())):
+            h["hostname"], h["machine"] = hostname, machine
+            self.say("%s boots from machine/%s's bootstrap data: hostname %s (its Ignition's /etc/hostname)" % (
+                h["name"], machine, hostname))
+        self.new_cluster = NewCluster(self.lab, self.hosts, self.say)
+        self.say("the new cluster: a second test kube-apiserver with an OpenShift cluster's CRDs (its kubeconfig "
+                 "is the one the service will hand out); the lab plays its kubelets and operators only")
+        hf = self.hosts_file()
+        for h in hosts or self.hosts:
+            self.agents[h["id"]] = start_agent(self.lab, h, self.relay.url, ie_id, hf)
+        return ie_id
+
+    # the cluster's kubeconfig, as the installer's output
+    def service_cluster(self):
+        import refclient
+        if not self.cluster_id:
+            return None
+        st, c = refclient.HubClient(self.svc).call("GET", "/v2/clusters/%s" % self.cluster_id)
+        return c if st == 200 and isinstance(c, dict) else None
+
+    def put_file(self, name, text):
+        r = self.svc.raw("PUT", "/__control/clusters/%s/files/%s" % (self.cluster_id, name), text.encode())
+        if r.status != 200:
+            raise LabError("the reference service refused the cluster's %s: %s" % (name, r.status))
+        self.files_put.add(name)
+
+    def play_kubeconfig(self, cluster):
+        """The installer's kubeconfig-noingress, once the service made its
+        own at the installation's start (its ingress-CA upload merges the
+        router CA into it: the full kubeconfig)."""
+        if "kubeconfig-noingress" not in self.files_put and (cluster or {}).get("status") in (
+                "preparing-for-installation", "installing", "installing-pending-user-action", "finalizing"):
+            with open(self.new_cluster.kubeconfig) as f:
+                self.put_file("kubeconfig-noingress", f.read())
+            self.say("the service's kubeconfig-noingress of the cluster: the new cluster's (the lab plays the "
+                     "installer's output)")
+            return True
+        return False
+
+    def play_metal3_nodes(self):
+        """The infrastructure provider's part on the new cluster: each
+        Node gets its Machine's providerID (CAPM3 matches the Node by its
+        BareMetalHost; the stand-in by the Machine's name)."""
+        changed = False
+        nc = self.new_cluster
+        for m in self.machines():
+            pid = (m.get("spec") or {}).get("providerID")
+            host = next((h for h in self.hosts if h.get("machine") == m["metadata"]["name"]), None)
+            if not pid or not host or nc.state.get(host["hostname"]) not in ("serving", "ready"):
+                continue
+            r = nc.request("GET", "/api/v1/nodes/" + host["hostname"])
+            if r.status != 200 or (r.json.get("spec") or {}).get("providerID"):
+                continue
+            r = nc.request("PATCH", "/api/v1/nodes/" + host["hostname"], {"spec": {"providerID": pid}},
+                           "application/merge-patch+json")
+            if r.status != 200:
+                raise LabError("cannot set the providerID of the Node %s: %s %s" % (host["hostname"], r.status,
+                                                                                   r.raw[:300]))
+            self.say("new cluster: node %s has providerID %s (the Metal3 provider's part)" % (host["hostname"], pid))
+            changed = True
+        return changed
+
+    # watching
+    def report(self):
+        """The rows `kubectl get cluster,openshiftassistedcontrolplane,
+        machines` would show (with the host's stage); says each that changed."""
+        rows = {}
+        c = self.kube.get("Cluster", self.ns, CAPI_CLUSTER)
+        if c:
+            conds = " ".join("%s=%s" % (t, (condition(c, t) or {}).get("status", "-")) for t in (
+                "InfrastructureReady", "ControlPlaneInitialized", "ControlPlaneAvailable", "Available"))
+            rows["cluster/" + CAPI_CLUSTER] = "phase=%s %s" % ((c.get("status") or {}).get("phase", "-"), conds)
+        cp = self.oacp()
+        if cp:
+            st = cp.get("status") or {}
+            av = condition(cp, "Available") or {}
+            rows["openshiftassistedcontrolplane/" + CAPI_CONTROL_PLANE] = \
+                "replicas=%s ready=%s initialized=%s version=%s Available=%s(%s)" % (
+                    st.get("replicas", "-"), st.get("readyReplicas", "-"),
+                    str(bool((st.get("initialization") or {}).get("controlPlaneInitialized"))).lower(),
+                    st.get("version", "-"), av.get("status", "-"), av.get("message", ""))
+        for m in self.machines():
+            st = m.get("status") or {}
+            hi = condition(m, "HostInstallation")
+            rows["machine/" + m["metadata"]["name"]] = "phase=%s node=%s host=%s" % (
+                st.get("phase", "-"), (st.get("nodeRef") or {}).get("name", "-"),
+                "%s %s" % (hi.get("reason"), hi.get("message")) if hi else "-")
+        return self.show(rows)
+
+    def kubeconfig_trusts_router_ca(self):
+        """Whether the <cluster>-kubeconfig Secret is the full kubeconfig
+        (the new cluster's router CA in), or None without the Secret."""
+        import yaml
+        sec = self.kube.get("Secret", self.ns, self.secrets()[0])
+        if sec is None:
+            return None
+        if not (self.new_cluster and self.new_cluster.ingress_ca):
+            return False
+        text = base64.b64decode(((sec.get("data") or {}).get("value")) or "").decode(errors="replace")
+        try:
+            cas = "".join(base64.b64decode((c.get("cluster") or {}).get("certificate-authority-data") or "").decode()
+                          for c in (yaml.safe_load(text) or {}).get("clusters") or [])
+        except (ValueError, AttributeError):
+            return False
+        return pem_body(self.new_cluster.ingress_ca) in pem_body(cas)
+
+    def done(self, state):
+        """The Cluster's ControlPlaneInitialized and Available True, every
+        Machine Running, the installation over (the service says installed)
+        and the <cluster>-kubeconfig Secret the full kubeconfig."""
+        c = self.kube.get("Cluster", self.ns, CAPI_CLUSTER)
+        ms = self.machines()
+        return (all((condition(c, t) or {}).get("status") == "True" for t in ("ControlPlaneInitialized", "Available"))
+                and len(ms) == self.n_hosts and all((m.get("status") or {}).get("phase") == "Running" for m in ms)
+                and state == "installed" and self.kubeconfig_trusts_router_ca())
+
+    def step(self, approve=True, controller=True):
+        """One look: "completed", "failed: <why>", "changed" or None."""
+        changed = self.report()
+        cp = self.oacp()
+        self.cluster_id = self.cluster_id or (((cp or {}).get("metadata") or {}).get("annotations") or {}).get(
+            ANNOTATION_CLUSTER_ID)
+        cluster = self.service_cluster()
+        state = (cluster or {}).get("status")
+        if self.new_cluster:
+            changed = self.play_kubeconfig(cluster) or changed
+            if controller:
+                changed = self.play_new_cluster(state) or changed
+            changed = self.play_metal3_nodes() or changed
+        if self.done(state):
+            return "completed"
+        if state in ("error", "cancelled"):
+            return "failed: the service's cluster is %s (%s)\n%s" % (state, cluster.get("status_info"), self.where())
+        if self.controller and self.controller.poll() not in (None, 0):
+            tail = self.lab.log("controller").splitlines()[-15:]
+            return "failed: the controller exited %d:\n%s" % (self.controller.returncode, "\n".join(tail))
+        return "changed" if changed else None
+
+    def summary(self):
+        """Lines for the end: the Cluster's conditions, the kubeconfig
+        Secret, the Machines."""
+        c = self.kube.get("Cluster", self.ns, CAPI_CLUSTER) or {}
+        out = ["cluster/%s %s" % (CAPI_CLUSTER, ", ".join(
+            "%s=%s (%s)" % (t, (condition(c, t) or {}).get("status"), (condition(c, t) or {}).get("reason"))
+            for t in ("ControlPlaneInitialized", "Available")))]
+        sec = self.kube.get("Secret", self.ns, self.secrets()[0]) or {}
+        text = base64.b64decode(((sec.get("data") or {}).get("value")) or "").decode(errors="replace")
+        server = re.search(r"server:\s*(\S+)", text)
+        out.append("secret/%s (type %s, key value): the kubeconfig of %s, %s the new cluster's router CA" % (
+            self.secrets()[0], sec.get("type"), server.group(1) if server else "no server",
+            "trusting" if self.kubeconfig_trusts_router_ca() else "NOT trusting"))
+        for m in self.machines():
+            st = m.get("status") or {}
+            out.append("machine/%s %s, node %s, providerID %s" % (m["metadata"]["name"], st.get("phase"),
+                                                                  (st.get("nodeRef") or {}).get("name"),
+                                                                  (m.get("spec") or {}).get("providerID")))
+        return out
 
 
 # ---- the spoke cluster of a day-2 host ----------------------------------------------------------------

@@ -6,6 +6,11 @@ kube-apiserver, the reference service in REST mode.
   * the rehearsal (tools/rehearse) as a test: day 1 from the
     documentation's resources to Completed with both Secrets, everything
     removed afterwards; and interrupted (SIGINT) halfway, everything removed;
+  * the rehearsal the Cluster API way (tools/rehearse --capi): a Cluster,
+    an OpenshiftAssistedControlPlane with three replicas and Metal3,
+    cradle-hub --capi the provider, CAPI core played by
+    tests/capi/capicore.py, to the Cluster initialized and available with
+    its Machines Running (it needs the reference service's control API);
   * cradle-hub killed in the middle of an installation and started again:
     no second v2InstallCluster, no object rewritten;
   * a ClusterDeployment deleted in the middle of an installation;
@@ -400,10 +405,10 @@ class Rehearsal(Base):
         self.assertNotIn("stand-in", p.stdout.lower())
         return p
 
-    def assertDoneByTheService(self, out):
+    def assertDoneByTheService(self, out, hosts=HOSTS):
         """every host installed (Done) in the service's events, which a real
         service keeps too"""
-        for host in self.HOSTS:
+        for host in hosts:
             self.assertRegex(out, r"the service's event: Host %s: updated status from \S+ to installed \(Done\)\n"
                              % host)
 
@@ -460,6 +465,45 @@ class Rehearsal(Base):
         self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s: .*finished by cradle's controller in its dry run")
         self.assertDoneByTheService(p.stdout)
         self.assertNotIn("the new cluster", p.stdout)
+
+    def test_rehearsal_capi(self):
+        """tools/rehearse --capi: the user's resources are Cluster API ones,
+        cradle-hub --capi their provider; each host boots with its Machine's
+        name from the Machine's bootstrap data, the Cluster ends initialized
+        and available, its kubeconfig Secret the full one, the Machines
+        Running on their Nodes; cradle's controller finished it"""
+        import refclient
+        if refclient.real_service():
+            self.skipTest(refclient.control_skip_reason("the cluster's kubeconfig is the lab's new cluster's"))
+        p = self.rehearse("--capi")
+        self.assertEqual(p.returncode, 0)
+        for row in ("applied Cluster/spoke", "applied OpenshiftAssistedControlPlane/spoke-control-plane",
+                    "applied Metal3Cluster/spoke", "applied Metal3MachineTemplate/spoke-controlplane",
+                    "assisted-installer-controller started: cradle controller in the new cluster",
+                    "cluster/spoke ControlPlaneInitialized=True (Initialized), Available=True (Available)"):
+            self.assertIn(row, p.stdout)
+        machines = ["spoke-control-plane-%d" % i for i in range(3)]
+        for i, m in enumerate(machines):
+            # the hostname is what the Machine's bootstrap data writes to /etc/hostname
+            self.assertIn("h%d boots from machine/%s's bootstrap data: hostname %s (its Ignition's /etc/hostname)"
+                          % (i + 1, m, m), p.stdout)
+            # kubectl-get-like rows: the phases and the host's install stage
+            self.assertRegex(p.stdout, r"machine/%s +phase=Provisioned node=- host=\w+" % m)
+            self.assertRegex(p.stdout, r"machine/%s +phase=\w+ node=\S+ host=Installed Done 100%%" % m)
+            self.assertIn("machine/%s Running, node %s, providerID metal3://%s/%s/" % (m, m, self.ns, m), p.stdout)
+            for kind in ("client", "serving"):
+                self.assertRegex(p.stdout, r"the new cluster: csr-\w+ \(kubelet %s of %s\) approved, NodeCSRApprove"
+                                 % (kind, m))
+        self.assertRegex(p.stdout, r"secret/spoke-kubeconfig \(type cluster.x-k8s.io/secret, key value\): the "
+                                   r"kubeconfig of https://127\.0\.0\.1:\d+, trusting the new cluster's router CA")
+        self.assertDoneByTheService(p.stdout, machines)
+        self.assertIn("the service's record: ingress CA upload the new cluster's router CA\n", p.stdout)
+        self.assertIn('the service\'s record: complete-installation {"is_success": true}\n', p.stdout)
+        self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s: the cluster installed from Cluster API resources "
+                                   r"alone \(cradle-hub --capi")
+        # no ClusterDeployment path was taken
+        self.assertNotIn("agentclusterinstall/", p.stdout)
+        self.assertNotIn("agent/", p.stdout)
 
     def test_rehearsal_interrupted(self):
         """Ctrl-C halfway: everything it made is removed"""

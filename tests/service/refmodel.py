@@ -16,6 +16,7 @@ import hashlib
 import ipaddress
 import json
 import random
+import re
 import secrets
 import threading
 import time
@@ -345,6 +346,14 @@ def kubeconfig_text(name, domain, ca_pem):
             "    user: admin\n  name: admin\ncurrent-context: admin\nkind: Config\npreferences: {}\nusers:\n"
             "- name: admin\n  user: {}\n") % (base64.b64encode(ca_pem.encode("ascii")).decode("ascii"),
                                              name, domain, name, name)
+
+
+def merge_ingress_ca(kubeconfig, certs):
+    """mergeIngressCaIntoKubeconfig: the stored kubeconfig-noingress (bytes)
+    with the ingress CA prepended to each cluster's CA data."""
+    def merge(m):
+        return m.group(1) + base64.b64encode(certs.encode("ascii") + base64.b64decode(m.group(2)))
+    return re.sub(rb"(certificate-authority-data:[ \t]*)(\S+)", merge, kubeconfig)
 
 
 def append_ignition(base, over):
@@ -2730,9 +2739,7 @@ class Model(object):
         certs = refvalid.pem_certificates(ca)
         if not certs:
             raise ApiError(500, "given ingress-ca is not valid PEM format")
-        d = c.spec
-        c.set_file("kubeconfig", kubeconfig_text(d.get("name", ""), d.get("base_dns_domain", ""),
-                                                 "".join(certs) + KUBE_APISERVER_CA))
+        c.set_file("kubeconfig", merge_ingress_ca(c.files["kubeconfig-noingress"], "".join(certs)))
         self._maybe_complete(c)
         return c
 

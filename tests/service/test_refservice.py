@@ -2185,6 +2185,24 @@ class TestClusters(HubBase):
                 self.assertEqual(self.hub.host_progress(ie, h, stage)[0], 200, stage)
         return ie, hosts
 
+    def test_ingress_ca_merged_into_the_stored_kubeconfig(self):
+        """the ingress-CA upload makes the kubeconfig of the stored
+        kubeconfig-noingress (the installer's output, here put through the
+        control API), the CA prepended to its CA data; not a new one"""
+        self.svc.need_control("the installer's kubeconfig-noingress put through the control API")
+        c = self.new_cluster()
+        cid = c["id"]
+        self._installed_flow(c)
+        mine = ("apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: %s\n    server: "
+                "https://127.0.0.1:6443\n  name: lab\n") % base64.b64encode(b"LAB CA\n").decode()
+        self.svc.control("PUT", "/clusters/%s/files/kubeconfig-noingress" % cid, mine.encode())
+        self.hub.finish_installation(cid, version="4.13.18")
+        st, kc = self.hub.call("GET", "/v2/clusters/%s/downloads/credentials?file_name=kubeconfig" % cid, accept=None)
+        self.assertEqual(st, 200, kc)
+        self.assertIn(b"server: https://127.0.0.1:6443\n", kc)
+        ca = base64.b64decode(re.search(rb"certificate-authority-data: (\S+)", kc).group(1)).decode()
+        self.assertEqual(ca, HubClient.TEST_INGRESS_CA + "LAB CA\n")
+
     def test_install_to_installed_with_controller_standin(self):
         self.svc.need_control("hosts that become known from the observed inventory alone")
         c = self.new_cluster()
