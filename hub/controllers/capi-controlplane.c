@@ -506,11 +506,19 @@ static int kubeconfig(Flow *f, json_object *cluster)
                        : 1;
 }
 
-/* the status of the contract: counters, selector, initialization, Available, version */
+/* the status of the contract: counters, selector, initialization, Available, version.
+ * Initialized and the version stay once seen: a control plane that
+ * answered once is initialized (CAPI core treats the flag as a one-way
+ * step of the Cluster's provisioning), and a new cluster's API that stops
+ * answering for a while does not make it new again */
 static int status(Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
-        json_object *st = hub_json_ensure_object(f->desired, "status"), *hosts = json_get(cluster, "hosts");
+        json_object *st = hub_json_ensure_object(f->desired, "status"), *hosts = json_get(cluster, "hosts"),
+                    *seen = json_get(f->o->base.object, "status");
+        bool was_initialized = false;
+        bool initialized;
+        const char *version;
         unsigned ready = 0;
         bool available = status_in(cluster, (const char *const[]){ "finalizing", "installed", NULL });
         _cleanup_free_ char *selector = strdup_printf("%s=%s,%s", HUB_CAPI_LABEL_CLUSTER_NAME, f->cluster,
@@ -518,6 +526,9 @@ static int status(Flow *f, json_object *cluster)
 
         if (!st || !selector)
                 return -ENOMEM;
+        (void)json_get_bool(json_get(seen, "initialization"), "controlPlaneInitialized", &was_initialized);
+        initialized = o->readyz == 0 || was_initialized;
+        version = o->readyz == 0 ? o->kube_version : json_get_string(seen, "version");
         for (size_t i = 0; i < o->n_machines; i++) {
                 json_object *h = capi_host_for_machine(hosts, kube_object_name(o->machines[i]));
 
@@ -530,10 +541,10 @@ static int status(Flow *f, json_object *cluster)
             json_add_int64(st, "availableReplicas", ready) < 0 ||
             json_add_int64(st, "upToDateReplicas", o->n_machines) < 0 ||
             json_add_bool(hub_json_ensure_object(st, "initialization"), "controlPlaneInitialized",
-                          o->readyz == 0) < 0 ||
+                          initialized) < 0 ||
             json_add_string_nonempty(st, "distributionVersion",
                                      available ? json_get_string(cluster, "openshift_version") : NULL) < 0 ||
-            json_add_string_nonempty(st, "version", o->readyz == 0 ? o->kube_version : NULL) < 0)
+            json_add_string_nonempty(st, "version", initialized ? version : NULL) < 0)
                 return -ENOMEM;
         if (available)
                 return set_condition(f, HUB_CAPI_COND_AVAILABLE, HUB_TRUE, "ControlPlaneAvailable",

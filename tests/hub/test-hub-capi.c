@@ -513,6 +513,40 @@ TEST(initialized_when_the_api_answers_available_when_installed)
 }
 
 /* a second reconcile of what the first wrote writes nothing */
+/* initialized is a one-way step: an API that stops answering after it
+ * answered once neither uninitializes the control plane nor drops its
+ * version; one that never answered is not initialized */
+TEST(initialized_stays_when_the_api_stops_answering)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun first = {}, second = {};
+        char bufs[3][2048];
+        const char *hosts = three_masters(bufs, "installed", NULL);
+
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installed", hosts), hosts);
+        with_kubeconfig(&f, "kubeconfig");
+        f.o.readyz = -ECONNREFUSED;
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &first);
+        ASSERT_FALSE(json_object_get_boolean(
+                json_get_path(f.o.base.object, "status.initialization.controlPlaneInitialized")));
+        ASSERT_NULL(json_get_path(f.o.base.object, "status.version"));
+        f.o.readyz = 0;
+        f.o.kube_version = strdup("v1.32.5");
+        hubtest_run_done(&first);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &first);
+        ASSERT_TRUE(json_object_get_boolean(
+                json_get_path(f.o.base.object, "status.initialization.controlPlaneInitialized")));
+        f.o.readyz = -ECONNREFUSED;
+        free(f.o.kube_version);
+        f.o.kube_version = NULL;
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &second);
+        ASSERT_TRUE(json_object_get_boolean(
+                json_get_path(f.o.base.object, "status.initialization.controlPlaneInitialized")));
+        ASSERT_STREQ(hubtest_str(f.o.base.object, "status.version"), "v1.32.5");
+        fixture_done(&f);
+}
+
 TEST(control_plane_nothing_written_twice)
 {
         Fixture f;
