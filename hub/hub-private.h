@@ -32,6 +32,7 @@ typedef struct HubOptions {
         usec_t image_cooldown;
         usec_t approve_csrs_requeue;
         char *image_type;
+        char *watch_filter;
         bool converged_flow;
         bool capi;
         unsigned max_concurrent_reconciles;

@@ -130,6 +130,11 @@ static const Option options[] = {
             "https://assisted-service.multicluster-engine.svc:8090. Required."),
         OPT("sync-period", OPT_DURATION, sync_period, "10h", NULL,
             "How often every watched object is reconciled again even when nothing changed."),
+        OPT("watch-filter", OPT_STRING, watch_filter, NULL, NULL,
+            "With --capi: reconcile only the control planes and configs labelled\n"
+            "cluster.x-k8s.io/watch-filter=VALUE (Cluster API's sharding of objects between provider\n"
+            "instances; put it in spec.machineTemplate.metadata.labels too, for the configs a control\n"
+            "plane makes). Default: every one."),
 };
 
 static const Option *option_find(const char *name)
@@ -307,6 +312,7 @@ CradleHub *cradle_hub_free(CradleHub *h)
         hub_metrics_free(h->metrics);
         options_done(&h->opts);
         free(h->config.image_type);
+        free(h->config.watch_filter);
         free(h->identity);
         close(h->wake_fd);
         free(h);
@@ -625,6 +631,17 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         h->config.converged_flow = h->opts.converged_flow;
         h->config.image_cooldown = h->opts.image_cooldown;
         h->config.approve_csrs_requeue = h->opts.approve_csrs_requeue;
+        if (!isempty(h->opts.watch_filter)) {
+                if (!h->opts.capi) {
+                        if (reterr)
+                                *reterr = strdup(
+                                        "--watch-filter filters the Cluster API kinds: give --capi too");
+                        return -EINVAL;
+                }
+                h->config.watch_filter = strdup(h->opts.watch_filter);
+                if (!h->config.watch_filter)
+                        return -ENOMEM;
+        }
         h->identity = default_identity();
         if (!h->config.image_type || !h->identity)
                 return -ENOMEM;

@@ -208,6 +208,11 @@ const char *capi_cluster_name(json_object *obj)
         return hub_object_label(obj, HUB_CAPI_LABEL_CLUSTER_NAME);
 }
 
+bool capi_filtered_out(const char *watch_filter, json_object *obj)
+{
+        return watch_filter && !streq_ptr(hub_object_label(obj, HUB_CAPI_LABEL_WATCH_FILTER), watch_filter);
+}
+
 bool capi_paused(json_object *cluster, json_object *obj)
 {
         bool paused = false;

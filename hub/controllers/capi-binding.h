@@ -64,6 +64,9 @@ json_object *capi_secret(json_object *owner, const char *name, const char *clust
 /* The Cluster API cluster's name of an object (its cluster.x-k8s.io/
  * cluster-name label), or NULL. */
 const char *capi_cluster_name(json_object *obj);
+/* Left to another provider instance: watch_filter (--watch-filter) is set
+ * and obj's cluster.x-k8s.io/watch-filter label is not that value. */
+bool capi_filtered_out(const char *watch_filter, json_object *obj);
 /* Paused, as the contracts say: Cluster.spec.paused or the
  * cluster.x-k8s.io/paused annotation on obj. cluster may be NULL. */
 bool capi_paused(json_object *cluster, json_object *obj);

@@ -54,7 +54,8 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
         json_object *st;
         int r;
 
-        if (!base->object || hub_object_deleting(base->object))
+        if (!base->object || hub_object_deleting(base->object) ||
+            capi_filtered_out(o->watch_filter, base->object))
                 return 0;
         /* CAPI core makes the Machine the config's owner; until then nothing to do */
         if (!o->machine)
@@ -132,11 +133,14 @@ static int capi_bootstrap_observe(HubContext *ctx, HubObserved *base)
         _cleanup_free_ char *v = NULL;
         int r;
 
+        o->watch_filter = ctx->config->watch_filter;
         r = hub_cache_get(ctx->cache, HUB_KIND_OAC, base->ns, base->name, &base->object);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
+        if (capi_filtered_out(o->watch_filter, base->object))
+                return 0;
         owner = capi_owner(base->object, HUB_GROUP_CAPI, "Machine");
         if (!owner || hub_cache_get(ctx->cache, HUB_KIND_MACHINE, base->ns, json_get_string(owner, "name"),
                                     &o->machine) < 0)

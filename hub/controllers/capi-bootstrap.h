@@ -22,6 +22,7 @@
 
 typedef struct ConfigObserved {
         HubObserved base; /* object: the OpenshiftAssistedConfig */
+        const char *watch_filter; /* --watch-filter, or NULL */
         /* the owner Machine (cluster.x-k8s.io), or NULL */
         json_object *machine;
         /* the Machine's Cluster, or NULL */

@@ -656,7 +656,8 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         const char *cid;
         int r;
 
-        if (!base->object || hub_object_deleting(base->object))
+        if (!base->object || hub_object_deleting(base->object) ||
+            capi_filtered_out(o->watch_filter, base->object))
                 return 0;
         desired = hub_json_copy(base->object);
         if (!desired)
@@ -909,6 +910,7 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
 
         o->api = hub_service_api(ctx->service);
         o->image_type = ctx->config->image_type;
+        o->watch_filter = ctx->config->watch_filter;
         o->readyz = -ENOENT;
         r = hub_cache_get(ctx->cache, HUB_KIND_OACP, base->ns, base->name, &base->object);
         if (r == -ENOENT)
@@ -916,6 +918,9 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         if (r < 0)
                 return r;
         oacp = base->object;
+        /* another instance's: nothing read of it, nothing asked of the service */
+        if (capi_filtered_out(o->watch_filter, oacp))
+                return 0;
         owner = capi_owner(oacp, HUB_GROUP_CAPI, "Cluster");
         cluster = owner ? json_get_string(owner, "name") : capi_cluster_name(oacp);
         if (isempty(cluster) ||

@@ -31,6 +31,7 @@ typedef struct ControlPlaneObserved {
         HubObserved base; /* object: the OpenshiftAssistedControlPlane */
         HubServiceApi api;
         const char *image_type; /* --image-type */
+        const char *watch_filter; /* --watch-filter, or NULL */
 
         /* the owner Cluster (cluster.x-k8s.io), or NULL */
         json_object *cluster;

@@ -33,6 +33,7 @@ typedef struct HubConfig {
         bool converged_flow;
         usec_t image_cooldown; /* an InfraEnv image's cool-down before BMHs boot it (60 s) */
         usec_t approve_csrs_requeue; /* day-2: how often a joining node is looked at (1 min) */
+        char *watch_filter; /* --watch-filter: the Cluster API kinds' label value, or NULL */
 } HubConfig;
 
 /* What observe and the executor may use. Every member is thread-safe. */

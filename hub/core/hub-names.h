@@ -76,6 +76,8 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_CAPI_BOOTSTRAP_VERSION "v1alpha2"
 #define HUB_KIND_NAME_CAPI_BOOTSTRAP "OpenshiftAssistedConfig"
 #define HUB_CAPI_LABEL_CLUSTER_NAME "cluster.x-k8s.io/cluster-name"
+/* --watch-filter: Cluster API's label for sharding objects between provider instances */
+#define HUB_CAPI_LABEL_WATCH_FILTER "cluster.x-k8s.io/watch-filter"
 #define HUB_CAPI_LABEL_CONTROL_PLANE "cluster.x-k8s.io/control-plane"
 #define HUB_CAPI_ANNOTATION_PAUSED "cluster.x-k8s.io/paused"
 #define HUB_CAPI_ANNOTATION_CLONED_FROM_NAME "cluster.x-k8s.io/cloned-from-name"

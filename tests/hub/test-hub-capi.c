@@ -813,3 +813,48 @@ TEST(data_secret_present_nothing_written_twice)
 }
 
 DEFINE_TEST_MAIN
+
+/* --watch-filter: an instance reconciles only the objects of its label
+ * value; another's (or an unlabelled one) gets no call and no write, not
+ * even a condition */
+TEST(watch_filter_leaves_others_objects_alone)
+{
+        for (unsigned k = 0; k < 3; k++) {
+                const char *label = k == 0 ? NULL : k == 1 ? "shard-b" : "shard-a";
+                Fixture f;
+                ConfigFixture cf;
+                _cleanup_(hubtest_run_done) HubTestRun run = {}, crun = {};
+
+                fixture(&f, oacp(NULL));
+                f.o.watch_filter = "shard-a";
+                config_fixture(&cf, NULL, false, true);
+                cf.o.watch_filter = "shard-a";
+                if (label) {
+                        ASSERT_OK(hub_object_set_label(f.o.base.object, HUB_CAPI_LABEL_WATCH_FILTER, label));
+                        ASSERT_OK(
+                                hub_object_set_label(cf.o.base.object, HUB_CAPI_LABEL_WATCH_FILTER, label));
+                }
+                hubtest_reconcile(
+                        capi_controlplane_decide, &f.o.base,
+                        (HubTestAnswer[]){ { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL },
+                                           { "register-infraenv", 201, "{\"id\":\"" IEID "\"}", NULL },
+                                           { "discovery-ignition", 200, DISCOVERY_IGN, NULL },
+                                           { NULL } },
+                        &run);
+                hubtest_reconcile(
+                        capi_bootstrap_decide, &cf.o.base,
+                        (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } },
+                        &crun);
+                if (k < 2) {
+                        ASSERT_EQ(run.writes.n, 0u);
+                        ASSERT_EQ(crun.writes.n, 0u);
+                        ASSERT_NULL(json_get(f.o.base.object, "status"));
+                        ASSERT_NULL(json_get(cf.o.base.object, "status"));
+                } else {
+                        ASSERT_NOT_NULL(call(&run, "register-cluster"));
+                        ASSERT_TRUE(crun.writes.n > 0);
+                }
+                fixture_done(&f);
+                config_fixture_done(&cf);
+        }
+}

@@ -2436,6 +2436,20 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
         hub_stop_ok(&h);
 }
 
+/* --watch-filter shards the Cluster API kinds: without --capi it is
+ * refused before anything is watched */
+TEST(watch_filter_needs_capi)
+{
+        _cleanup_free_ char *cmd = strdup_printf("'%s/hub/cradle-hub' --service-url http://127.0.0.1:9 "
+                                                 "--kubeconfig /nonexistent --watch-filter shard-a 2>&1",
+                                                 test_builddir()),
+                            *out = NULL;
+
+        ASSERT_NOT_NULL(cmd);
+        ASSERT_EQ(test_run((char *[]){ (char *)"/bin/sh", (char *)"-c", cmd, NULL }, &out), 1);
+        ASSERT_NOT_NULL(strstr(out, "--watch-filter filters the Cluster API kinds: give --capi too"));
+}
+
 TEST(zz_rbac_grants_every_request)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
