@@ -283,8 +283,16 @@ class Kube(object):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def request(self, method, path, body=None, ctype="application/json"):
+        status, out = self.exchange(method, path, body, ctype)
+        if status >= 400:
+            raise KubeError(status, out.get("message") if isinstance(out, dict) else out)
+        return out
+
+    def exchange(self, method, path, body=None, ctype="application/json", headers=None):
+        """One request: (status, the answer decoded from JSON, else its
+        text), whatever the status."""
         conn = http.client.HTTPSConnection(self.host, self.port, context=self.ctx, timeout=30)
-        hdrs = {"Accept": "application/json"}
+        hdrs = dict({"Accept": "application/json"}, **(headers or {}))
         if self.token:
             hdrs["Authorization"] = "Bearer " + self.token
         data = None
@@ -301,9 +309,7 @@ class Kube(object):
             out = json.loads(raw) if raw else None
         except ValueError:
             out = raw.decode(errors="replace")
-        if r.status >= 400:
-            raise KubeError(r.status, out.get("message") if isinstance(out, dict) else out)
-        return out
+        return r.status, out
 
     @staticmethod
     def path(kind, ns=None, name=None, sub=None):

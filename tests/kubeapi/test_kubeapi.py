@@ -1835,22 +1835,7 @@ class CapiCrds(unittest.TestCase):
 
     @classmethod
     def raw(cls, method, path, body=None, ctype='application/json'):
-        import http.client
-        k = cls.kube
-        c = http.client.HTTPSConnection(k.host, k.port, context=k.ctx, timeout=30)
-        hdrs = {'Accept': 'application/json', 'User-Agent': 'scale-test/1'}
-        if k.token:
-            hdrs['Authorization'] = 'Bearer ' + k.token
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            hdrs['Content-Type'] = ctype
-        try:
-            c.request(method, path, data, hdrs)
-            r = c.getresponse()
-            return r.status, json.loads(r.read() or b'null')
-        finally:
-            c.close()
+        return cls.kube.exchange(method, path, body, ctype, headers={'User-Agent': 'scale-test/1'})
 
 
 
