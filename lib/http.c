@@ -740,6 +740,13 @@ static int perform_once(HttpClient *c, const HttpRequest *req, const char *url, 
         curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 30L);
         curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 30L);
+        /* libcurl sends a request again, once and silently, when a reused
+         * connection closes before any byte of the answer: a POST the
+         * server had taken (a registration) would be made twice. Go's
+         * transport never resends a written non-idempotent request, and a
+         * fresh connection is one libcurl never resends on. */
+        if (streq(method, "POST"))
+                curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
         curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
         curl_easy_setopt(h, CURLOPT_WRITEDATA, t);
         curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);

@@ -23,6 +23,9 @@
  * Retries: transport failures (refused, reset, timeout, name resolution)
  * and the configured status codes are retried with full-jitter exponential
  * back-off; a request whose response streamed data to the caller is not.
+ * Nothing else resends: a POST goes on a fresh connection, because libcurl
+ * silently resends a request whose reused connection died before the
+ * answer, and the server may have taken it (a registration made twice).
  *
  * Errors: 0 means a response arrived, whatever its status. A negative errno
  * means none did: -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH (name not

@@ -226,6 +226,35 @@ TEST(reset_and_timeout)
         ASSERT_ERROR(http_request(c, &slow, &r, NULL), ETIMEDOUT);
 }
 
+static long server_count(HttpClient *c, const char *key)
+{
+        _cleanup_free_ char *path = strdup_printf("/count/%s", key);
+        _cleanup_http_response_ HttpResponse r = {};
+
+        ASSERT_OK(http_request(c, &(HttpRequest){ .path = path }, &r, NULL));
+        ASSERT_EQ(r.status, 200);
+        return strtol(r.body, NULL, 10);
+}
+
+/* A POST whose connection closes before any answer was taken by the
+ * server (a registration the service committed): sent once, the caller
+ * told, never resent by the transport behind its back. libcurl resends
+ * a request once when a reused connection dies that way. */
+TEST(a_post_is_never_resent_on_a_dead_reused_connection)
+{
+        setup();
+        _cleanup_(http_client_freep) HttpClient *c = client("http", plain_port, (HttpClientOptions){});
+        _cleanup_http_response_ HttpResponse warm = {};
+        HttpResponse r = {};
+        long before = server_count(c, "reset");
+
+        /* a connection to reuse */
+        ASSERT_OK(http_request(c, &(HttpRequest){ .path = "/echo" }, &warm, NULL));
+        ASSERT_TRUE(http_request(c, &(HttpRequest){ .path = "/reset", .body = "{}", .body_len = 2 }, &r,
+                                 NULL) < 0);
+        ASSERT_EQ(server_count(c, "reset") - before, 1);
+}
+
 static int count_bytes(void *userdata, const char *data, size_t n)
 {
         (void)data;
