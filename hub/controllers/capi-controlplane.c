@@ -10,6 +10,7 @@
 #include "cleanup.h"
 #include "cluster.h"
 #include "hub-cache.h"
+#include "hub-claim.h"
 #include "hub-exec.h"
 #include "infraenv.h"
 #include "jsonutil.h"
@@ -45,6 +46,8 @@ void capi_controlplane_observed_done(HubObserved *base)
         strv_free(o->configs);
         hub_ref_done(&o->infra_template);
         strv_free(o->infra_machines);
+        hub_call_result_done(&o->candidates);
+        strv_free(o->claimed_ids);
         hub_call_result_done(&o->service_cluster);
         hub_call_result_done(&o->hosts);
         hub_ref_done(&o->kubeconfig);
@@ -555,21 +558,131 @@ static int status(Flow *f, json_object *cluster)
                              strna(cluster ? json_get_string(cluster, "status") : "unregistered"));
 }
 
+/* One of the two registrations (the cluster, its infra-env) */
+typedef struct Registration {
+        const char *what; /* "cluster", "infra-env": for conditions and events */
+        const char *annotation; /* where its id goes */
+        const char *name; /* the name the service object has */
+        const char *tag;
+        int op;
+} Registration;
+
+/* The id of reg's registration known (from the call's answer or adopted):
+ * written, and the registering marker gone, in the same patch */
+static int linked(Flow *f, const Registration *reg, const char *id)
+{
+        if (isempty(id))
+                return set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
+                                     "the service answered the %s's registration without an id",
+                                     reg->what) < 0
+                               ? -ENOMEM
+                               : 2;
+        if (hub_object_set_annotation(f->desired, reg->annotation, id) < 0 ||
+            hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, NULL) < 0)
+                return -ENOMEM;
+        return 1;
+}
+
+/* reg through the claim protocol (hub-claim.h, as the ClusterDeployment
+ * and InfraEnv paths register): the marker written before the call, and
+ * a marker without its id searched for before registering again, so that
+ * a call whose answer was lost (a crash, a dropped connection, a refused
+ * patch of the id) never registers twice. body: the registration's body
+ * (taken). 1 when linked, 0 when calls are planned or the round waits, 2
+ * when a condition says why not. */
+static int claim_registration(Flow *f, const Registration *reg, json_object *body)
+{
+        _cleanup_(json_object_putp) json_object *b = body;
+        _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
+        const ControlPlaneObserved *o = f->o;
+        const HubCallResult *made = result(f, reg->tag);
+        _cleanup_free_ char *marker = NULL;
+        int r;
+
+        if (made) {
+                if (made->error < 0) {
+                        /* the marker stays: the next reconcile searches first */
+                        r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
+                                          "cannot register the %s: %s", reg->what, strna(made->message));
+                        if (!hub_call_is_user_error(made))
+                                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+                        return r < 0 ? r : 2;
+                }
+                return linked(f, reg, json_get_string(made->body, "id"));
+        }
+        r = hub_claim_decide(
+                &(HubClaimInput){
+                        .object = f->desired,
+                        .id_annotation = reg->annotation,
+                        .name = strempty(reg->name),
+                        .identity = o->identity,
+                        .now = o->base.now,
+                        .active_since = o->base.active_since,
+                        .candidates = streq_ptr(o->searched_for, reg->annotation) && o->candidates.error >= 0
+                                              ? o->candidates.body
+                                              : NULL,
+                        .claimed_ids = streq_ptr(o->searched_for, reg->annotation) ? o->claimed_ids : NULL },
+                &d);
+        if (r < 0)
+                return r;
+        switch (d.action) {
+        case HUB_CLAIM_LINKED:
+                return 1;
+        case HUB_CLAIM_ADOPT:
+                if (d.duplicates) {
+                        _cleanup_free_ char *dups = strv_join(d.duplicates, ", ");
+
+                        r = hub_plan_event(f->plan, f->oacp, "Warning", "DuplicateRegistration",
+                                           "%ss %s also match this control plane; cradle-hub adopted %s and "
+                                           "left the others alone",
+                                           reg->what, strna(dups), d.id);
+                        if (r < 0)
+                                return r;
+                }
+                log_info("%s/%s: adopting the %s %s its interrupted registration made",
+                         strna(kube_object_namespace(f->oacp)), strna(kube_object_name(f->oacp)), reg->what,
+                         d.id);
+                return linked(f, reg, d.id);
+        case HUB_CLAIM_WAIT:
+                hub_plan_requeue_after(f->plan, d.wait);
+                return 0;
+        case HUB_CLAIM_SEARCH:
+                r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
+                                  "cannot look for the %s an interrupted registration may have made: %s",
+                                  reg->what, strna(o->candidates.message));
+                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+                return r < 0 ? r : 2;
+        case HUB_CLAIM_MARK:
+        case HUB_CLAIM_REGISTER:
+                if (d.action == HUB_CLAIM_MARK) {
+                        marker = hub_claim_marker(o->base.now, o->identity);
+                        if (!marker ||
+                            hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, marker) < 0)
+                                return -ENOMEM;
+                }
+                /* the marker first, then the call */
+                r = hub_plan_patch_object(f->plan, HUB_KIND_OACP, f->oacp, f->desired, true, false);
+                if (r < 0)
+                        return r;
+                return hub_plan_op(f->plan, reg->tag, reg->op, (char *[]){ NULL }, NULL, TAKE_PTR(b), true);
+        default:
+                return -EINVAL;
+        }
+}
+
 /* registration of the cluster and its one infra-env. 1 to go on (both
  * ids known), 0 when a call is planned, 2 when a condition says why not
  * (then the status is written). */
 static int register_ids(Flow *f, char **ret_secret_error)
 {
         const ControlPlaneObserved *o = f->o;
-        const char *cid = hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID),
-                   *ieid = hub_object_annotation(f->desired, HUB_ANNOTATION_INFRAENV_ID),
-                   *ps_name = json_get_string(json_get_path(f->oacp, "spec.config.pullSecretRef"), "name");
-        const HubCallResult *rc = result(f, TAG_REGISTER_CLUSTER), *ri = result(f, TAG_REGISTER_INFRAENV);
+        const char *ps_name = json_get_string(json_get_path(f->oacp, "spec.config.pullSecretRef"), "name");
         _cleanup_free_ char *secret = NULL, *err = NULL;
         bool user = false;
         int r;
 
-        if (!isempty(cid) && !isempty(ieid))
+        if (!isempty(hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID)) &&
+            !isempty(hub_object_annotation(f->desired, HUB_ANNOTATION_INFRAENV_ID)))
                 return 1;
         r = hub_pull_secret(&o->secret, strempty(ps_name), &secret, &err, &user);
         if (r < 0)
@@ -579,26 +692,12 @@ static int register_ids(Flow *f, char **ret_secret_error)
                 return 1;
         }
         (void)redact_register_secret(secret);
-        if (isempty(cid)) {
+        if (isempty(hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID))) {
                 _cleanup_(json_object_putp) json_object *cd = NULL, *aci = NULL, *body = NULL;
                 _cleanup_free_ char *why = NULL;
                 const char *arch = json_get_string(
                         json_get_path(f->oacp, "spec.openshiftAssistedConfigSpec"), "cpuArchitecture");
 
-                if (rc) {
-                        if (rc->error < 0) {
-                                r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE,
-                                                  "RegistrationFailed", "cannot register the cluster: %s",
-                                                  strna(rc->message));
-                                if (!hub_call_is_user_error(rc))
-                                        hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
-                                return r < 0 ? r : 2;
-                        }
-                        return hub_object_set_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID,
-                                                         json_get_string(rc->body, "id")) < 0
-                                       ? -ENOMEM
-                                       : register_ids(f, ret_secret_error);
-                }
                 r = capi_cluster_as_aci(f->oacp, o->cluster, &cd, &aci);
                 if (r < 0)
                         return r;
@@ -616,21 +715,15 @@ static int register_ids(Flow *f, char **ret_secret_error)
                                           why);
                         return r < 0 ? r : 2;
                 }
-                return hub_plan_op(f->plan, TAG_REGISTER_CLUSTER, ASSISTED_OP_REGISTER_CLUSTER,
-                                   (char *[]){ NULL }, NULL, TAKE_PTR(body), true);
-        }
-        if (ri) {
-                if (ri->error < 0) {
-                        r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
-                                          "cannot register the infra-env: %s", strna(ri->message));
-                        if (!hub_call_is_user_error(ri))
-                                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
-                        return r < 0 ? r : 2;
-                }
-                return hub_object_set_annotation(f->desired, HUB_ANNOTATION_INFRAENV_ID,
-                                                 json_get_string(ri->body, "id")) < 0
-                               ? -ENOMEM
-                               : 1;
+                r = claim_registration(f,
+                                       &(Registration){ .what = "cluster",
+                                                        .annotation = HUB_ANNOTATION_CLUSTER_ID,
+                                                        .name = cluster_name_of(f->oacp, o->cluster),
+                                                        .tag = TAG_REGISTER_CLUSTER,
+                                                        .op = ASSISTED_OP_REGISTER_CLUSTER },
+                                       TAKE_PTR(body));
+                if (r != 1)
+                        return r;
         }
         {
                 _cleanup_(json_object_putp) json_object *ie = NULL, *body = NULL;
@@ -640,8 +733,13 @@ static int register_ids(Flow *f, char **ret_secret_error)
                         r = infraenv_create_params(ie, o->image_type, o->api, secret, NULL, NULL, &body);
                 if (r < 0)
                         return r;
-                return hub_plan_op(f->plan, TAG_REGISTER_INFRAENV, ASSISTED_OP_REGISTER_INFRA_ENV,
-                                   (char *[]){ NULL }, NULL, TAKE_PTR(body), true);
+                return claim_registration(f,
+                                          &(Registration){ .what = "infra-env",
+                                                           .annotation = HUB_ANNOTATION_INFRAENV_ID,
+                                                           .name = kube_object_name(f->oacp),
+                                                           .tag = TAG_REGISTER_INFRAENV,
+                                                           .op = ASSISTED_OP_REGISTER_INFRA_ENV },
+                                          TAKE_PTR(body));
         }
 }
 
@@ -900,6 +998,31 @@ static int observe_spoke(ControlPlaneObserved *o)
         return 0;
 }
 
+/* a registering marker and an id missing: the service's objects of that
+ * kind, searched before registering again (hub-claim.h) */
+static int observe_claim(HubContext *ctx, ControlPlaneObserved *o, const char *cid, const char *ieid)
+{
+        bool cluster = isempty(cid);
+        _cleanup_free_ char *self = NULL;
+        int r;
+
+        o->identity = ctx->identity;
+        if (!hub_object_annotation(o->base.object, HUB_ANNOTATION_REGISTERING) ||
+            (!cluster && !isempty(ieid)))
+                return 0;
+        r = hub_service_op(ctx->service, cluster ? ASSISTED_OP_LIST_CLUSTERS : ASSISTED_OP_LIST_INFRA_ENVS,
+                           (char *[]){ NULL }, NULL, NULL, &o->candidates);
+        if (r < 0)
+                return r;
+        o->searched_for = cluster ? HUB_ANNOTATION_CLUSTER_ID : HUB_ANNOTATION_INFRAENV_ID;
+        self = strdup_printf("%s/%s", o->base.ns, o->base.name);
+        if (!self)
+                return -ENOMEM;
+        return hub_observe_claimed(ctx, HUB_KIND_OACP,
+                                   cluster ? HUB_INDEX_OACP_CLUSTER_ID : HUB_INDEX_OACP_INFRAENV_ID,
+                                   o->candidates.body, self, &o->claimed_ids);
+}
+
 static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
 {
         ControlPlaneObserved *o = (ControlPlaneObserved *)base;
@@ -941,6 +1064,9 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
                 return r;
         cid = hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID);
         ieid = hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID);
+        r = observe_claim(ctx, o, cid, ieid);
+        if (r < 0)
+                return r;
         if (!isempty(cid)) {
                 r = hub_service_op(ctx->service, ASSISTED_OP_GET_CLUSTER, (char *[]){ (char *)cid, NULL },
                                    NULL, NULL, &o->service_cluster);

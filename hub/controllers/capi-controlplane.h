@@ -46,6 +46,14 @@ typedef struct ControlPlaneObserved {
          * infrastructure machines already cloned from it (names) */
         HubRef infra_template;
         char **infra_machines;
+        /* the claim protocol (hub-claim.h) for the registration still
+         * without its id: with the registering marker, the service's
+         * objects of that kind (searched_for: the id annotation they would
+         * fill), and the ids other control planes claim */
+        const char *identity;
+        const char *searched_for;
+        HubCallResult candidates;
+        char **claimed_ids;
         /* the service's cluster (with its hosts) and the infra-env's hosts */
         HubCallResult service_cluster;
         bool cluster_read;

@@ -276,6 +276,8 @@ static const IndexDef index_defs[] = {
         { HUB_KIND_MACHINE, HUB_INDEX_MACHINE_CLUSTER, index_label, HUB_CAPI_LABEL_CLUSTER_NAME },
         { HUB_KIND_OAC, HUB_INDEX_OAC_CLUSTER, index_label, HUB_CAPI_LABEL_CLUSTER_NAME },
         { HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER, index_label, HUB_CAPI_LABEL_CLUSTER_NAME },
+        { HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER_ID, index_annotation, HUB_ANNOTATION_CLUSTER_ID },
+        { HUB_KIND_OACP, HUB_INDEX_OACP_INFRAENV_ID, index_annotation, HUB_ANNOTATION_INFRAENV_ID },
 };
 
 /* ---- the cache ---- */

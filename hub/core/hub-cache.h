@@ -69,6 +69,10 @@ typedef struct json_object json_object;
 #define HUB_INDEX_MACHINE_CLUSTER "machine-cluster"
 #define HUB_INDEX_OAC_CLUSTER "oac-cluster"
 #define HUB_INDEX_OACP_CLUSTER "oacp-cluster"
+/* OpenshiftAssistedControlPlane: the service ids of its annotations (the
+ * claim protocol's "claimed by another object") */
+#define HUB_INDEX_OACP_CLUSTER_ID "oacp-cluster-id"
+#define HUB_INDEX_OACP_INFRAENV_ID "oacp-infraenv-id"
 
 /* the index value every object of a namespace has ("ns/@all") */
 #define HUB_INDEX_ALL "@all"

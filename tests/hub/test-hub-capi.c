@@ -248,6 +248,173 @@ TEST(registers_the_cluster_from_capoa_fields_and_one_infraenv)
         fixture_done(&f);
 }
 
+/* the claim protocol (hub-claim.h) for both registrations: each marker
+ * is written before its call, each id replaces its marker */
+TEST(each_registration_is_marked_before_its_call)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        bool marker = false, cluster_id = false;
+        unsigned calls = 0;
+
+        fixture(&f, oacp(NULL));
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL },
+                                             { "register-infraenv", 201, "{\"id\":\"" IEID "\"}", NULL },
+                                             { NULL } },
+                          &run);
+        /* the stored object as the writes leave it: at each call, the
+         * marker (and for the infra-env, the cluster's id beside it) */
+        for (size_t i = 0; i < run.writes.n; i++) {
+                const HubWrite *w = &run.writes.writes[i];
+                json_object *ann = w->kind == HUB_WRITE_PATCH && w->target == HUB_KIND_OACP
+                                           ? json_get_path(w->body, "metadata.annotations")
+                                           : NULL;
+                json_object *v;
+
+                if (ann && json_object_object_get_ex(ann, HUB_ANNOTATION_REGISTERING, &v))
+                        marker = v != NULL;
+                if (ann && json_get_string(ann, HUB_ANNOTATION_CLUSTER_ID))
+                        cluster_id = true;
+                if (w->kind == HUB_WRITE_SERVICE && streq_ptr(w->tag, "register-cluster")) {
+                        ASSERT_TRUE(marker);
+                        calls++;
+                }
+                if (w->kind == HUB_WRITE_SERVICE && streq_ptr(w->tag, "register-infraenv")) {
+                        ASSERT_TRUE(marker && cluster_id);
+                        calls++;
+                }
+        }
+        ASSERT_EQ(calls, 2u);
+        ASSERT_FALSE(marker);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), IEID);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        fixture_done(&f);
+}
+
+/* a marker of holder's, age old, without the id of searched_for (cluster
+ * id given: the infra-env's registration was interrupted); the search's
+ * answer: candidates (NULL: it failed), each made a second after the
+ * marker */
+static void marked(Fixture *f, const char *cluster_id, const char *holder, usec_t age,
+                   const char *searched_for, const char *candidates)
+{
+        char ts[32], marker[96];
+
+        hub_format_time(NOW - age, ts);
+        snprintf(marker, sizeof(marker), "%s %s", ts, holder);
+        fixture(f, oacp(NULL));
+        f->o.identity = "hub-2";
+        f->o.base.active_since = NOW - 10 * USEC_PER_SEC;
+        ASSERT_OK(hub_object_set_annotation(f->o.base.object, HUB_ANNOTATION_REGISTERING, marker));
+        if (cluster_id)
+                ASSERT_OK(
+                        hub_object_set_annotation(f->o.base.object, HUB_ANNOTATION_CLUSTER_ID, cluster_id));
+        f->o.searched_for = searched_for;
+        if (!candidates) {
+                f->o.candidates.status = 503;
+                f->o.candidates.error = -EIO;
+                f->o.candidates.message = strdup("the service answered 503");
+                return;
+        }
+        f->o.candidates.status = 200;
+        f->o.candidates.body = hubtest_json(candidates);
+        hub_format_time(NOW - age + USEC_PER_SEC, ts);
+        for (size_t i = 0; i < hub_json_array_length(f->o.candidates.body); i++)
+                ASSERT_OK(json_add_string(json_object_array_get_idx(f->o.candidates.body, i), "created_at",
+                                          ts));
+}
+
+TEST(an_interrupted_cluster_registration_is_adopted_not_repeated)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        /* hub-1 crashed after the service committed its registration */
+        marked(&f, NULL, "hub-1", 30 * USEC_PER_SEC, HUB_ANNOTATION_CLUSTER_ID,
+               "[{\"id\":\"" CID "\",\"name\":\"test-multinode\"},"
+               "{\"id\":\"11111111-2222-4333-8444-555555555555\",\"name\":\"someone-else\"}]");
+        hubtest_reconcile(
+                capi_controlplane_decide, &f.o.base,
+                (HubTestAnswer[]){ { "register-infraenv", 201, "{\"id\":\"" IEID "\"}", NULL }, { NULL } },
+                &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 0u);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-infraenv"), 1u);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), IEID);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        fixture_done(&f);
+}
+
+TEST(an_interrupted_infraenv_registration_is_adopted_not_repeated)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        marked(&f, CID, "hub-1", 30 * USEC_PER_SEC, HUB_ANNOTATION_INFRAENV_ID,
+               "[{\"id\":\"" IEID "\",\"name\":\"test-multinode\"}]");
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-"), 0u);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID), IEID);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        fixture_done(&f);
+}
+
+TEST(a_registration_the_search_does_not_find_is_made_once)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        /* the call never reached the service; the only infra-env named so
+         * is claimed by another control plane */
+        marked(&f, CID, "hub-1", 30 * USEC_PER_SEC, HUB_ANNOTATION_INFRAENV_ID,
+               "[{\"id\":\"" IEID "\",\"name\":\"test-multinode\"}]");
+        ASSERT_OK(strv_extend(&f.o.claimed_ids, IEID));
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "register-infraenv", 201,
+                                               "{\"id\":\"99999999-8888-4777-8666-555555555555\"}", NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-infraenv"), 1u);
+        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_INFRAENV_ID),
+                     "99999999-8888-4777-8666-555555555555");
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        fixture_done(&f);
+}
+
+TEST(a_registration_waits_for_another_replicas_fresh_marker)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        /* hub-1's marker is newer than this replica's start: hub-1 may
+         * still be registering */
+        marked(&f, NULL, "hub-1", 2 * USEC_PER_SEC, HUB_ANNOTATION_CLUSTER_ID, "[]");
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_TRUE(run.requeue_after > 0);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID));
+        fixture_done(&f);
+}
+
+TEST(a_failed_search_registers_nothing)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        json_object *c;
+
+        marked(&f, NULL, "hub-1", 30 * USEC_PER_SEC, HUB_ANNOTATION_CLUSTER_ID, NULL);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        c = hub_conditions_find(f.o.base.object, HUB_CAPI_COND_MACHINES_CREATED);
+        ASSERT_NOT_NULL(c);
+        ASSERT_STREQ(json_get_string(c, "reason"), "RegistrationFailed");
+        ASSERT_CONTAINS(json_get_string(c, "message"), "503");
+        ASSERT_NOT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        fixture_done(&f);
+}
+
 /* as a KCP: a Machine, its OpenshiftAssistedConfig and its infrastructure
  * machine cloned from the template, per replica; owner references and
  * the cluster-name and control-plane labels */

@@ -2308,7 +2308,9 @@ static void capi_run_done(CapiRun *r)
         free(r->cluster_path);
 }
 
-static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, CapiRun *run)
+/* the first half of capi_control_plane_bound(): the objects made, the
+ * cluster and its one infra-env registered */
+static void capi_control_plane_registered(KubeClient *c, const char *ns, Hub *h, CapiRun *run)
 {
         _cleanup_(json_object_putp) json_object *cp = NULL, *cluster = NULL, *infraenvs = NULL;
         const char *cid, *ieid;
@@ -2358,6 +2360,15 @@ static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, Capi
                 if (streq_ptr(str_at(json_object_array_get_idx(infraenvs, i), "name"), run->cp_name))
                         named_like_cp++;
         ASSERT_EQ(named_like_cp, 1u);
+}
+
+static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, CapiRun *run)
+{
+        const char *cid, *ieid;
+
+        capi_control_plane_registered(c, ns, h, run);
+        cid = run->cluster_id;
+        ieid = run->infra_env_id;
 
         /* CAPI core's side, then each Machine's data: the infra-env's
          * discovery Ignition with the Machine's hostname */
@@ -2433,6 +2444,50 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
         Hub h;
 
         capi_control_plane_bound(c, ns, &h, &run);
+        hub_stop_ok(&h);
+}
+
+/* the POSTs to path the service has recorded */
+static size_t recorded_posts(const char *path)
+{
+        _cleanup_(json_object_putp) json_object *reqs = NULL;
+        _cleanup_free_ char *q = strdup_printf("/requests?method=POST&path=%s", path);
+
+        ASSERT_EQ(control("GET", q, NULL, &reqs), 200);
+        return hub_json_array_length(reqs);
+}
+
+/* Both registrations' answers lost after the service committed them (as
+ * a crash or a dropped connection leaves them): each is found again by
+ * the claim protocol's search, none made twice */
+TEST(capi_lost_registration_answers_register_once)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_(capi_run_done) CapiRun run = {};
+        _cleanup_(json_object_putp) json_object *faults = NULL;
+        const char *ns;
+        size_t clusters, infraenvs;
+        Hub h;
+
+        need_refservice("fault injection");
+        ns = kube_test_namespace("hub-capi-lost");
+        clusters = recorded_posts("/v2/clusters$");
+        infraenvs = recorded_posts("/v2/infra-envs$");
+        ASSERT_EQ(control("POST", "/faults",
+                          "[{\"method\":\"POST\",\"path\":\"/v2/clusters$\",\"action\":\"close\","
+                          "\"after\":true,\"count\":1},"
+                          "{\"method\":\"POST\",\"path\":\"/v2/infra-envs$\",\"action\":\"close\","
+                          "\"after\":true,\"count\":1}]",
+                          NULL),
+                  200);
+        capi_control_plane_registered(c, ns, &h, &run);
+        ASSERT_EQ(control("GET", "/faults", NULL, &faults), 200);
+        for (size_t i = 0; i < hub_json_array_length(faults); i++)
+                ASSERT_EQ(json_object_get_int64(json_get(json_object_array_get_idx(faults, i), "applied")),
+                          1);
+        ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
+        ASSERT_EQ(recorded_posts("/v2/clusters$") - clusters, 1u);
+        ASSERT_EQ(recorded_posts("/v2/infra-envs$") - infraenvs, 1u);
         hub_stop_ok(&h);
 }
 
