@@ -31,6 +31,8 @@ typedef struct HubOptions {
         usec_t sync_period;
         usec_t image_cooldown;
         usec_t approve_csrs_requeue;
+        usec_t kubeconfig_cert_expiration;
+        usec_t kubeconfig_cert_renew_before;
         char *image_type;
         char *watch_filter;
         bool converged_flow;

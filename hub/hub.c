@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "config.h"
 #include "cradle-hub.h"
+#include "capi-kubeconfig.h"
 #include "hub-cache.h"
 #include "hub-controller.h"
 #include "hub-exec.h"
@@ -97,6 +98,14 @@ static const Option options[] = {
             "Burst of requests to the Kubernetes API above --kube-api-qps."),
         OPT("kube-api-qps", OPT_DOUBLE, kube_api_qps, "20", NULL,
             "Requests per second to the Kubernetes API, sustained (controller-runtime's default)."),
+        OPT("kubeconfig-cert-expiration", OPT_DURATION, kubeconfig_cert_expiration, "24h", NULL,
+            "With --capi: the validity asked for the client certificate of a cluster's "
+            "<cluster>-kubeconfig\n"
+            "Secret, minted through the new cluster's CSR API (kubernetes.io/kube-apiserver-client "
+            "signer);\n"
+            "at least 10m (the API's minimum)."),
+        OPT("kubeconfig-cert-renew-before", OPT_DURATION, kubeconfig_cert_renew_before, "0s", NULL,
+            "With --capi: renew that certificate this long before it expires; 0: at half its validity."),
         OPT("leader-elect", OPT_BOOL, leader_elect, "false", NULL,
             "Enable leader election: of several replicas only the holder of a coordination.k8s.io Lease "
             "acts."),
@@ -631,6 +640,20 @@ int cradle_hub_start(CradleHub *h, char **reterr)
         h->config.converged_flow = h->opts.converged_flow;
         h->config.image_cooldown = h->opts.image_cooldown;
         h->config.approve_csrs_requeue = h->opts.approve_csrs_requeue;
+        if (h->opts.kubeconfig_cert_expiration < CAPI_KUBECONFIG_MIN_EXPIRATION) {
+                if (reterr)
+                        *reterr = strdup("--kubeconfig-cert-expiration must be at least 10m (the CSR API's "
+                                         "least expirationSeconds)");
+                return -EINVAL;
+        }
+        if (h->opts.kubeconfig_cert_renew_before >= h->opts.kubeconfig_cert_expiration) {
+                if (reterr)
+                        *reterr = strdup("--kubeconfig-cert-renew-before must be shorter than "
+                                         "--kubeconfig-cert-expiration");
+                return -EINVAL;
+        }
+        h->config.kubeconfig_cert_expiration = h->opts.kubeconfig_cert_expiration;
+        h->config.kubeconfig_cert_renew_before = h->opts.kubeconfig_cert_renew_before;
         if (!isempty(h->opts.watch_filter)) {
                 if (!h->opts.capi) {
                         if (reterr)

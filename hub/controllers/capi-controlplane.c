@@ -26,9 +26,12 @@
 #define TAG_SENTINEL "sentinel-"
 #define TAG_INSTALL "install"
 #define TAG_KUBECONFIG "kubeconfig"
+#define TAG_KUBECONFIG_CERT "kubeconfig-cert"
 /* which credentials file the kubeconfig Secret holds (kubeconfig-noingress
  * while installing, kubeconfig once installed): the Secret's annotation */
 #define ANNOTATION_KUBECONFIG_FILE "cradle.agent-install.openshift.io/kubeconfig-file"
+/* the CSR that issued the Secret's client certificate: minted here, not the admin's */
+#define ANNOTATION_KUBECONFIG_CSR "cradle.agent-install.openshift.io/kubeconfig-csr"
 /* the service has no change notification for the Cluster API path (no
  * InfraEnv object links its infra-env to the poller): looked at again */
 #define REQUEUE_WHILE_INSTALLING (10 * USEC_PER_SEC)
@@ -449,45 +452,25 @@ static bool status_in(json_object *cluster, const char *const *l)
         return false;
 }
 
-/* the <cluster>-kubeconfig Secret: the no-ingress kubeconfig from the
- * installation's start, the full one once installed. 1 to go on, 0 when
- * a download is planned. */
-static int kubeconfig(Flow *f, json_object *cluster)
+/* the <cluster>-kubeconfig Secret holding text (a secret), in one write
+ * (created, or one merge patch of its value and annotations: never half
+ * written); file: the service's credentials file it comes from; csr: the
+ * CSR that issued its certificate, NULL for the admin's */
+static int write_kubeconfig(Flow *f, const char *text, const char *file, const char *csr)
 {
         const ControlPlaneObserved *o = f->o;
-        bool installed = streq_ptr(json_get_string(cluster, "status"), "installed");
-        const char *file = installed ? "kubeconfig" : "kubeconfig-noingress",
-                   *have = hub_object_annotation(o->kubeconfig.object, ANNOTATION_KUBECONFIG_FILE);
-        const HubCallResult *kr = result(f, TAG_KUBECONFIG);
         _cleanup_free_ char *name = strdup_printf("%s-kubeconfig", f->cluster);
-        const char *text;
+        json_object *s;
         int r;
 
         if (!name)
                 return -ENOMEM;
-        if (!status_in(cluster, (const char *const[]){ "installing", "installing-pending-user-action",
-                                                       "finalizing", "installed", NULL }))
-                return 1;
-        if (o->kubeconfig.object && (streq_ptr(have, file) || !installed))
-                return 1;
-        if (!kr)
-                return cd_plan_credentials_download(f->plan, TAG_KUBECONFIG, json_get_string(cluster, "id"),
-                                                    file) < 0
-                               ? -ENOMEM
-                               : 0;
-        if (kr->error < 0) {
-                r = set_condition(f, HUB_CAPI_COND_KUBECONFIG_AVAILABLE, HUB_FALSE, "KubeconfigUnavailable",
-                                  "cannot download the cluster's %s: %s", file, strna(kr->message));
-                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
-                return r < 0 ? r : 1;
-        }
-        text = json_object_get_string(kr->body);
         (void)redact_register_secret(text);
         if (!o->kubeconfig.object) {
-                json_object *s = capi_secret(f->oacp, name, f->cluster,
-                                             (const char *const[]){ "value", strempty(text), NULL });
-
-                if (!s || hub_object_set_annotation(s, ANNOTATION_KUBECONFIG_FILE, file) < 0) {
+                s = capi_secret(f->oacp, name, f->cluster,
+                                (const char *const[]){ "value", strempty(text), NULL });
+                if (!s || hub_object_set_annotation(s, ANNOTATION_KUBECONFIG_FILE, file) < 0 ||
+                    hub_object_set_annotation(s, ANNOTATION_KUBECONFIG_CSR, csr) < 0) {
                         json_object_put(s);
                         return -ENOMEM;
                 }
@@ -497,7 +480,8 @@ static int kubeconfig(Flow *f, json_object *cluster)
 
                 if (!d ||
                     hub_secret_set_data(d, (const char *const[]){ "value", strempty(text), NULL }) < 0 ||
-                    hub_object_set_annotation(d, ANNOTATION_KUBECONFIG_FILE, file) < 0)
+                    hub_object_set_annotation(d, ANNOTATION_KUBECONFIG_FILE, file) < 0 ||
+                    hub_object_set_annotation(d, ANNOTATION_KUBECONFIG_CSR, csr) < 0)
                         return -ENOMEM;
                 r = hub_plan_patch_object(f->plan, HUB_KIND_SECRET, o->kubeconfig.object, d, false, false);
         }
@@ -507,6 +491,118 @@ static int kubeconfig(Flow *f, json_object *cluster)
                              "") < 0
                        ? -ENOMEM
                        : 1;
+}
+
+/* the service's credentials file (a secret): 1 with *ret_text, 0 when
+ * its download is planned, 2 when it failed (a condition says why; the
+ * Secret, when there is one, still holds what worked so far) */
+static int admin_kubeconfig(Flow *f, json_object *cluster, const char *file, const char **ret_text)
+{
+        const HubCallResult *kr = result(f, TAG_KUBECONFIG);
+        int r;
+
+        if (!kr)
+                return cd_plan_credentials_download(f->plan, TAG_KUBECONFIG, json_get_string(cluster, "id"),
+                                                    file) < 0
+                               ? -ENOMEM
+                               : 0;
+        if (kr->error < 0) {
+                r = set_condition(f, HUB_CAPI_COND_KUBECONFIG_AVAILABLE,
+                                  f->o->kubeconfig.object ? HUB_TRUE : HUB_FALSE, "KubeconfigUnavailable",
+                                  "cannot download the cluster's %s: %s", file, strna(kr->message));
+                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+                return r < 0 ? r : 2;
+        }
+        *ret_text = json_object_get_string(kr->body);
+        (void)redact_register_secret(*ret_text);
+        return 1;
+}
+
+/* The Secret's short-lived client certificate, once the new cluster's API
+ * answered (capi-kubeconfig.h): minted with the admin kubeconfig file
+ * (downloaded), renewed when due. A failure keeps the Secret as it is,
+ * says why and tries again. 1 to go on, 0 when a call is planned. */
+static int kubeconfig_cert(Flow *f, json_object *cluster, const char *file)
+{
+        const ControlPlaneObserved *o = f->o;
+        const char *have = hub_object_annotation(o->kubeconfig.object, ANNOTATION_KUBECONFIG_FILE),
+                   *admin = NULL;
+        const HubCallResult *mr = result(f, TAG_KUBECONFIG_CERT);
+        usec_t after = 0;
+        int r;
+
+        if (o->kubeconfig.object && !capi_kubeconfig_renew_now(&o->kubeconfig_cert, streq_ptr(have, file),
+                                                               o->base.now, o->cert_renew_before, &after)) {
+                hub_plan_requeue_after(f->plan, after);
+                return 1;
+        }
+        r = admin_kubeconfig(f, cluster, file, &admin);
+        if (r != 1)
+                return r == 2 ? 1 : r;
+        if (!mr) {
+                _cleanup_(json_object_putp) json_object *body = NULL;
+
+                r = capi_kubeconfig_mint_body(kube_object_namespace(f->oacp), f->cluster, o->cert_expiration,
+                                              &body);
+                if (r < 0)
+                        return r;
+                return hub_plan_spoke_mint(f->plan, TAG_KUBECONFIG_CERT, admin, TAKE_PTR(body)) < 0 ? -ENOMEM
+                                                                                                    : 0;
+        }
+        if (mr->error < 0) {
+                /* the Secret keeps what it has (the admin's, or the
+                 * certificate still valid until its end) */
+                r = set_condition(f, HUB_CAPI_COND_KUBECONFIG_AVAILABLE,
+                                  o->kubeconfig.object ? HUB_TRUE : HUB_FALSE, "ClientCertificateNotIssued",
+                                  "cannot get a client certificate from the cluster's CSR API: %s",
+                                  strna(mr->message));
+                hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+                return r < 0 ? r : 1;
+        }
+        {
+                int64_t nb = 0, na = 0;
+
+                /* renewed on time: the new certificate's renewal is the next look */
+                if (json_get_int64(mr->body, "notBefore", &nb) >= 0 &&
+                    json_get_int64(mr->body, "notAfter", &na) >= 0 && na > nb) {
+                        usec_t at = capi_kubeconfig_renew_at(
+                                (usec_t)nb * USEC_PER_SEC, (usec_t)na * USEC_PER_SEC, o->cert_renew_before);
+
+                        hub_plan_requeue_after(f->plan,
+                                               at > o->base.now ? at - o->base.now : HUB_REQUEUE_ON_ERROR);
+                }
+        }
+        return write_kubeconfig(f, json_get_string(mr->body, "kubeconfig"), file,
+                                json_get_string(mr->body, "csr"));
+}
+
+/* the <cluster>-kubeconfig Secret: the no-ingress kubeconfig from the
+ * installation's start, the full one once installed; once the new
+ * cluster's API has answered, a short-lived client certificate of its
+ * own instead of the admin's (kubeconfig_cert()). 1 to go on, 0 when a
+ * call is planned. */
+static int kubeconfig(Flow *f, json_object *cluster)
+{
+        const ControlPlaneObserved *o = f->o;
+        bool installed = streq_ptr(json_get_string(cluster, "status"), "installed"), initialized = false;
+        const char *file = installed ? "kubeconfig" : "kubeconfig-noingress",
+                   *have = hub_object_annotation(o->kubeconfig.object, ANNOTATION_KUBECONFIG_FILE),
+                   *admin = NULL;
+        int r;
+
+        if (!status_in(cluster, (const char *const[]){ "installing", "installing-pending-user-action",
+                                                       "finalizing", "installed", NULL }))
+                return 1;
+        (void)json_get_bool(json_get_path(o->base.object, "status.initialization"),
+                            "controlPlaneInitialized", &initialized);
+        if (o->readyz == 0 || initialized)
+                return kubeconfig_cert(f, cluster, file);
+        if (o->kubeconfig.object && (streq_ptr(have, file) || !installed))
+                return 1;
+        r = admin_kubeconfig(f, cluster, file, &admin);
+        if (r != 1)
+                return r == 2 ? 1 : r;
+        return write_kubeconfig(f, admin, file, NULL);
 }
 
 /* the status of the contract: counters, selector, initialization, Available, version.
@@ -1035,6 +1131,10 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         o->image_type = ctx->config->image_type;
         o->watch_filter = ctx->config->watch_filter;
         o->readyz = -ENOENT;
+        o->cert_expiration = ctx->config->kubeconfig_cert_expiration > 0
+                                     ? ctx->config->kubeconfig_cert_expiration
+                                     : CAPI_KUBECONFIG_DEFAULT_EXPIRATION;
+        o->cert_renew_before = ctx->config->kubeconfig_cert_renew_before;
         r = hub_cache_get(ctx->cache, HUB_KIND_OACP, base->ns, base->name, &base->object);
         if (r == -ENOENT)
                 return 0;
@@ -1085,6 +1185,11 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         if (!kc)
                 return -ENOMEM;
         r = hub_observe_ref(ctx, HUB_KIND_SECRET, base->ns, kc, &o->kubeconfig);
+        if (r < 0)
+                return r;
+        r = capi_kubeconfig_cert_read(o->kubeconfig.object,
+                                      hub_object_annotation(o->kubeconfig.object, ANNOTATION_KUBECONFIG_CSR),
+                                      &o->kubeconfig_cert);
         if (r < 0)
                 return r;
         return observe_spoke(o);

@@ -18,11 +18,14 @@
  * template for each); each Machine's host bound (capi-binding.h) with
  * role master; the installation started once every control-plane Machine
  * has its host (the install trigger of cluster-status.c); the
- * <cluster>-kubeconfig Secret from the service's credentials; the status.
+ * <cluster>-kubeconfig Secret from the service's credentials, its client
+ * certificate short-lived and renewed once the new cluster's API answers
+ * (capi-kubeconfig.h); the status.
  */
 
 #include <stdbool.h>
 
+#include "capi-kubeconfig.h"
 #include "hub-controller.h"
 #include "hub-inputs.h"
 #include "hub-service.h"
@@ -65,6 +68,11 @@ typedef struct ControlPlaneObserved {
          * 200 (0), or why not; its GET /version's gitVersion */
         int readyz;
         char *kube_version;
+        /* the client certificate of that kubeconfig (capi-kubeconfig.h);
+         * --kubeconfig-cert-expiration and --kubeconfig-cert-renew-before */
+        CapiKubeconfigCert kubeconfig_cert;
+        usec_t cert_expiration;
+        usec_t cert_renew_before;
 } ControlPlaneObserved;
 
 extern const HubControllerType hub_capi_controlplane_controller;

@@ -34,6 +34,10 @@ typedef struct HubConfig {
         usec_t image_cooldown; /* an InfraEnv image's cool-down before BMHs boot it (60 s) */
         usec_t approve_csrs_requeue; /* day-2: how often a joining node is looked at (1 min) */
         char *watch_filter; /* --watch-filter: the Cluster API kinds' label value, or NULL */
+        /* --capi: the kubeconfig Secret's client certificate: validity asked
+         * for, and how long before its end it is renewed (0: at half) */
+        usec_t kubeconfig_cert_expiration;
+        usec_t kubeconfig_cert_renew_before;
 } HubConfig;
 
 /* What observe and the executor may use. Every member is thread-safe. */

@@ -15,6 +15,7 @@
 #include "jsonutil.h"
 #include "config.h"
 #include "kube/kube-config.h"
+#include "kube/kube-csr.h"
 #include "kube/kube-events.h"
 #include "kube/kube.h"
 #include "log.h"
@@ -523,7 +524,13 @@ static const KubeResource spoke_resources[_HUB_SPOKE_RESOURCE_MAX] = {
         [HUB_SPOKE_CSR] = { "certificates.k8s.io", "v1", "certificatesigningrequests",
                             "CertificateSigningRequest", false },
         [HUB_SPOKE_NODE] = { "", "v1", "nodes", "Node", false },
+        [HUB_SPOKE_CLUSTER_ROLE_BINDING] = { "rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+                                             "ClusterRoleBinding", false },
 };
+
+/* how long a spoke's signer may take to sign an approved CSR
+ * (kube-controller-manager's csrsigning: within a second here) */
+#define SPOKE_SIGNER_TIMEOUT (10 * USEC_PER_SEC)
 
 const KubeResource *hub_spoke_resource(HubSpokeResource r)
 {
@@ -543,9 +550,12 @@ int hub_spoke_client(const char *kubeconfig, KubeClient **ret, char **reterr)
                 return -EINVAL;
         }
         r = kube_config_parse(kubeconfig, strlen(kubeconfig), NULL, NULL, &cfg, &err);
+        /* a user agent of its own: the new cluster's requests are told
+         * from the hub cluster's (whose RBAC the Deployment grants) in an
+         * API server's log, also when a test plays both */
         if (r >= 0)
                 r = kube_client_new(cfg,
-                                    &(KubeClientOptions){ .user_agent = "cradle-hub/" CRADLE_VERSION,
+                                    &(KubeClientOptions){ .user_agent = "cradle-hub-spoke/" CRADLE_VERSION,
                                                           .timeout = 30 * USEC_PER_SEC,
                                                           .connect_timeout = 10 * USEC_PER_SEC },
                                     ret, &err);
@@ -554,7 +564,68 @@ int hub_spoke_client(const char *kubeconfig, KubeClient **ret, char **reterr)
         return r;
 }
 
-static int exec_spoke(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubExecResult *ret)
+/* hub_plan_spoke_mint(): the result, whatever it is, goes to obs->results */
+static int spoke_mint(KubeClient *c, const HubWrite *w, HubObserved *obs)
+{
+        json_object *b = w->body, *names = json_get(b, "kubeconfig"), *orgs = json_get(b, "organizations");
+        _cleanup_(kube_client_cert_done) KubeClientCert cert = {};
+        _cleanup_strv_free_ char **groups = NULL;
+        _cleanup_free_ char *err = NULL;
+        _cleanup_erase_ char *text = NULL;
+        _cleanup_(json_object_putp) json_object *res = NULL;
+        usec_t nb, na;
+        int r;
+
+        for (size_t i = 0; i < hub_json_array_length(orgs); i++)
+                if (strv_extend(&groups, json_object_get_string(json_object_array_get_idx(orgs, i))) < 0)
+                        return -ENOMEM;
+        if (json_get(b, "binding")) {
+                _cleanup_kube_status_ KubeStatus st = {};
+
+                r = kube_create(c, hub_spoke_resource(HUB_SPOKE_CLUSTER_ROLE_BINDING), NULL,
+                                json_get(b, "binding"), NULL, &st);
+                if (r < 0 && r != -EEXIST) {
+                        _cleanup_free_ char *m = strdup_printf("cannot create the ClusterRoleBinding: %s",
+                                                               st.message ?: strerror(-ERRNO_VALUE(r)));
+
+                        return m ? hub_call_results_add(&obs->results, w->tag, r, st.code, NULL, m)
+                                 : -ENOMEM;
+                }
+        }
+        r = kube_client_cert_request(
+                c,
+                &(KubeClientCertRequest){
+                        .common_name = strempty(json_get_string(b, "commonName")),
+                        .organizations = groups,
+                        .csr = json_get(b, "csr"),
+                        .approval_reason = strempty(json_get_string(json_get(b, "approval"), "reason")),
+                        .approval_message = strempty(json_get_string(json_get(b, "approval"), "message")),
+                        .timeout = SPOKE_SIGNER_TIMEOUT },
+                &cert, &err);
+        if (r >= 0)
+                r = kube_config_format_client_cert(kube_client_config(c), json_get_string(names, "cluster"),
+                                                   json_get_string(names, "user"),
+                                                   json_get_string(names, "context"), cert.cert_pem,
+                                                   cert.key_pem, &text);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return hub_call_results_add(&obs->results, w->tag, r, 0, NULL,
+                                            err ?: "cannot make the kubeconfig of the certificate");
+        res = json_new_object();
+        if (!res || json_add_string(res, "csr", cert.csr_name) < 0 ||
+            json_add_string(res, "kubeconfig", text) < 0)
+                return -ENOMEM;
+        /* its validity, for the renewal's time */
+        if (kube_cert_validity(cert.cert_pem, &nb, &na, NULL) >= 0 &&
+            (json_add_int64(res, "notBefore", (int64_t)(nb / USEC_PER_SEC)) < 0 ||
+             json_add_int64(res, "notAfter", (int64_t)(na / USEC_PER_SEC)) < 0))
+                return -ENOMEM;
+        return hub_call_results_add(&obs->results, w->tag, 0, 201, TAKE_PTR(res), NULL);
+}
+
+static int exec_spoke(HubContext *ctx, const HubControllerType *t, const HubWrite *w, HubObserved *obs,
+                      HubExecResult *ret)
 {
         _cleanup_(kube_client_freep) KubeClient *c = NULL;
         _cleanup_kube_status_ KubeStatus st = {};
@@ -565,9 +636,26 @@ static int exec_spoke(HubContext *ctx, const HubControllerType *t, const HubWrit
         if (!res)
                 return -EINVAL;
         r = hub_spoke_client(w->spoke_kubeconfig, &c, &err);
+        if (r < 0 && streq_ptr(w->spoke_verb, "mint")) {
+                _cleanup_free_ char *m = strdup_printf("spoke client: %s", strna(err));
+
+                if (!m || hub_call_results_add(&obs->results, w->tag, r, 0, NULL, m) < 0)
+                        return -ENOMEM;
+                ret->redecide = true;
+                return 0;
+        }
         if (r < 0) {
                 ret->failed = true;
                 return fail(ret, "spoke client: %s", strna(err)) < 0 ? -ENOMEM : 1;
+        }
+        if (streq_ptr(w->spoke_verb, "mint")) {
+                r = spoke_mint(c, w, obs);
+                if (r < 0)
+                        return r;
+                ret->redecide = true;
+                count_write(ctx, t->name, HUB_WRITE_SPOKE, _HUB_KIND_INVALID);
+                log_debug("%s: spoke mint %s", t->name, strna(w->tag));
+                return 0;
         }
         if (streq_ptr(w->spoke_verb, "approve")) {
                 path = kube_resource_path(res, NULL, w->name, "approval");
@@ -640,7 +728,7 @@ int hub_exec(HubContext *ctx, const HubControllerType *t, const HubPlan *plan, H
                         r = 0;
                         break;
                 case HUB_WRITE_SPOKE:
-                        r = exec_spoke(ctx, t, w, ret);
+                        r = exec_spoke(ctx, t, w, obs, ret);
                         break;
                 default:
                         r = exec_kube(ctx, t, w, obs, &chain, ret);

@@ -274,6 +274,18 @@ int hub_plan_spoke(HubPlan *p, const char *kubeconfig, HubSpokeResource resource
         return 0;
 }
 
+int hub_plan_spoke_mint(HubPlan *p, const char *tag, const char *kubeconfig, json_object *body)
+{
+        int r;
+
+        r = hub_plan_spoke(p, kubeconfig, HUB_SPOKE_CSR, "mint", NULL, body);
+        if (r < 0)
+                return r;
+        p->writes[p->n - 1].feedback = true;
+        p->writes[p->n - 1].expect = 201;
+        return dup_or_null(&p->writes[p->n - 1].tag, tag);
+}
+
 int hub_plan_move(HubPlan *dst, HubPlan *src)
 {
         HubWrite *n;

@@ -81,6 +81,7 @@ void hub_observed_done(HubObserved *o);
 typedef enum HubSpokeResource {
         HUB_SPOKE_CSR,
         HUB_SPOKE_NODE,
+        HUB_SPOKE_CLUSTER_ROLE_BINDING,
         _HUB_SPOKE_RESOURCE_MAX,
 } HubSpokeResource;
 
@@ -136,8 +137,9 @@ typedef struct HubWrite {
         /* HUB_WRITE_SPOKE: a write to an installed cluster (day-2 CSRs,
          * node labels, node removal) through its admin kubeconfig (a
          * secret: never logged); name/ns/body as above, verb "approve"
-         * (PUT of the CSR's approval subresource), "patch" (merge) or
-         * "delete" */
+         * (PUT of the CSR's approval subresource), "patch" (merge),
+         * "delete" or "mint" (hub_plan_spoke_mint(): a feedback call
+         * under tag) */
         char *spoke_kubeconfig;
         HubSpokeResource spoke_resource;
         char *spoke_verb;
@@ -180,6 +182,18 @@ int hub_plan_event(HubPlan *p, json_object *involved, const char *type, const ch
 /* A write to a spoke cluster (see HubWrite). body is taken. */
 int hub_plan_spoke(HubPlan *p, const char *kubeconfig, HubSpokeResource resource, const char *verb,
                    const char *name, json_object *body);
+/* A client certificate minted on a spoke through its CSR API with its
+ * admin kubeconfig (lib/kube/kube-csr.h: the key is made by the executor
+ * and never leaves it but in the result). body (taken):
+ * {"commonName": user, "organizations": [groups]?, "csr": the
+ * CertificateSigningRequest without spec.request, "approval": {"reason",
+ * "message"}, "kubeconfig": {"cluster", "user", "context"} (the names in
+ * the kubeconfig made of it), "binding": a ClusterRoleBinding created
+ * first (one that exists is left as it is)?}. A feedback call: the result under tag is
+ * {"csr": the CSR's name, "kubeconfig": the kubeconfig text with the
+ * certificate and key (a secret), "notBefore", "notAfter": the
+ * certificate's validity, Unix seconds}, or the error. */
+int hub_plan_spoke_mint(HubPlan *p, const char *tag, const char *kubeconfig, json_object *body);
 /* Appends every write of src to dst (src is emptied; its requeue and
  * reason are not moved). */
 int hub_plan_move(HubPlan *dst, HubPlan *src);

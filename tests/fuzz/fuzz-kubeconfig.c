@@ -5,9 +5,11 @@
 #include "cleanup.h"
 #include "fuzz.h"
 #include "kube/kube-config.h"
+#include "kube/kube-csr.h"
 
 /* kubeconfig documents (YAML through libyaml, then the kubeconfig walk);
- * the current context, then a named one. */
+ * the current context, then a named one; an embedded client certificate's
+ * validity (what cradle-hub --capi reads of a kubeconfig Secret) */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         static const char *const contexts[] = { NULL, "a", "one" };
@@ -27,6 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         __builtin_trap();
                 if (strcmp(copy->server, c->server) != 0)
                         __builtin_trap();
+                if (c->client_cert_pem) {
+                        _cleanup_free_ char *cn = NULL;
+                        usec_t nb, na;
+
+                        (void)kube_cert_validity(c->client_cert_pem, &nb, &na, &cn);
+                }
         }
         return 0;
 }

@@ -116,6 +116,7 @@ static void fixture(Fixture *f, json_object *cp)
                 "\"format\":\"qcow2\"}}}}}");
         f->o.kubeconfig.error = -ENOENT;
         f->o.readyz = -ENOENT;
+        f->o.cert_expiration = CAPI_KUBECONFIG_DEFAULT_EXPIRATION;
 }
 
 /* the control plane registered, its three Machines made */
@@ -151,6 +152,19 @@ static void with_kubeconfig(Fixture *f, const char *file)
                 "\"data\":{\"value\":\"eA==\"}}",
                 file ? ",\"annotations\":{\"cradle.agent-install.openshift.io/kubeconfig-file\":\"" : "",
                 strempty(file), file ? "\"}" : "");
+}
+
+/* the Secret holds a client certificate minted here from that file,
+ * valid from not_before for a day */
+static void with_minted_kubeconfig(Fixture *f, const char *file, usec_t not_before)
+{
+        with_kubeconfig(f, file);
+        ASSERT_OK(hub_object_set_annotation(f->o.kubeconfig.object,
+                                            "cradle.agent-install.openshift.io/kubeconfig-csr",
+                                            "cradle-hub-kubeconfig-abcde"));
+        f->o.kubeconfig_cert = (CapiKubeconfigCert){ .minted = true,
+                                                     .not_before = not_before,
+                                                     .not_after = not_before + 86400 * USEC_PER_SEC };
 }
 
 static json_object *service_cluster(const char *status, const char *hosts)
@@ -661,7 +675,7 @@ TEST(initialized_when_the_api_answers_available_when_installed)
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installed", hosts), hosts);
-        with_kubeconfig(&f, "kubeconfig");
+        with_minted_kubeconfig(&f, "kubeconfig", NOW);
         f.o.readyz = 0;
         f.o.kube_version = strdup("v1.32.5");
         hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
@@ -675,7 +689,8 @@ TEST(initialized_when_the_api_answers_available_when_installed)
         ASSERT_STREQ(hubtest_str(f.o.base.object, "status.selector"),
                      "cluster.x-k8s.io/cluster-name=test-multinode,cluster.x-k8s.io/control-plane");
         ASSERT_CONDITION(f.o.base.object, "Available", "True", "ControlPlaneAvailable", NULL);
-        ASSERT_EQ(run.requeue_after, (usec_t)0);
+        /* looked at again when the certificate is to be renewed */
+        ASSERT_EQ(run.requeue_after, (usec_t)43200 * USEC_PER_SEC);
         fixture_done(&f);
 }
 
@@ -692,7 +707,7 @@ TEST(initialized_stays_when_the_api_stops_answering)
 
         fixture(&f, oacp(NULL));
         registered(&f, service_cluster("installed", hosts), hosts);
-        with_kubeconfig(&f, "kubeconfig");
+        with_minted_kubeconfig(&f, "kubeconfig", NOW);
         f.o.readyz = -ECONNREFUSED;
         hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &first);
         ASSERT_FALSE(json_object_get_boolean(
@@ -761,6 +776,148 @@ TEST(full_kubeconfig_replaces_the_noingress_one)
         ASSERT_NOT_NULL(p);
         ASSERT_EQ(p->target, HUB_KIND_SECRET);
         ASSERT_STREQ(hubtest_str(p->body, "data.value"), "ZnVsbA==");
+        fixture_done(&f);
+}
+
+/* the Secret's write, whichever way it goes (create or patch), or NULL */
+static const HubWrite *secret_write(const HubTestRun *run)
+{
+        for (size_t i = 0; i < run->writes.n; i++) {
+                const HubWrite *w = &run->writes.writes[i];
+
+                if ((w->kind == HUB_WRITE_CREATE || w->kind == HUB_WRITE_PATCH) &&
+                    w->target == HUB_KIND_SECRET)
+                        return w;
+        }
+        return NULL;
+}
+
+/* a control plane whose cluster is installed and answers, the Secret as
+ * set (*f), reconciled with the admin kubeconfig downloadable and the
+ * mint answered with answer (JSON), or failed with error */
+static void reconcile_minting(Fixture *f, char bufs[3][2048], void (*secret)(Fixture *f), const char *answer,
+                              const char *error, HubTestRun *run)
+{
+        const char *hosts = three_masters(bufs, "installed", NULL);
+
+        fixture(f, oacp(NULL));
+        registered(f, service_cluster("installed", hosts), hosts);
+        secret(f);
+        f->o.readyz = 0;
+        hubtest_reconcile(capi_controlplane_decide, &f->o.base,
+                          (HubTestAnswer[]){ { "kubeconfig", 200, "ADMIN-KUBECONFIG", NULL },
+                                             { "kubeconfig-cert", answer ? 201 : 0, answer, error },
+                                             { NULL } },
+                          run);
+}
+
+static usec_t minted_at;
+
+static void admin_secret(Fixture *f)
+{
+        with_kubeconfig(f, "kubeconfig");
+}
+
+static void minted_secret(Fixture *f)
+{
+        with_minted_kubeconfig(f, "kubeconfig", minted_at);
+}
+
+/* once the new cluster's API answered, the Secret's admin credentials
+ * give way to a client certificate of the cluster's CSR API, asked for
+ * with the admin kubeconfig (never written anywhere but to the spoke's
+ * client), in one patch of value and annotations */
+TEST(kubeconfig_secret_gets_a_short_lived_certificate_once_the_api_answers)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char bufs[3][2048];
+        _cleanup_free_ char *answer = strdup_printf(
+                "{\"csr\":\"cradle-hub-kubeconfig-x1\",\"kubeconfig\":\"minted\",\"notBefore\":%llu,"
+                "\"notAfter\":%llu}",
+                (unsigned long long)(NOW / USEC_PER_SEC - 300),
+                (unsigned long long)(NOW / USEC_PER_SEC - 300 + 86400));
+        const HubWrite *mint, *p;
+
+        reconcile_minting(&f, bufs, admin_secret, answer, NULL, &run);
+        ASSERT_NOT_NULL(call(&run, "kubeconfig"));
+        ASSERT_STREQ(call(&run, "kubeconfig")->path,
+                     "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig");
+        mint = hubtest_write(&run, HUB_WRITE_SPOKE, 0);
+        ASSERT_NOT_NULL(mint);
+        ASSERT_STREQ(mint->spoke_verb, "mint");
+        ASSERT_STREQ(mint->spoke_kubeconfig, "ADMIN-KUBECONFIG");
+        ASSERT_EQ(json_object_get_int64(json_get_path(mint->body, "csr.spec.expirationSeconds")), 86400);
+        ASSERT_STREQ(hubtest_str(mint->body, "commonName"), "cradle-hub:cluster-api");
+        p = secret_write(&run);
+        ASSERT_NOT_NULL(p);
+        ASSERT_EQ(p->kind, HUB_WRITE_PATCH);
+        ASSERT_STREQ(hubtest_str(p->body, "data.value"), "bWludGVk");
+        ASSERT_STREQ(hub_object_annotation(p->body, "cradle.agent-install.openshift.io/kubeconfig-csr"),
+                     "cradle-hub-kubeconfig-x1");
+        ASSERT_CONDITION(f.o.base.object, "KubeconfigAvailable", "True", "KubeconfigAvailable", NULL);
+        /* the admin's credentials appear in no condition */
+        ASSERT_NULL(strstr(json_object_to_json_string(json_get_path(f.o.base.object, "status")),
+                           "ADMIN-KUBECONFIG"));
+        /* looked at again at half the new certificate's validity */
+        ASSERT_EQ(run.requeue_after, (usec_t)(43200 - 300) * USEC_PER_SEC);
+        fixture_done(&f);
+}
+
+/* renewed at half its validity, not a second before */
+TEST(kubeconfig_certificate_renewed_at_half_life)
+{
+        static const struct {
+                usec_t age;
+                bool renewed;
+        } cases[] = {
+                { 43200 * USEC_PER_SEC - USEC_PER_SEC, false },
+                { 43200 * USEC_PER_SEC, true },
+                { 2 * 86400 * USEC_PER_SEC, true },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char bufs[3][2048];
+                _cleanup_free_ char *answer =
+                        strdup_printf("{\"csr\":\"cradle-hub-kubeconfig-x2\",\"kubeconfig\":\"renewed\","
+                                      "\"notBefore\":%llu,\"notAfter\":%llu}",
+                                      (unsigned long long)(NOW / USEC_PER_SEC),
+                                      (unsigned long long)(NOW / USEC_PER_SEC + 86400));
+
+                minted_at = NOW - cases[i].age;
+                reconcile_minting(&f, bufs, minted_secret, answer, NULL, &run);
+                ASSERT_EQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0) != NULL, cases[i].renewed);
+                ASSERT_EQ(secret_write(&run) != NULL, cases[i].renewed);
+                if (cases[i].renewed)
+                        ASSERT_STREQ(hubtest_str(secret_write(&run)->body, "data.value"), "cmVuZXdlZA==");
+                else
+                        ASSERT_EQ(run.requeue_after, USEC_PER_SEC);
+                fixture_done(&f);
+        }
+}
+
+/* a CSR refused or never signed: the Secret keeps what it has, a
+ * condition says why, and it is tried again */
+TEST(kubeconfig_certificate_not_issued_keeps_the_secret)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char bufs[3][2048];
+
+        minted_at = NOW - 86400 * USEC_PER_SEC + 60 * USEC_PER_SEC;
+        reconcile_minting(&f, bufs, minted_secret, NULL,
+                          "the CertificateSigningRequest 'cradle-hub-kubeconfig-x3' was approved but not "
+                          "signed within 10 s",
+                          &run);
+        ASSERT_NOT_NULL(hubtest_write(&run, HUB_WRITE_SPOKE, 0));
+        ASSERT_NULL(secret_write(&run));
+        ASSERT_CONDITION(f.o.base.object, "KubeconfigAvailable", "True", "ClientCertificateNotIssued",
+                         "cannot get a client certificate from the cluster's CSR API: the "
+                         "CertificateSigningRequest 'cradle-hub-kubeconfig-x3' was approved but not signed "
+                         "within 10 s");
+        ASSERT_EQ(run.requeue_after, HUB_REQUEUE_ON_ERROR);
         fixture_done(&f);
 }
 

@@ -42,6 +42,7 @@
 #include "jsonutil.h"
 #include "kube-test.h"
 #include "kube/kube-config.h"
+#include "kube/kube-csr.h"
 #include "strutil.h"
 #include "tests.h"
 #include "uuid.h"
@@ -2488,6 +2489,194 @@ TEST(capi_lost_registration_answers_register_once)
         ASSERT_EQ(control("DELETE", "/faults", NULL, NULL), 200);
         ASSERT_EQ(recorded_posts("/v2/clusters$") - clusters, 1u);
         ASSERT_EQ(recorded_posts("/v2/infra-envs$") - infraenvs, 1u);
+        hub_stop_ok(&h);
+}
+
+/* the <cluster>-kubeconfig Secret's client certificate, as the Secret
+ * holds it: its validity, subject, the CSR that issued it */
+typedef struct SecretCert {
+        usec_t not_before, not_after;
+        char *common_name, *csr, *kubeconfig;
+} SecretCert;
+
+static void secret_cert_done(SecretCert *c)
+{
+        free(c->common_name);
+        free(c->csr);
+        free(c->kubeconfig);
+}
+
+static bool has_minted_cert(json_object *o, const void *arg)
+{
+        const char *csr = hub_object_annotation(o, "cradle.agent-install.openshift.io/kubeconfig-csr");
+
+        /* arg: a CSR name the certificate must no longer come from, or NULL */
+        return !isempty(csr) && !streq_ptr(csr, arg);
+}
+
+static void secret_cert(json_object *secret, SecretCert *ret)
+{
+        _cleanup_(kube_config_freep) KubeConfig *cfg = NULL;
+
+        *ret = (SecretCert){ .kubeconfig = hub_secret_value(secret, "value"),
+                             .csr = strdup(strempty(hub_object_annotation(
+                                     secret, "cradle.agent-install.openshift.io/kubeconfig-csr"))) };
+        ASSERT_NOT_NULL(ret->kubeconfig);
+        ASSERT_OK(kube_config_parse(ret->kubeconfig, strlen(ret->kubeconfig), NULL, NULL, &cfg, NULL));
+        ASSERT_NOT_NULL(cfg->client_cert_pem);
+        ASSERT_NOT_NULL(cfg->client_key_pem);
+        ASSERT_OK(kube_cert_validity(cfg->client_cert_pem, &ret->not_before, &ret->not_after,
+                                     &ret->common_name));
+}
+
+/* The Secret's kubeconfig works: its user reads the cluster (the
+ * ClusterRoleBinding made for it, on a cluster with RBAC). */
+static void kubeconfig_works(const char *text)
+{
+        _cleanup_(kube_config_freep) KubeConfig *cfg = NULL;
+        _cleanup_(kube_client_freep) KubeClient *k = NULL;
+        _cleanup_(json_object_putp) json_object *l = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+
+        ASSERT_OK(kube_config_parse(text, strlen(text), NULL, NULL, &cfg, NULL));
+        ASSERT_OK(kube_client_new(cfg, NULL, &k, NULL));
+        ASSERT_OK(kube_request(k, "GET", "/readyz", NULL, NULL, NULL, NULL));
+        if (kube_list(k, &KUBE_RESOURCE("", "v1", "namespaces", "Namespace", false), NULL,
+                      &(KubeListOptions){ .limit = 1 }, &l, &st) < 0)
+                test_fail(__FILE__, __LINE__, "the minted kubeconfig cannot list namespaces: %s",
+                          strna(st.message));
+}
+
+/* Once the new cluster's API answers, the kubeconfig Secret's client
+ * certificate is one the cluster's kube-apiserver-client signer issued
+ * for the expiration asked (600 s here, the API's least), and it is
+ * renewed before its end (--kubeconfig-cert-renew-before 590s: 10 s
+ * after its start, instead of at half-life). The new cluster is the test
+ * kube-apiserver itself, its kubeconfig given to the reference service as
+ * the installer's output (its control API). */
+/* A bound control plane whose installation is done, the new cluster
+ * being the test kube-apiserver itself: its kubeconfig given to the
+ * reference service as the installer's output (its control API); then
+ * cradle-hub --capi again with extra. *ret_admin: that kubeconfig. */
+static void capi_installed_on_test_cluster(KubeClient *c, const char *ns, Hub *h, CapiRun *run,
+                                           char *const *extra, char **ret_admin)
+{
+        _cleanup_free_ char *admin = NULL, *path = NULL;
+        _cleanup_strv_free_ char **argv = NULL;
+
+        need_refservice("its control API plays the installer's kubeconfig");
+        capi_control_plane_bound(c, ns, h, run);
+        hub_stop_ok(h);
+        ASSERT_OK(read_full_file(kube_test_kubeconfig(), 1024 * 1024, &admin, NULL));
+        path = strdup_printf("/clusters/%s/files/kubeconfig", run->cluster_id);
+        ASSERT_EQ(control("PUT", path, admin, NULL), 200);
+        free(path);
+        path = strdup_printf("/clusters/%s", run->cluster_id);
+        ASSERT_EQ(control("POST", path, "{\"status\":\"installed\"}", NULL), 200);
+        ASSERT_OK(strv_extend(&argv, "--capi"));
+        STRV_FOREACH (e, extra)
+                ASSERT_OK(strv_extend(&argv, *e));
+        hub_start(h, ns, argv);
+        *ret_admin = TAKE_PTR(admin);
+}
+
+/* Once the new cluster's API answers, the kubeconfig Secret's client
+ * certificate is one the cluster's kube-apiserver-client signer issued
+ * for the expiration asked (600 s here, the API's least), and it is
+ * renewed before its end (--kubeconfig-cert-renew-before 590s: 10 s
+ * after its start, instead of at half-life). */
+TEST(capi_kubeconfig_certificate_short_lived_and_renewed)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-capi-cert");
+        _cleanup_(capi_run_done) CapiRun run = {};
+        _cleanup_(json_object_putp) json_object *first = NULL, *second = NULL, *csr = NULL;
+        _cleanup_(secret_cert_done) SecretCert a = {}, b = {};
+        _cleanup_free_ char *admin = NULL, *log = NULL, *admin_key = NULL;
+        _cleanup_(kube_config_freep) KubeConfig *admin_cfg = NULL;
+        usec_t now;
+        json_object *cond;
+        Hub h;
+
+        capi_installed_on_test_cluster(c, ns, &h, &run,
+                                       (char *[]){ (char *)"--kubeconfig-cert-expiration", (char *)"10m",
+                                                   (char *)"--kubeconfig-cert-renew-before", (char *)"590s",
+                                                   NULL },
+                                       &admin);
+        ASSERT_OK(kube_config_parse(admin, strlen(admin), NULL, NULL, &admin_cfg, NULL));
+        first = wait_for(c, HUB_KIND_SECRET, ns, "spoke-kubeconfig", has_minted_cert, NULL, 120, &h);
+        now = now_usec(CLOCK_REALTIME);
+        secret_cert(first, &a);
+        ASSERT_STREQ(a.common_name, "cradle-hub:cluster-api");
+        /* kube-controller-manager's signer: from 5 min back, the 600 s from now */
+        ASSERT_TRUE(a.not_after > now + 540 * USEC_PER_SEC && a.not_after <= now + 600 * USEC_PER_SEC);
+        ASSERT_TRUE(a.not_before < now);
+        ASSERT_STREQ(str_at(first, "type"), "cluster.x-k8s.io/secret");
+        ASSERT_STREQ(hub_object_label(first, "cluster.x-k8s.io/cluster-name"), "spoke");
+        kubeconfig_works(a.kubeconfig);
+        /* the CSR on the new cluster: the signer, the expiration, approved by the hub */
+        ASSERT_OK(kube_get(c,
+                           &KUBE_RESOURCE("certificates.k8s.io", "v1", "certificatesigningrequests",
+                                          "CertificateSigningRequest", false),
+                           NULL, a.csr, &csr, NULL));
+        ASSERT_STREQ(str_at(csr, "spec.signerName"), "kubernetes.io/kube-apiserver-client");
+        ASSERT_EQ(json_object_get_int64(json_get_path(csr, "spec.expirationSeconds")), 600);
+        cond = json_object_array_get_idx(json_get_path(csr, "status.conditions"), 0);
+        ASSERT_STREQ(str_at(cond, "type"), "Approved");
+        ASSERT_STREQ(str_at(cond, "reason"), "CradleHubApproved");
+
+        /* renewed: another CSR's certificate, for as long from its own start */
+        second = wait_for(c, HUB_KIND_SECRET, ns, "spoke-kubeconfig", has_minted_cert, a.csr, 120, &h);
+        secret_cert(second, &b);
+        ASSERT_STREQ(b.common_name, "cradle-hub:cluster-api");
+        ASSERT_TRUE(b.not_after > a.not_after);
+        ASSERT_FALSE(streq(b.kubeconfig, a.kubeconfig));
+        kubeconfig_works(b.kubeconfig);
+
+        /* neither the admin's key nor a minted one in the hub's log */
+        log = hub_log(&h);
+        hub_stop_ok(&h);
+        ASSERT_NOT_NULL(log);
+        if (admin_cfg->client_key_pem && strchr(admin_cfg->client_key_pem, '\n')) {
+                admin_key = strndup(strchr(admin_cfg->client_key_pem, '\n') + 1, 40);
+                ASSERT_NULL(strstr(log, admin_key));
+        }
+        ASSERT_NULL(strstr(log, "client-key-data"));
+        ASSERT_NULL(strstr(log, "PRIVATE KEY"));
+}
+
+/* The new cluster's signer does not sign (the test kube-apiserver's
+ * CSR signer off): the Secret keeps the admin's kubeconfig, the control
+ * plane says why, and the certificate comes once the signer signs
+ * again. Needs the test server's control API. */
+TEST(capi_kubeconfig_certificate_not_signed_keeps_the_secret)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns;
+        _cleanup_(capi_run_done) CapiRun run = {};
+        _cleanup_(json_object_putp) json_object *cp = NULL, *secret = NULL, *minted = NULL;
+        _cleanup_free_ char *admin = NULL, *value = NULL;
+        const Cond not_issued = { "KubeconfigAvailable", "True", "ClientCertificateNotIssued",
+                                  "cannot get a client certificate from the cluster's CSR API: the "
+                                  "CertificateSigningRequest 'cradle-hub-kubeconfig-*" };
+        Hub h;
+
+        kube_test_need_server("its CSR signer switched off");
+        ns = kube_test_namespace("hub-capi-nocert");
+        ASSERT_EQ(kube_test_ctl("POST", "/csr-signing", "{\"enabled\":false}", NULL), 200);
+        capi_installed_on_test_cluster(c, ns, &h, &run, (char *[]){ NULL }, &admin);
+        cp = wait_for(c, HUB_KIND_OACP, ns, run.cp_name, has_condition, &not_issued, 120, &h);
+        ASSERT_NOT_NULL(strstr(json_object_to_json_string(cp), "was approved but not signed within 10 s"));
+        secret = kget(c, HUB_KIND_SECRET, ns, "spoke-kubeconfig");
+        ASSERT_NOT_NULL(secret);
+        value = hub_secret_value(secret, "value");
+        ASSERT_STREQ(value, admin);
+        ASSERT_NULL(hub_object_annotation(secret, "cradle.agent-install.openshift.io/kubeconfig-csr"));
+        ASSERT_EQ(kube_test_ctl("POST", "/csr-signing", "{\"enabled\":true}", NULL), 200);
+        minted = wait_for(c, HUB_KIND_SECRET, ns, "spoke-kubeconfig", has_minted_cert, NULL, 120, &h);
+        json_object_put(TAKE_PTR(cp));
+        cp = wait_for(c, HUB_KIND_OACP, ns, run.cp_name, has_condition,
+                      &(Cond){ "KubeconfigAvailable", "True", "KubeconfigAvailable", NULL }, 60, &h);
         hub_stop_ok(&h);
 }
 

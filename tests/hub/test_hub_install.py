@@ -494,8 +494,10 @@ class Rehearsal(Base):
             for kind in ("client", "serving"):
                 self.assertRegex(p.stdout, r"the new cluster: csr-\w+ \(kubelet %s of %s\) approved, NodeCSRApprove"
                                  % (kind, m))
+        # (cradle-hub's own kubeconfig of its short-lived client certificate quotes the URL)
         self.assertRegex(p.stdout, r"secret/spoke-kubeconfig \(type cluster.x-k8s.io/secret, key value\): the "
-                                   r"kubeconfig of https://127\.0\.0\.1:\d+, trusting the new cluster's router CA")
+                                   r"kubeconfig of \"?https://127\.0\.0\.1:\d+\"?, trusting the new cluster's "
+                                   r"router CA")
         self.assertDoneByTheService(p.stdout, machines)
         self.assertIn("the service's record: ingress CA upload the new cluster's router CA\n", p.stdout)
         self.assertIn('the service\'s record: complete-installation {"is_success": true}\n', p.stdout)

@@ -10,8 +10,9 @@ import hashlib
 import ipaddress
 import json
 import re
+import subprocess
 
-from kcommon import (OMIT, FieldError, err_bad_request, fe_forbidden, fe_invalid, fe_not_supported, fe_required,
+from kcommon import (OMIT, FieldError, err_bad_request, err_forbidden, fe_forbidden, fe_invalid, fe_not_supported, fe_required,
                      fe_too_long, go_quote, is_dns1035_label, is_dns1123_label, is_dns1123_subdomain,
                      is_path_segment_name, is_qualified_name, normalize_microtime, normalize_time, now_time)
 import kschema
@@ -236,6 +237,10 @@ class Strategy:
                 new['status'] = copy.deepcopy(old['status'])
             else:
                 new.pop('status', None)
+
+    def admit(self, obj, rt):
+        """Validating admission on create (after validation, as the
+        apiserver runs it); raises an ApiError to refuse."""
 
     def validate(self, obj, ctx):
         return []
@@ -1136,6 +1141,41 @@ class LeaseStrategy(Strategy):
         return errs
 
 
+class ClusterRoleBindingStrategy(Strategy):
+    """Stored, never enforced: the fake authorizes every authenticated user
+    (README.md, Authorization)."""
+    kind = 'ClusterRoleBinding'
+    namespaced = False
+    order = ('kind', 'apiVersion', 'metadata', 'subjects', 'roleRef')
+    allow_create_on_update = True
+    field_label_style = 'meta'
+    schema = root_schema({'subjects': ARR(OBJ({'kind': STR, 'apiGroup': STR, 'name': STR, 'namespace': STR})),
+                          'roleRef': OBJ({'apiGroup': STR, 'kind': STR, 'name': STR})})
+
+    def name_errors(self, name):
+        return is_path_segment_name(name)
+
+    def validate(self, obj, ctx):
+        errs = []
+        ref = obj.get('roleRef') or {}
+        if ref.get('apiGroup') != 'rbac.authorization.k8s.io':
+            errs.append(fe_not_supported('roleRef.apiGroup', ref.get('apiGroup', ''), ['rbac.authorization.k8s.io']))
+        if ref.get('kind') not in ('ClusterRole',):
+            errs.append(fe_not_supported('roleRef.kind', ref.get('kind', ''), ['ClusterRole']))
+        if not ref.get('name'):
+            errs.append(fe_required('roleRef.name', ''))
+        for i, sub in enumerate(obj.get('subjects') or []):
+            if not sub.get('name'):
+                errs.append(fe_required('subjects[%d].name' % i, ''))
+        return errs
+
+    def validate_update(self, new, old, ctx, sub):
+        errs = self.validate(new, ctx)
+        if new.get('roleRef') != old.get('roleRef'):
+            errs.append(fe_invalid('roleRef', new.get('roleRef'), 'cannot change roleRef'))
+        return errs
+
+
 CSR_APPROVAL_TYPES = ('Approved', 'Denied', 'Failed')
 
 
@@ -1245,8 +1285,33 @@ class CSRStrategy(Strategy):
         for i, u in enumerate(spec.get('usages') or []):
             if u not in KEY_USAGES:
                 errs.append(fe_not_supported('spec.usages[%d]' % i, u, sorted(KEY_USAGES)))
+        exp = spec.get('expirationSeconds')
+        if exp is not None and exp < 600:
+            errs.append(fe_invalid('spec.expirationSeconds', exp,
+                                   'may not specify a duration less than 600 seconds (10 minutes)'))
         errs.extend(self._status_errors(obj))
         return errs
+
+    def admit(self, obj, rt):
+        """CertificateSubjectRestriction (on by default): no system:masters
+        in a kube-apiserver-client CSR's organizations."""
+        spec = obj.get('spec') or {}
+        if spec.get('signerName') != 'kubernetes.io/kube-apiserver-client':
+            return
+        try:
+            pem = base64.b64decode(spec.get('request') or '')
+            p = subprocess.run(['openssl', 'req', '-noout', '-subject', '-nameopt', 'multiline,utf8'], input=pem,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except (ValueError, OSError):
+            p = None
+        if p is None or p.returncode != 0:
+            raise err_forbidden(rt.group, rt.resource, obj['metadata'].get('name', ''), 'failed to parse CSR')
+        orgs = [ln.split('=', 1)[1].strip() for ln in p.stdout.decode(errors='replace').splitlines()
+                if ln.strip().startswith('organizationName')]
+        if 'system:masters' in orgs:
+            raise err_forbidden(rt.group, rt.resource, obj['metadata'].get('name', ''),
+                                'use of kubernetes.io/kube-apiserver-client signer with system:masters group is '
+                                'not allowed')
 
     def _status_errors(self, obj):
         errs = []
@@ -1486,6 +1551,8 @@ def builtin_types():
                           store_key='core/events'))
     ls = LeaseStrategy()
     t.append(ResourceType('coordination.k8s.io', 'v1', 'leases', 'Lease', True, ls))
+    t.append(ResourceType('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', False,
+                          ClusterRoleBindingStrategy()))
     cs = CSRStrategy()
     t.append(ResourceType('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest',
                           False, cs, short_names=['csr'], subresources=['approval', 'status']))

@@ -7,6 +7,7 @@ import secrets
 import subprocess
 import tempfile
 import threading
+import time
 
 
 class CertError(Exception):
@@ -52,17 +53,8 @@ class CA:
         return cls(cert, key)
 
     def _sign(self, csr_pem, ext, days):
-        with tempfile.TemporaryDirectory() as td:
-            csr = os.path.join(td, 'req.csr')
-            extf = os.path.join(td, 'ext.cnf')
-            with open(csr, 'wb') as f:
-                f.write(csr_pem)
-            with open(extf, 'w') as f:
-                f.write(ext)
-            with self.lock:
-                return _run(['x509', '-req', '-in', csr, '-CA', self.cert_path, '-CAkey', self.key_path,
-                             '-set_serial', '0x' + secrets.token_hex(16), '-days', str(days),
-                             '-extfile', extf, '-extensions', 'v3'])
+        now = int(time.time())
+        return self._sign_window(csr_pem, ext, now, now + days * 86400)
 
     def issue(self, directory, name, cn, orgs=(), server=False, sans=()):
         """Writes name.crt / name.key into directory; returns the paths."""
@@ -99,11 +91,54 @@ class CA:
             ext += 'keyUsage=critical,%s\n' % ','.join(sorted(set(ku)))
         if eku:
             ext += 'extendedKeyUsage=%s\n' % ','.join(eku)
-        days = 365
-        if expiration_seconds:
-            days = max(1, int(expiration_seconds) // 86400)
         _run(['req', '-in', '/dev/stdin', '-noout', '-verify'], stdin=csr_pem)
-        return self._sign(csr_pem, ext, days)
+        not_before, not_after = signing_window(time.time(), expiration_seconds)
+        return self._sign_window(csr_pem, ext, not_before, not_after)
+
+    def _sign_window(self, csr_pem, ext, not_before, not_after):
+        """openssl ca: x509 -req takes whole days only."""
+        def asn1(t):
+            return time.strftime('%Y%m%d%H%M%SZ', time.gmtime(t))
+        with tempfile.TemporaryDirectory() as td:
+            csr = os.path.join(td, 'req.csr')
+            extf = os.path.join(td, 'ext.cnf')
+            cnf = os.path.join(td, 'ca.cnf')
+            out = os.path.join(td, 'cert.pem')
+            with open(csr, 'wb') as f:
+                f.write(csr_pem)
+            with open(extf, 'w') as f:
+                f.write(ext)
+            with open(os.path.join(td, 'index.txt'), 'w'):
+                pass
+            with open(cnf, 'w') as f:
+                f.write('[ca]\ndefault_ca = signer\n[signer]\ndatabase = %s/index.txt\nnew_certs_dir = %s\n'
+                        'default_md = sha256\npolicy = any\nunique_subject = no\nrand_serial = yes\n'
+                        'email_in_dn = no\n[any]\norganizationName = optional\ncommonName = optional\n' % (td, td))
+            with self.lock:
+                _run(['ca', '-batch', '-config', cnf, '-cert', self.cert_path, '-keyfile', self.key_path,
+                      '-in', csr, '-out', out, '-notext', '-preserveDN', '-startdate', asn1(not_before),
+                      '-enddate', asn1(not_after), '-extfile', extf, '-extensions', 'v3'])
+            with open(out, 'rb') as f:
+                return f.read()
+
+
+# kube-controller-manager's csrsigning (its PermissiveSigningPolicy, seen
+# on the real 1.26: expirationSeconds 600 gave notBefore now-5m, notAfter
+# now+10m; 86400 gave notBefore now-5m, notAfter notBefore+24h): a
+# certificate is backdated 5 minutes; one shorter than 8 hours still
+# lasts its whole duration from now. Without expirationSeconds the
+# signer's --cluster-signing-duration (default one year).
+SIGNING_BACKDATE = 5 * 60
+SIGNING_SHORT = 8 * 3600
+SIGNING_DURATION = 365 * 86400
+
+
+def signing_window(now, expiration_seconds=None):
+    ttl = int(expiration_seconds) if expiration_seconds else SIGNING_DURATION
+    ttl = min(ttl, SIGNING_DURATION)
+    not_before = int(now) - SIGNING_BACKDATE
+    not_after = int(now) + ttl if ttl < SIGNING_SHORT else not_before + ttl
+    return not_before, not_after
 
 
 def make_csr(cn, orgs=()):

@@ -252,6 +252,7 @@ class Registry:
         errs = self._meta_errors(rt, obj, True) + st.validate(obj, ctx)
         if errs:
             raise self._invalid(rt, name, errs)
+        st.admit(obj, rt)
         with self.lock:
             self._ns_check(rt, ns, name)
             if meta.get('resourceVersion'):

@@ -5,11 +5,13 @@ bodies and messages, same list and watch framing), accept every reference CRD
 unchanged, and implement the semantics clients rely on."""
 
 import base64
+import calendar
 import copy
 import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -1478,6 +1480,54 @@ class BuiltIns(Base):
             self.assertEqual(c3['status'], {})
         finally:
             self.s.ctl('POST', '/csr-signing', {'enabled': True})
+
+    def test_csr_client_certificate_window(self):
+        """kube-controller-manager's signer as seen on the real 1.26 (kcerts.signing_window):
+        expirationSeconds 600 gives notBefore now-5m and notAfter now+10m, 86400 notBefore
+        now-5m and notAfter notBefore+24h; under 600 is invalid; system:masters may not ask
+        the kube-apiserver-client signer (CertificateSubjectRestriction admission)."""
+        import kcerts
+        url = '/apis/certificates.k8s.io/v1/certificatesigningrequests'
+
+        def body(name, pem, seconds):
+            return {'apiVersion': 'certificates.k8s.io/v1', 'kind': 'CertificateSigningRequest',
+                    'metadata': {'name': name},
+                    'spec': {'request': base64.b64encode(pem).decode(), 'usages': ['client auth'],
+                             'signerName': 'kubernetes.io/kube-apiserver-client', 'expirationSeconds': seconds}}
+
+        def dates(pem):
+            out = subprocess.run(['openssl', 'x509', '-noout', '-startdate', '-enddate', '-subject', '-nameopt',
+                                  'RFC2253', '-dateopt', 'iso_8601'], input=pem, stdout=subprocess.PIPE,
+                                 check=True).stdout.decode().splitlines()
+            d = dict(ln.split('=', 1) for ln in out)
+            t = lambda s: calendar.timegm(time.strptime(s, '%Y-%m-%d %H:%M:%SZ'))  # noqa: E731
+            return t(d['notBefore']), t(d['notAfter']), d['subject']
+
+        pem, _ = kcerts.make_csr('cradle-test:client')
+        for name, seconds, want_after in (('client-600', 600, lambda nb, now: now + 600),
+                                          ('client-1d', 86400, lambda nb, now: nb + 86400)):
+            self.ok(self.s.post(url, body(name, pem, seconds)), 201)
+            o = self.ok(self.s.get(url + '/' + name))
+            o['status'] = {'conditions': [{'type': 'Approved', 'status': 'True', 'reason': 'TestApproved',
+                                           'message': 'approved by the test'}]}
+            now = time.time()
+            self.ok(self.s.put(url + '/%s/approval' % name, o))
+            signed = wait_for(lambda: self.ok(self.s.get(url + '/' + name)).get('status', {}).get('certificate'),
+                              what='certificate issued')
+            nb, na, subject = dates(base64.b64decode(signed))
+            self.assertEqual(subject, 'CN=cradle-test:client')
+            self.assertAlmostEqual(nb, now - 300, delta=5)
+            self.assertAlmostEqual(na, want_after(nb, now), delta=5)
+        r = self.s.post(url, body('client-short', pem, 599))
+        self.assertEqual(r.status, 422, r.raw)
+        self.assertEqual(r.json['details']['causes'][0]['message'],
+                         'Invalid value: 599: may not specify a duration less than 600 seconds (10 minutes)')
+        masters, _ = kcerts.make_csr('cradle-test:admin', ['system:masters'])
+        r = self.s.post(url, body('client-masters', masters, 600))
+        self.assertEqual(r.status, 403, r.raw)
+        self.assertEqual(r.json['message'], 'certificatesigningrequests.certificates.k8s.io "client-masters" is '
+                         'forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group '
+                         'is not allowed')
 
     def test_discovery_core(self):
         r = self.ok(self.s.get('/api/v1'))
