@@ -46,6 +46,9 @@ void capi_controlplane_observed_done(HubObserved *base)
         for (size_t i = 0; i < o->n_machines; i++)
                 json_object_put(o->machines[i]);
         free(o->machines);
+        for (size_t i = 0; i < o->n_workers; i++)
+                json_object_put(o->workers[i]);
+        free(o->workers);
         strv_free(o->configs);
         hub_ref_done(&o->infra_template);
         strv_free(o->infra_machines);
@@ -113,7 +116,8 @@ static int copy_field(json_object *from, const char *key, json_object *to, const
         return v ? json_add(to, as, json_object_get(v)) : 0;
 }
 
-int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **ret_cd, json_object **ret_aci)
+int capi_cluster_as_aci(json_object *oacp, json_object *cluster, unsigned workers, json_object **ret_cd,
+                        json_object **ret_aci)
 {
         json_object *config = json_get_path(oacp, "spec.config");
         _cleanup_(json_object_putp) json_object *cd = json_new_object(), *aci = json_new_object(),
@@ -134,7 +138,7 @@ int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **r
             json_add_string(cds, "baseDomain", strempty(json_get_string(config, "baseDomain"))) < 0 ||
             json_add_string(spec, "platformType", vips ? "BareMetal" : "None") < 0 ||
             json_add_int64(req, "controlPlaneAgents", capi_replicas(oacp)) < 0 ||
-            json_add_int64(req, "workerAgents", 0) < 0 ||
+            json_add_int64(req, "workerAgents", workers) < 0 ||
             json_add_string_nonempty(spec, "sshPublicKey", json_get_string(config, "sshAuthorizedKey")) <
                     0 ||
             copy_field(config, "apiVIPs", spec, "apiVIPs") < 0 ||
@@ -205,6 +209,37 @@ int capi_machines_missing(json_object *oacp, json_object *const *machines, size_
         }
         *ret = TAKE_PTR(l);
         return 0;
+}
+
+/* ---- pure: day-1 workers ---- */
+
+bool capi_worker_machine(json_object *machine, const char *cluster)
+{
+        return cluster && streq_ptr(capi_cluster_name(machine), cluster) &&
+               !hub_object_label(machine, HUB_CAPI_LABEL_CONTROL_PLANE) &&
+               streq_ptr(json_get_string(json_get_path(machine, "spec.bootstrap.configRef"), "kind"),
+                         HUB_KIND_NAME_CAPI_BOOTSTRAP);
+}
+
+unsigned capi_worker_replicas(json_object *machine_deployment, const char *cluster)
+{
+        json_object *spec = json_get(machine_deployment, "spec");
+        int64_t n = 1;
+
+        if (!cluster || !streq_ptr(json_get_string(spec, "clusterName"), cluster) ||
+            !streq_ptr(json_get_string(json_get_path(spec, "template.spec.bootstrap.configRef"), "kind"),
+                       HUB_KIND_NAME_CAPI_BOOTSTRAP "Template"))
+                return 0;
+        if (json_get_int64(spec, "replicas", &n) < 0)
+                return 1;
+        return n < 0 ? 0 : (unsigned)n;
+}
+
+bool capi_installation_started(json_object *service_cluster)
+{
+        const char *s = json_get_string(service_cluster, "status");
+
+        return !isempty(s) && !STR_IN_SET(s, "insufficient", "ready", "pending-for-input");
 }
 
 /* ---- pure: the decision ---- */
@@ -329,8 +364,9 @@ static bool sentinels_set(const ControlPlaneObserved *o)
 {
         json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
 
-        for (size_t i = 0; i < o->n_machines; i++) {
-                json_object *h = capi_host_for_machine(hosts, kube_object_name(o->machines[i]));
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines],
+                            *h = capi_host_for_machine(hosts, kube_object_name(m));
 
                 if (!capi_host_has_sentinel(h))
                         return false;
@@ -338,6 +374,8 @@ static bool sentinels_set(const ControlPlaneObserved *o)
         return true;
 }
 
+/* the names of the Machines whose hosts the installation takes: the
+ * control plane's and the workers' */
 static int machine_names(const ControlPlaneObserved *o, char ***ret)
 {
         _cleanup_strv_free_ char **l = NULL;
@@ -345,8 +383,20 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
         for (size_t i = 0; i < o->n_machines; i++)
                 if (strv_extend(&l, kube_object_name(o->machines[i])) < 0)
                         return -ENOMEM;
+        for (size_t i = 0; i < o->n_workers; i++)
+                if (strv_extend(&l, kube_object_name(o->workers[i])) < 0)
+                        return -ENOMEM;
         *ret = TAKE_PTR(l);
         return 0;
+}
+
+/* A worker Machine the installation left out: it started before the
+ * Machine's host was bound to the cluster (day 2, not done) */
+static bool late_worker(const Flow *f, json_object *cluster, json_object *h)
+{
+        return capi_installation_started(cluster) &&
+               !streq_ptr(json_get_string(h, "cluster_id"),
+                          hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID));
 }
 
 /* A call on a host (path infra-env, host) whose body is {key: value},
@@ -372,19 +422,26 @@ static int plan_host_call(Flow *f, const char *prefix, int op, json_object *h, c
         return r < 0 ? r : 1;
 }
 
-/* each Machine's host bound to the cluster with role master and the
- * sentinel's Ignition override. 1 to go on, 0 when calls are planned. */
-static int bind_hosts(Flow *f, const char *cluster_id)
+/* each Machine's host bound to the cluster with its role (master for
+ * the control plane's, worker for the others) and the sentinel's
+ * Ignition override; a worker Machine's host only before the installation
+ * started (cluster: the service's). 1 to go on, 0 when calls are
+ * planned. */
+static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
         json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
         bool planned = false;
         int r;
 
-        for (size_t i = 0; i < o->n_machines; i++) {
-                json_object *h = capi_host_for_machine(hosts, kube_object_name(o->machines[i]));
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                bool worker = i >= o->n_machines;
+                json_object *m = worker ? o->workers[i - o->n_machines] : o->machines[i],
+                            *h = capi_host_for_machine(hosts, kube_object_name(m));
+                const char *role = worker ? "worker" : "master";
 
-                if (!json_get_string(h, "id") || !json_get_string(h, "infra_env_id"))
+                if (!json_get_string(h, "id") || !json_get_string(h, "infra_env_id") ||
+                    (worker && late_worker(f, cluster, h)))
                         continue;
                 if (isempty(json_get_string(h, "cluster_id"))) {
                         r = plan_host_call(f, TAG_BIND, ASSISTED_OP_BIND_HOST, h, "cluster_id", cluster_id);
@@ -395,8 +452,8 @@ static int bind_hosts(Flow *f, const char *cluster_id)
                                 continue;
                         }
                 }
-                if (!streq_ptr(json_get_string(h, "role"), "master")) {
-                        r = plan_host_call(f, TAG_ROLE, ASSISTED_OP_UPDATE_HOST, h, "host_role", "master");
+                if (!streq_ptr(json_get_string(h, "role"), role)) {
+                        r = plan_host_call(f, TAG_ROLE, ASSISTED_OP_UPDATE_HOST, h, "host_role", role);
                         if (r < 0)
                                 return r;
                         planned |= r > 0;
@@ -413,24 +470,40 @@ static int bind_hosts(Flow *f, const char *cluster_id)
 }
 
 /* each Machine with a host shows its installation (the condition
- * HostInstallation); in the last round only: the patches are locked on
- * the observed Machines */
-static int machines_progress(Flow *f)
+ * HostInstallation), a worker Machine the installation left out why it
+ * waits; in the last round only: the patches are locked on the observed
+ * Machines */
+static int machines_progress(Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
         json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
         int r;
 
-        for (size_t i = 0; i < o->n_machines; i++) {
-                json_object *m = o->machines[i], *h = capi_host_for_machine(hosts, kube_object_name(m));
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                bool worker = i >= o->n_machines;
+                json_object *m = worker ? o->workers[i - o->n_machines] : o->machines[i],
+                            *h = capi_host_for_machine(hosts, kube_object_name(m));
                 _cleanup_free_ char *st = NULL, *reason = NULL, *msg = NULL;
                 _cleanup_(json_object_putp) json_object *dm = NULL;
 
-                if (!h)
+                if (worker && late_worker(f, cluster, h)) {
+                        st = strdup(HUB_FALSE);
+                        reason = strdup(HUB_CAPI_REASON_NOT_IN_DAY1);
+                        msg = strdup_printf(
+                                "the cluster's installation started (status %s) before this "
+                                "Machine's host was bound: it is not installed with the cluster, "
+                                "and cradle-hub does not add workers to an installed cluster "
+                                "(day 2)",
+                                strna(json_get_string(cluster, "status")));
+                        if (!st || !reason || !msg)
+                                return -ENOMEM;
+                } else if (!h)
                         continue;
-                r = capi_host_progress(h, &st, &reason, &msg);
-                if (r < 0)
-                        return r;
+                else {
+                        r = capi_host_progress(h, &st, &reason, &msg);
+                        if (r < 0)
+                                return r;
+                }
                 dm = hub_json_copy(m);
                 if (!dm || hub_meta_conditions_set(dm, HUB_CAPI_COND_HOST_INSTALLATION, st, reason, msg,
                                                    o->base.now) < 0)
@@ -794,7 +867,7 @@ static int register_ids(Flow *f, char **ret_secret_error)
                 const char *arch = json_get_string(
                         json_get_path(f->oacp, "spec.openshiftAssistedConfigSpec"), "cpuArchitecture");
 
-                r = capi_cluster_as_aci(f->oacp, o->cluster, &cd, &aci);
+                r = capi_cluster_as_aci(f->oacp, o->cluster, o->worker_replicas, &cd, &aci);
                 if (r < 0)
                         return r;
                 r = cd_create_params(cd, aci,
@@ -936,15 +1009,18 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
                 r = status(&f, NULL);
                 return r < 0 ? r : finish(&f);
         }
-        r = bind_hosts(&f, cid);
+        r = bind_hosts(&f, cid, cluster);
         if (r <= 0)
                 return r;
 
         /* the install trigger: every control-plane Machine has its host,
-         * and each host the sentinel's override (as the service last
-         * listed them: one round after the call) */
-        if (!result(&f, TAG_INSTALL) && o->n_machines == capi_replicas(base->object) && sentinels_set(o)) {
-                ClusterCounts counts = { .expected_masters = capi_replicas(base->object) };
+         * so has every worker Machine, as many as the MachineDeployments
+         * ask for, and each host the sentinel's override (as the service
+         * last listed them: one round after the call) */
+        if (!result(&f, TAG_INSTALL) && o->n_machines == capi_replicas(base->object) &&
+            o->n_workers >= o->worker_replicas && sentinels_set(o)) {
+                ClusterCounts counts = { .expected_masters = capi_replicas(base->object),
+                                         .expected_workers = o->n_workers };
 
                 r = machine_names(o, &names);
                 if (r < 0)
@@ -960,7 +1036,7 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         r = kubeconfig(&f, cluster);
         if (r <= 0)
                 return r;
-        r = machines_progress(&f);
+        r = machines_progress(&f, cluster);
         if (r < 0)
                 return r;
         r = status(&f, cluster);
@@ -996,6 +1072,14 @@ static int observe_machines(HubContext *ctx, ControlPlaneObserved *o, const char
                         return r;
                 if (hub_cache_get(ctx->cache, HUB_KIND_MACHINE, ns, name, &m) < 0)
                         continue;
+                if (capi_worker_machine(m, cluster)) {
+                        l = reallocarray(o->workers, o->n_workers + 1, sizeof(*l));
+                        if (!l)
+                                return -ENOMEM;
+                        o->workers = l;
+                        o->workers[o->n_workers++] = TAKE_PTR(m);
+                        continue;
+                }
                 owner = capi_owner(m, HUB_GROUP_CAPI_CONTROL_PLANE, HUB_KIND_NAME_CAPI_CONTROL_PLANE);
                 if (!owner || !streq_ptr(json_get_string(owner, "uid"), uid) ||
                     json_get_bool(owner, "controller", &controller) < 0 || !controller ||
@@ -1016,6 +1100,32 @@ static int observe_machines(HubContext *ctx, ControlPlaneObserved *o, const char
                 if (strv_extend(&o->configs, slash ? slash + 1 : *k) < 0)
                         return -ENOMEM;
         }
+        return 0;
+}
+
+/* Σ of the cluster's MachineDeployments' worker replicas, listed while
+ * they matter: before the registration and until the installation starts
+ * (a list per reconcile then; none after) */
+static int observe_worker_replicas(HubContext *ctx, ControlPlaneObserved *o, const char *cluster)
+{
+        static const KubeResource deployments = { HUB_GROUP_CAPI, HUB_CAPI_VERSION, "machinedeployments",
+                                                  "MachineDeployment", true };
+        _cleanup_(json_object_putp) json_object *list = NULL;
+        _cleanup_kube_status_ KubeStatus st = {};
+        json_object *items;
+        int r;
+
+        if (o->cluster_read && capi_installation_started(o->service_cluster.body))
+                return 0;
+        r = kube_list_all(ctx->kube, &deployments, o->base.ns, NULL, &list, &st);
+        if (r == -ENOENT)
+                return 0; /* no MachineDeployment CRD: no workers */
+        if (r < 0)
+                return log_debug_errno(r, "cannot list the MachineDeployments of %s/%s: %s", o->base.ns,
+                                       cluster, strna(st.message));
+        items = json_get(list, "items");
+        for (size_t i = 0; i < hub_json_array_length(items); i++)
+                o->worker_replicas += capi_worker_replicas(json_object_array_get_idx(items, i), cluster);
         return 0;
 }
 
@@ -1181,6 +1291,9 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
                         return r;
                 o->hosts_read = true;
         }
+        r = observe_worker_replicas(ctx, o, cluster);
+        if (r < 0)
+                return r;
         kc = strdup_printf("%s-kubeconfig", cluster);
         if (!kc)
                 return -ENOMEM;

@@ -43,6 +43,13 @@ typedef struct ControlPlaneObserved {
         /* the Machines of this control plane (controller owner: it), by name */
         json_object **machines;
         size_t n_machines;
+        /* the cluster's worker Machines (capi_worker_machine()), by name,
+         * and the replicas its MachineDeployments of OpenshiftAssistedConfig
+         * bootstrap ask for (read while the installation has not started:
+         * capi_installation_started()) */
+        json_object **workers;
+        size_t n_workers;
+        unsigned worker_replicas;
         /* the OpenshiftAssistedConfigs of its cluster (names only matter) */
         char **configs;
         /* spec.machineTemplate.infrastructureRef's template, and the
@@ -85,9 +92,10 @@ void capi_controlplane_observed_done(HubObserved *o);
  * Cluster (capi.md §3.6), for cd_create_params(): clusterName (the
  * config's, else the Cluster's name), baseDomain, VIPs and platform
  * (BareMetal with both VIP lists, else None), controlPlaneAgents =
- * replicas, the Cluster's pod networks with host prefix 23 and service
+ * replicas, workerAgents = workers (Σ of the MachineDeployments'
+ * replicas, capi_worker_replicas()), the Cluster's pod networks with host prefix 23 and service
  * networks, sshPublicKey, proxy, mastersSchedulable, diskEncryption. */
-int capi_cluster_as_aci(json_object *oacp, json_object *cluster, json_object **ret_cd,
+int capi_cluster_as_aci(json_object *oacp, json_object *cluster, unsigned workers, json_object **ret_cd,
                         json_object **ret_aci);
 /* The InfraEnv CAPOA's bootstrap controller would make (§3.3 step 5), for
  * infraenv_create_params(): named like the control plane, its
@@ -99,3 +107,21 @@ unsigned capi_replicas(json_object *oacp);
 /* The names of the control-plane Machines to make: "<oacp>-<n>" for the
  * lowest n not taken, until there are replicas (strv, maybe empty). */
 int capi_machines_missing(json_object *oacp, json_object *const *machines, size_t n, char ***ret);
+
+/* Day-1 workers (capi.md §3.3's worker gate, §8, decided here): a worker
+ * Machine is one of the cluster (cluster-name label) without the
+ * control-plane label whose bootstrap config is an OpenshiftAssistedConfig
+ * (a MachineDeployment's, cloned from an OpenshiftAssistedConfigTemplate).
+ * Those that exist before the installation starts are bound with role
+ * worker and the installation waits for their hosts, as for the control
+ * plane's; one that appears after it started is not installed day 1 (its
+ * HostInstallation condition says so: day 2 is not done). */
+bool capi_worker_machine(json_object *machine, const char *cluster);
+/* A MachineDeployment's replicas when it makes worker Machines of cluster
+ * (its template's bootstrap configRef an OpenshiftAssistedConfigTemplate;
+ * nil replicas is 1, CAPI's default), else 0. */
+unsigned capi_worker_replicas(json_object *machine_deployment, const char *cluster);
+/* The service's cluster has started installing (or is past it): its
+ * status is none of insufficient, ready, pending-for-input (CAPOA's gate
+ * lets workers in while the state is one of those). */
+bool capi_installation_started(json_object *service_cluster);

@@ -94,6 +94,8 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_CAPI_COND_READY "Ready"
 /* cradle's own condition on a Machine: its host's install stage and percentage */
 #define HUB_CAPI_COND_HOST_INSTALLATION "HostInstallation"
+/* its reason on a worker Machine the installation started without (day 2: not done) */
+#define HUB_CAPI_REASON_NOT_IN_DAY1 "NotInDay1Installation"
 
 /* ---- labels (notes §0, §5.4, §6) ---- */
 

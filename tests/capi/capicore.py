@@ -556,7 +556,7 @@ class CapiCore(object):
         name = "%s-%s" % (owner["metadata"]["name"], _rand())
         obj = {"apiVersion": self.res.api_version(group, kind), "kind": kind,
                "metadata": {"name": name, "namespace": self.ns,
-                            "labels": dict(tmeta.get("labels") or {}, **labels, **{CLUSTER_NAME_LABEL: cname}),
+                            "labels": {**(tmeta.get("labels") or {}), **labels, CLUSTER_NAME_LABEL: cname},
                             "ownerReferences": [{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
                                                  "name": owner["metadata"]["name"],
                                                  "uid": owner["metadata"]["uid"]}]},

@@ -182,7 +182,7 @@ class ClusterClassTest(unittest.TestCase):
                      "topology": {"classRef": {"name": "openshift-assisted"}, "version": "v1.26.4",
                                   "controlPlane": {"replicas": 3},
                                   "workers": {"machineDeployments": [{"class": "worker", "name": "md-0",
-                                                                      "replicas": 0}]}}}})
+                                                                      "replicas": 1}]}}}})
         topo = T.Topology(KUBE, NS).start()
         self.addCleanup(topo.stop)
         core = C.CapiCore(KUBE, NS, interval=0.2).start()
@@ -216,7 +216,11 @@ class ClusterClassTest(unittest.TestCase):
             if len(ms) != 3 or not all(m["spec"]["bootstrap"].get("dataSecretName") for m in ms):
                 return None
             return ms
-        machines = H.wait("three control-plane Machines with bootstrap data", machines_with_data, TIMEOUT)
+        try:
+            machines = H.wait("three control-plane Machines with bootstrap data", machines_with_data, TIMEOUT)
+        except H.LabError as e:
+            raise AssertionError("%s; capicore's errors: %s; the topology's: %s" % (e, core.errors[-3:],
+                                                                                   topo.errors[-3:]))
         for m in machines:
             sec = KUBE.request("GET", "/api/v1/namespaces/%s/secrets/%s" % (
                 NS, m["spec"]["bootstrap"]["dataSecretName"]))
@@ -230,6 +234,17 @@ class ClusterClassTest(unittest.TestCase):
         self.assertEqual(boot["kind"], "OpenshiftAssistedConfigTemplate")
         self.assertNotEqual(boot["name"], "class-worker")
         self.get(BOOT, boot["kind"], boot["name"])
+
+        # its worker Machine's bootstrap data, served from the same infra-env
+        def worker_with_data():
+            ms = KUBE.request("GET", C.CORE + "/namespaces/%s/machines?labelSelector=%s=md-0" % (
+                NS, T.DEPLOYMENT_TOPOLOGY_LABEL))["items"]
+            return ms[0] if len(ms) == 1 and ms[0]["spec"]["bootstrap"].get("dataSecretName") else None
+        worker = H.wait("the worker Machine's bootstrap data", worker_with_data, TIMEOUT)
+        sec = KUBE.request("GET", "/api/v1/namespaces/%s/secrets/%s" % (
+            NS, worker["spec"]["bootstrap"]["dataSecretName"]))
+        self.assertEqual(H.ignition_hostname(base64.b64decode(sec["data"]["value"]).decode()),
+                         worker["metadata"]["name"])
 
         # cradle-hub's writes (annotations, status) are not the topology's
         # fields: its dry runs keep finding nothing to apply

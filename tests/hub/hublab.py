@@ -223,6 +223,10 @@ RESOURCES = {
     # the Cluster API flow (CapiInstall): each at its CRD's storage version
     "Cluster": ("/apis/cluster.x-k8s.io/v1beta2", "clusters", True),
     "Machine": ("/apis/cluster.x-k8s.io/v1beta2", "machines", True),
+    "MachineDeployment": ("/apis/cluster.x-k8s.io/v1beta2", "machinedeployments", True),
+    "MachineSet": ("/apis/cluster.x-k8s.io/v1beta2", "machinesets", True),
+    "OpenshiftAssistedConfigTemplate": ("/apis/bootstrap.cluster.x-k8s.io/v1alpha2",
+                                        "openshiftassistedconfigtemplates", True),
     "OpenshiftAssistedControlPlane": ("/apis/controlplane.cluster.x-k8s.io/v1alpha3",
                                       "openshiftassistedcontrolplanes", True),
     "OpenshiftAssistedConfig": ("/apis/bootstrap.cluster.x-k8s.io/v1alpha2", "openshiftassistedconfigs", True),
@@ -1371,6 +1375,7 @@ class Install(object):
 CAPI_CLUSTER = "spoke"                  # the Cluster, and the OpenShift cluster's name
 CAPI_CONTROL_PLANE = "spoke-control-plane"
 CAPI_MACHINE_TEMPLATE = "spoke-controlplane"
+CAPI_WORKERS = "spoke-workers"          # the workers' MachineDeployment and its templates
 CAPI_DOMAIN = "lab.home"
 CAPI_API_VIP, CAPI_INGRESS_VIP = "198.51.100.100", "198.51.100.101"
 
@@ -1383,7 +1388,7 @@ def release_version(release):
     return m.group(1)
 
 
-def capi_resources(ns, release=RELEASE):
+def capi_resources(ns, release=RELEASE, workers=0):
     """A user's Cluster API resources for a three-node OpenShift cluster on
     Metal3: the pull secret, the Metal3Cluster (the API VIP its endpoint),
     the control plane's Metal3MachineTemplate, CAPOA's
@@ -1416,7 +1421,25 @@ def capi_resources(ns, release=RELEASE):
                   "infrastructureRef": {"apiGroup": infra, "kind": "Metal3Cluster", "name": CAPI_CLUSTER},
                   "controlPlaneRef": {"apiGroup": "controlplane.cluster.x-k8s.io",
                                       "kind": "OpenshiftAssistedControlPlane", "name": CAPI_CONTROL_PLANE}}},
-    ]
+    ] + ([] if not workers else [
+        # day-1 workers: a MachineDeployment of OpenshiftAssistedConfigs
+        {"apiVersion": infra + "/v1beta2", "kind": "Metal3MachineTemplate", "metadata": meta(CAPI_WORKERS),
+         "spec": {"template": {"spec": {"image": {
+             "url": "http://198.51.100.1/rhcos.qcow2", "checksum": "http://198.51.100.1/rhcos.qcow2.sha256sum",
+             "checksumType": "sha256", "format": "qcow2"}}}}},
+        {"apiVersion": "bootstrap.cluster.x-k8s.io/v1alpha2", "kind": "OpenshiftAssistedConfigTemplate",
+         "metadata": meta(CAPI_WORKERS), "spec": {"template": {"spec": {"cpuArchitecture": "x86_64"}}}},
+        {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment", "metadata": meta(CAPI_WORKERS),
+         "spec": {"clusterName": CAPI_CLUSTER, "replicas": workers,
+                  "selector": {"matchLabels": {"cluster.x-k8s.io/deployment-name": CAPI_WORKERS}},
+                  "template": {"metadata": {"labels": {"cluster.x-k8s.io/deployment-name": CAPI_WORKERS}},
+                               "spec": {"clusterName": CAPI_CLUSTER,
+                                        "bootstrap": {"configRef": {"apiGroup": "bootstrap.cluster.x-k8s.io",
+                                                                    "kind": "OpenshiftAssistedConfigTemplate",
+                                                                    "name": CAPI_WORKERS}},
+                                        "infrastructureRef": {"apiGroup": infra, "kind": "Metal3MachineTemplate",
+                                                              "name": CAPI_WORKERS}}}}},
+    ])
 
 
 def ignition_hostname(value):
@@ -1469,12 +1492,14 @@ class CapiInstall(Install):
     CAPI = True
     FINALIZED_KINDS = Install.FINALIZED_KINDS + ("OpenshiftAssistedControlPlane", "OpenshiftAssistedConfig",
                                                  "Machine", "Cluster", "Metal3Cluster", "Metal3Machine",
-                                                 "Metal3MachineTemplate")
+                                                 "Metal3MachineTemplate", "MachineDeployment", "MachineSet",
+                                                 "OpenshiftAssistedConfigTemplate")
 
-    def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, controller="new-cluster"):
+    def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, controller="new-cluster", workers=0):
         if controller != "new-cluster":
             raise LabError("the Cluster API flow needs the new cluster (its API answers the control plane)")
-        super().__init__(lab, ns, say=say, hosts=hosts, release=release, hub_args=("--capi",),
+        self.workers = workers
+        super().__init__(lab, ns, say=say, hosts=hosts + workers, release=release, hub_args=("--capi",),
                          static_network=False, controller=controller)
         self.core = None
         self.files_put = set()
@@ -1491,7 +1516,7 @@ class CapiInstall(Install):
         return super().up(timeout)
 
     def resources(self):
-        return capi_resources(self.ns, self.release)
+        return capi_resources(self.ns, self.release, self.workers)
 
     def apply(self, objects=None):
         self.namespace()

@@ -1182,3 +1182,262 @@ TEST(watch_filter_leaves_others_objects_alone)
                 config_fixture_done(&cf);
         }
 }
+
+/* ---- day-1 workers: a MachineDeployment's Machines (capi.md §3.3, §8) ---- */
+
+#define WORKER "test-multinode-workers-7d9f8-x2k4q"
+
+/* a worker Machine as CAPI core's MachineSet makes it: the cluster-name
+ * label, no control-plane label, its config cloned from an
+ * OpenshiftAssistedConfigTemplate */
+static json_object *worker_machine(const char *name)
+{
+        return hubtest_jsonf(
+                "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"Machine\",\"metadata\":{\"name\":"
+                "\"%s\",\"namespace\":\"" NS "\",\"uid\":\"uid-%s\",\"resourceVersion\":\"12\","
+                "\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\","
+                "\"cluster.x-k8s.io/deployment-name\":\"test-multinode-workers\"},"
+                "\"ownerReferences\":[{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"MachineSet\","
+                "\"name\":\"test-multinode-workers-7d9f8\",\"uid\":\"ms-uid\",\"controller\":true}]},"
+                "\"spec\":{\"clusterName\":\"test-multinode\",\"bootstrap\":{\"configRef\":{\"apiGroup\":"
+                "\"bootstrap.cluster.x-k8s.io\",\"kind\":\"OpenshiftAssistedConfig\",\"name\":\"%s\"}},"
+                "\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s.io\",\"kind\":"
+                "\"Metal3Machine\",\"name\":\"%s\"}}}",
+                name, name, name, name);
+}
+
+static void with_worker(Fixture *f, const char *name)
+{
+        json_object **l = reallocarray(f->o.workers, f->o.n_workers + 1, sizeof(*l));
+
+        ASSERT_NOT_NULL(l);
+        f->o.workers = l;
+        f->o.workers[f->o.n_workers++] = worker_machine(name);
+}
+
+/* the three masters bound (as three_masters()) and more hosts */
+static char *masters_and(const char *status, const char *more)
+{
+        char bufs[3][2048];
+        const char *m = three_masters(bufs, status, NULL);
+        char *all = strdup_printf("%.*s%s%s]", (int)strlen(m) - 1, m, more ? "," : "", strempty(more));
+
+        ASSERT_NOT_NULL(all);
+        return all;
+}
+
+/* a worker's host; bound ones with role worker and the sentinel's override */
+static const char *worker_host(char buf[static 2048], const char *id, const char *hostname, bool bound,
+                               const char *status)
+{
+        _cleanup_(json_object_putp) json_object *h = hubtest_json(host_json(
+                buf, id, hostname, bound ? CID : "", status, bound ? "worker" : "auto-assign", NULL));
+
+        if (bound)
+                ASSERT_OK(json_add_string(h, "ignition_config_overrides", capi_sentinel_ignition));
+        snprintf(buf, 2048, "%s", json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN));
+        return buf;
+}
+
+TEST(worker_machines_and_replicas_recognised)
+{
+        _cleanup_(json_object_putp) json_object *w = worker_machine(WORKER),
+                                                *cp = machine("test-multinode-0"), *md = NULL, *other = NULL,
+                                                *unset = NULL, *foreign = NULL;
+        static const char *const md_fmt =
+                "{\"kind\":\"MachineDeployment\",\"metadata\":{\"name\":\"workers\"},\"spec\":{"
+                "\"clusterName\":\"%s\",%s\"template\":{\"spec\":{\"clusterName\":\"%s\",\"bootstrap\":{"
+                "\"configRef\":{\"apiGroup\":\"bootstrap.cluster.x-k8s.io\",\"kind\":\"%s\",\"name\":\"t\"}}"
+                "}}}}";
+
+        ASSERT_TRUE(capi_worker_machine(w, "test-multinode"));
+        ASSERT_FALSE(capi_worker_machine(w, "another"));
+        ASSERT_FALSE(capi_worker_machine(cp, "test-multinode"));
+        md = hubtest_jsonf(md_fmt, "test-multinode", "\"replicas\":2,", "test-multinode",
+                           "OpenshiftAssistedConfigTemplate");
+        unset = hubtest_jsonf(md_fmt, "test-multinode", "", "test-multinode",
+                              "OpenshiftAssistedConfigTemplate");
+        other = hubtest_jsonf(md_fmt, "test-multinode", "\"replicas\":2,", "test-multinode",
+                              "KubeadmConfigTemplate");
+        foreign = hubtest_jsonf(md_fmt, "another", "\"replicas\":2,", "another",
+                                "OpenshiftAssistedConfigTemplate");
+        ASSERT_EQ(capi_worker_replicas(md, "test-multinode"), 2u);
+        /* nil replicas: CAPI's default, 1 */
+        ASSERT_EQ(capi_worker_replicas(unset, "test-multinode"), 1u);
+        ASSERT_EQ(capi_worker_replicas(other, "test-multinode"), 0u);
+        ASSERT_EQ(capi_worker_replicas(foreign, "test-multinode"), 0u);
+        ASSERT_FALSE(capi_installation_started(NULL));
+        {
+                static const char *const before[] = { "insufficient", "ready", "pending-for-input" },
+                                         *after[] = { "preparing-for-installation", "installing",
+                                                      "installed" };
+
+                for (size_t i = 0; i < ELEMENTSOF(before); i++) {
+                        _cleanup_(json_object_putp) json_object *b = service_cluster(before[i], "[]"),
+                                                                *a = service_cluster(after[i], "[]");
+
+                        ASSERT_FALSE(capi_installation_started(b));
+                        ASSERT_TRUE(capi_installation_started(a));
+                }
+        }
+}
+
+/* the registration asks for the MachineDeployments' workers: a single
+ * control-plane node with a worker is no single-node cluster */
+TEST(registration_counts_the_machine_deployments_workers)
+{
+        for (unsigned workers = 0; workers < 2; workers++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                bool umn = false;
+
+                fixture(&f, oacp(NULL));
+                ASSERT_OK(json_add_int64(json_get(f.o.base.object, "spec"), "replicas", 1));
+                f.o.worker_replicas = workers;
+                hubtest_reconcile(
+                        capi_controlplane_decide, &f.o.base,
+                        (HubTestAnswer[]){ { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL },
+                                           { "register-infraenv", 201, "{\"id\":\"" IEID "\"}", NULL },
+                                           { NULL } },
+                        &run);
+                ASSERT_NOT_NULL(call(&run, "register-cluster"));
+                ASSERT_OK(json_get_bool(call(&run, "register-cluster")->body, "user_managed_networking",
+                                        &umn));
+                /* none: single node (user-managed networking); one: not */
+                ASSERT_EQ(umn, workers == 0);
+                fixture_done(&f);
+        }
+}
+
+/* a worker Machine's host is bound as worker (with the sentinel's
+ * override) before the installation; a foreign host still never */
+TEST(worker_host_bound_as_worker)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char hw[2048], hx[2048];
+        _cleanup_free_ char *more = NULL, *hosts = NULL;
+
+        more = strdup_printf("%s,%s", worker_host(hw, "hw", WORKER, false, "known"),
+                             host_json(hx, "hx", "intruder", "", "known", "auto-assign", NULL));
+        hosts = masters_and("known", more);
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("ready", hosts), hosts);
+        with_worker(&f, WORKER);
+        f.o.worker_replicas = 1;
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL },
+                                             { "role-*", 201, "{}", NULL },
+                                             { "sentinel-*", 201, NULL, NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 1u);
+        ASSERT_STREQ(hubtest_str(call(&run, "bind-hw")->body, "cluster_id"), CID);
+        ASSERT_STREQ(hubtest_str(call(&run, "role-hw")->body, "host_role"), "worker");
+        ASSERT_STREQ(hubtest_str(call(&run, "sentinel-hw")->body, "config"), capi_sentinel_ignition);
+        ASSERT_NULL(call(&run, "bind-hx"));
+        ASSERT_NULL(call(&run, "role-hx"));
+        ASSERT_NULL(call(&run, "sentinel-hx"));
+        /* the service said ready with the masters alone: the worker's host
+         * is not in yet, so no installation */
+        ASSERT_NULL(call(&run, "install"));
+        fixture_done(&f);
+}
+
+/* the installation waits for every worker Machine's host, and for as many
+ * worker Machines as the MachineDeployments ask for; then starts */
+TEST(installation_waits_for_the_workers)
+{
+        for (unsigned k = 0; k < 3; k++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char hw[2048];
+                _cleanup_free_ char *hosts = NULL;
+
+                /* 0: the worker Machine without its host; 1: the MachineDeployment's
+                 * Machine not made yet; 2: all there */
+                hosts = masters_and("known", k == 2 ? worker_host(hw, "hw", WORKER, true, "known") : NULL);
+                fixture(&f, oacp(NULL));
+                registered(&f, service_cluster("ready", hosts), hosts);
+                if (k != 1)
+                        with_worker(&f, WORKER);
+                f.o.worker_replicas = 1;
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "install", 202,
+                                                       "{\"id\":\"" CID
+                                                       "\",\"status\":\"preparing-for-installation\"}",
+                                                       NULL },
+                                                     { NULL } },
+                                  &run);
+                if (k < 2) {
+                        ASSERT_NULL(call(&run, "install"));
+                        ASSERT_TRUE(run.requeue_after > 0);
+                } else
+                        ASSERT_NOT_NULL(call(&run, "install"));
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 0u);
+                fixture_done(&f);
+        }
+}
+
+/* a worker Machine that appears once the installation started is not
+ * bound (day 2 is not done): its HostInstallation condition says why */
+TEST(late_worker_not_bound)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char hw[2048], hx[2048];
+        _cleanup_free_ char *more = NULL, *hosts = NULL;
+        const HubWrite *p = NULL;
+
+        more = strdup_printf("%s,%s", worker_host(hw, "hw", WORKER, false, "known"),
+                             host_json(hx, "hx", "intruder", "", "known", "auto-assign", NULL));
+        hosts = masters_and("installing-in-progress", more);
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installing", hosts), hosts);
+        with_kubeconfig(&f, NULL);
+        with_worker(&f, WORKER);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        for (unsigned i = 0; hubtest_write(&run, HUB_WRITE_PATCH_STATUS, i); i++)
+                if (streq_ptr(hubtest_write(&run, HUB_WRITE_PATCH_STATUS, i)->name, WORKER))
+                        p = hubtest_write(&run, HUB_WRITE_PATCH_STATUS, i);
+        ASSERT_NOT_NULL(p);
+        ASSERT_CONDITION(
+                p->body, "HostInstallation", "False", "NotInDay1Installation",
+                "the cluster's installation started (status installing) before this Machine's host "
+                "was bound: it is not installed with the cluster, and cradle-hub does not add workers "
+                "to an installed cluster (day 2)");
+        fixture_done(&f);
+}
+
+/* a day-1 worker's Machine shows its host's progress as the control plane's do */
+TEST(worker_machine_shows_its_hosts_progress)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char hw[2048];
+        _cleanup_(json_object_putp) json_object *w = NULL;
+        _cleanup_free_ char *hosts = NULL;
+        const HubWrite *p = NULL;
+
+        w = hubtest_json(worker_host(hw, "hw", WORKER, true, "installing-in-progress"));
+        ASSERT_OK(json_add(w, "progress",
+                           hubtest_json("{\"current_stage\":\"Writing image to disk\","
+                                        "\"installation_percentage\":30}")));
+        hosts = masters_and("installing-in-progress",
+                            json_object_to_json_string_ext(w, JSON_C_TO_STRING_PLAIN));
+        fixture(&f, oacp(NULL));
+        registered(&f, service_cluster("installing", hosts), hosts);
+        with_kubeconfig(&f, NULL);
+        with_worker(&f, WORKER);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        for (unsigned i = 0; hubtest_write(&run, HUB_WRITE_PATCH_STATUS, i); i++)
+                if (streq_ptr(hubtest_write(&run, HUB_WRITE_PATCH_STATUS, i)->name, WORKER))
+                        p = hubtest_write(&run, HUB_WRITE_PATCH_STATUS, i);
+        ASSERT_NOT_NULL(p);
+        ASSERT_EQ(p->target, HUB_KIND_MACHINE);
+        ASSERT_CONDITION(p->body, "HostInstallation", "False", "InstallingInProgress",
+                         "Writing image to disk 30%");
+        fixture_done(&f);
+}

@@ -467,8 +467,9 @@ class Rehearsal(Base):
         self.assertNotIn("the new cluster", p.stdout)
 
     def test_rehearsal_capi(self):
-        """tools/rehearse --capi: the user's resources are Cluster API ones,
-        cradle-hub --capi their provider; each host boots with its Machine's
+        """tools/rehearse --capi: the user's resources are Cluster API ones
+        (three control-plane replicas and a worker MachineDeployment of
+        one), cradle-hub --capi their provider; each host boots with its Machine's
         name from the Machine's bootstrap data, the Cluster ends initialized
         and available, its kubeconfig Secret the full one, the Machines
         Running on their Nodes; cradle's controller finished it"""
@@ -499,6 +500,13 @@ class Rehearsal(Base):
                                    r"kubeconfig of \"?https://127\.0\.0\.1:\d+\"?, trusting the new cluster's "
                                    r"router CA")
         self.assertDoneByTheService(p.stdout, machines)
+        # the day-1 worker of the MachineDeployment (--workers 1, the default): its Machine, booted from
+        # its own bootstrap data, installed with the cluster as a worker and Running on its Node
+        self.assertIn("applied MachineDeployment/spoke-workers", p.stdout)
+        self.assertRegex(p.stdout, r"h4 boots from machine/(spoke-workers-\w+-\w+)'s bootstrap data: hostname \1 ")
+        self.assertRegex(p.stdout, r"machine/(spoke-workers-\w+-\w+) Running, node \1, providerID metal3://%s/\1/"
+                         % self.ns)
+        self.assertRegex(p.stdout, r"the service's record: spoke-workers-\w+-\w+ reported Joined(, Done)? after Rebooting")
         self.assertIn("the service's record: ingress CA upload the new cluster's router CA\n", p.stdout)
         self.assertIn('the service\'s record: complete-installation {"is_success": true}\n', p.stdout)
         self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s: the cluster installed from Cluster API resources "
