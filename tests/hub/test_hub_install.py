@@ -506,7 +506,8 @@ class Rehearsal(Base):
         self.assertRegex(p.stdout, r"h4 boots from machine/(spoke-workers-\w+-\w+)'s bootstrap data: hostname \1 ")
         self.assertRegex(p.stdout, r"machine/(spoke-workers-\w+-\w+) Running, node \1, providerID metal3://%s/\1/"
                          % self.ns)
-        self.assertRegex(p.stdout, r"the service's record: spoke-workers-\w+-\w+ reported Joined(, Done)? after Rebooting")
+        self.assertRegex(p.stdout,
+                         r"the service's record: spoke-workers-\w+-\w+ reported Joined(, Done)? after Rebooting")
         self.assertIn("the service's record: ingress CA upload the new cluster's router CA\n", p.stdout)
         self.assertIn('the service\'s record: complete-installation {"is_success": true}\n', p.stdout)
         self.assertRegex(p.stdout, r"REHEARSAL COMPLETED in \d+ s: the cluster installed from Cluster API resources "
