@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -38,10 +39,19 @@ void kube_client_cert_done(KubeClientCert *c)
 
 static char *bio_text(BIO *b)
 {
-        char *data;
+        char *data, *t;
         long n = BIO_get_mem_data(b, &data);
 
-        return n >= 0 ? strndup(data, (size_t)n) : NULL;
+        /* not strndup: the BIO's buffer has no terminator, and strndup
+         * may read one byte past n looking for it */
+        if (n < 0)
+                return NULL;
+        t = malloc((size_t)n + 1);
+        if (!t)
+                return NULL;
+        memcpy(t, data, (size_t)n);
+        t[n] = 0;
+        return t;
 }
 
 /* a new EC P-256 key and a PKCS#10 request for the subject, both PEM */
