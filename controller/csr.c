@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "controller/csr.h"
 #include "jsonutil.h"
+#include "kube/kube-csr.h"
 #include "kube/kube.h"
 #include "strutil.h"
 
@@ -412,28 +413,5 @@ int csr_decide(json_object *csr, const ClusterHosts *hosts, json_object *nodes, 
 
 json_object *csr_approval(json_object *csr, const char *now_rfc3339)
 {
-        _cleanup_(json_object_putp) json_object *copy = NULL, *cond = json_new_object();
-        json_object *status, *conds;
-
-        if (!cond || json_object_deep_copy(csr, &copy, NULL) < 0)
-                return NULL;
-        status = json_get(copy, "status");
-        if (!status) {
-                status = json_new_object();
-                if (json_add(copy, "status", status) < 0)
-                        return NULL;
-        }
-        conds = json_get(status, "conditions");
-        if (!conds || !json_object_is_type(conds, json_type_array)) {
-                conds = json_object_new_array();
-                if (json_add(status, "conditions", conds) < 0)
-                        return NULL;
-        }
-        if (json_add_string(cond, "type", "Approved") < 0 || json_add_string(cond, "status", "True") < 0 ||
-            json_add_string(cond, "reason", CSR_APPROVED_REASON) < 0 ||
-            json_add_string(cond, "message", CSR_APPROVED_MESSAGE) < 0 ||
-            json_add_string(cond, "lastUpdateTime", now_rfc3339) < 0 ||
-            json_object_array_add(conds, TAKE_PTR(cond)) < 0)
-                return NULL;
-        return TAKE_PTR(copy);
+        return kube_csr_approval(csr, CSR_APPROVED_REASON, CSR_APPROVED_MESSAGE, now_rfc3339);
 }

@@ -22,6 +22,7 @@
 #include "hub-text.h"
 #include "http.h"
 #include "jsonutil.h"
+#include "kube/kube-csr.h"
 #include "kube/kube.h"
 #include "redact.h"
 #include "strutil.h"
@@ -1308,7 +1309,7 @@ static int approve_csrs(const AgentObserved *o, json_object *desired, HubPlan *s
         for (size_t i = 0; json_object_is_type(ai->spoke_csrs, json_type_array) &&
                            i < json_object_array_length(ai->spoke_csrs);
              i++) {
-                json_object *csr = json_object_array_get_idx(ai->spoke_csrs, i), *body, *st, *conds, *c;
+                json_object *csr = json_object_array_get_idx(ai->spoke_csrs, i), *body;
                 _cleanup_free_ char *why = NULL;
                 char ts[32];
                 int kind, r;
@@ -1320,26 +1321,10 @@ static int approve_csrs(const AgentObserved *o, json_object *desired, HubPlan *s
                         return kind;
                 if (kind == 0)
                         continue;
-                body = hub_json_copy(csr);
-                st = body ? hub_json_ensure_object(body, "status") : NULL;
-                if (!st)
-                        return -ENOMEM;
-                conds = json_get(st, "conditions");
-                if (!json_object_is_type(conds, json_type_array)) {
-                        conds = json_new_array();
-                        if (!conds || json_add(st, "conditions", conds) < 0)
-                                return -ENOMEM;
-                }
                 hub_format_time(o->base.now, ts);
-                c = json_new_object();
-                if (!c || json_append(conds, c) < 0 || json_add_string(c, "type", "Approved") < 0 ||
-                    json_add_string(c, "status", HUB_TRUE) < 0 ||
-                    json_add_string(c, "reason", CSR_APPROVE_REASON) < 0 ||
-                    json_add_string(c, "message", CSR_APPROVE_MESSAGE) < 0 ||
-                    json_add_string(c, "lastUpdateTime", ts) < 0) {
-                        json_object_put(body);
+                body = kube_csr_approval(csr, CSR_APPROVE_REASON, CSR_APPROVE_MESSAGE, ts);
+                if (!body)
                         return -ENOMEM;
-                }
                 r = hub_plan_spoke(spoke, ai->spoke_kubeconfig, HUB_SPOKE_CSR, "approve",
                                    kube_object_name(csr), body);
                 if (r >= 0)

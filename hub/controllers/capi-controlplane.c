@@ -239,7 +239,7 @@ bool capi_installation_started(json_object *service_cluster)
 {
         const char *s = json_get_string(service_cluster, "status");
 
-        return !isempty(s) && !STR_IN_SET(s, "insufficient", "ready", "pending-for-input");
+        return !isempty(s) && !cd_status_before_installation(s);
 }
 
 /* ---- pure: the decision ---- */

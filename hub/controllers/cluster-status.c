@@ -202,6 +202,11 @@ static char *cvo_message(json_object *cluster)
         return strdup("");
 }
 
+bool cd_status_before_installation(const char *status)
+{
+        return STR_IN_SET(strempty(status), "insufficient", "ready", "pending-for-input");
+}
+
 static int completed(json_object *d, const char *status, const char *info, json_object *cluster, bool hold,
                      usec_t now)
 {
@@ -217,7 +222,7 @@ static int completed(json_object *d, const char *status, const char *info, json_
                 return hub_hive_conditions_set(d, HUB_COND_COMPLETED, HUB_FALSE,
                                                HUB_REASON_INSTALLATION_ON_HOLD, HUB_MSG_INSTALLATION_ON_HOLD,
                                                now);
-        if (STR_IN_SET(status, "ready", "insufficient", "pending-for-input"))
+        if (cd_status_before_installation(status))
                 return hub_hive_conditions_set(d, HUB_COND_COMPLETED, HUB_FALSE,
                                                HUB_REASON_INSTALLATION_NOT_STARTED,
                                                HUB_MSG_INSTALLATION_NOT_STARTED, now);

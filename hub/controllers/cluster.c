@@ -230,7 +230,7 @@ static int observe_service(HubContext *ctx, ClusterObserved *o)
         /* a day-1 cluster before its installation: its custom manifests */
         status = json_get_string(o->cluster.body, "status");
         if (streq_ptr(json_get_string(o->cluster.body, "kind"), "Cluster") &&
-            STR_IN_SET(strempty(status), "insufficient", "ready", "pending-for-input")) {
+            cd_status_before_installation(status)) {
                 _cleanup_strv_free_ char **cms = NULL;
 
                 r = manifest_config_maps(o->aci, &cms);

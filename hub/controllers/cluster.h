@@ -198,6 +198,9 @@ void cd_counts(json_object *aci, json_object *hosts, json_object *const *agents,
  * expected, the suggested roles exactly as required, no unsynced Agent,
  * not held. */
 bool cd_ready_for_installation(json_object *cluster, const ClusterCounts *c, bool hold);
+/* A cluster status before its installation: insufficient, ready,
+ * pending-for-input (the service's pre-installation states). */
+bool cd_status_before_installation(const char *status);
 
 /* The ACI's status (notes §1.8) into desired: debugInfo, progress, VIPs,
  * networking, validationsInfo, the seven conditions. cluster NULL: the

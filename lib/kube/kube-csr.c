@@ -90,6 +90,34 @@ static int make_request(const KubeClientCertRequest *req, char **ret_csr, char *
         return 0;
 }
 
+json_object *kube_csr_approval(json_object *csr, const char *reason, const char *message,
+                               const char *now_rfc3339)
+{
+        _cleanup_(json_object_putp) json_object *copy = NULL, *cond = json_new_object();
+        json_object *status, *conds;
+
+        if (!cond || json_object_deep_copy(csr, &copy, NULL) < 0)
+                return NULL;
+        status = json_get(copy, "status");
+        if (!json_object_is_type(status, json_type_object)) {
+                status = json_new_object();
+                if (!status || json_add(copy, "status", status) < 0)
+                        return NULL;
+        }
+        conds = json_get(status, "conditions");
+        if (!json_object_is_type(conds, json_type_array)) {
+                conds = json_new_array();
+                if (!conds || json_add(status, "conditions", conds) < 0)
+                        return NULL;
+        }
+        if (json_add_string(cond, "type", "Approved") < 0 || json_add_string(cond, "status", "True") < 0 ||
+            json_add_string(cond, "reason", reason) < 0 || json_add_string(cond, "message", message) < 0 ||
+            (now_rfc3339 && json_add_string(cond, "lastUpdateTime", now_rfc3339) < 0) ||
+            json_append(conds, TAKE_PTR(cond)) < 0)
+                return NULL;
+        return TAKE_PTR(copy);
+}
+
 /* 1: signed (*ret the PEM), 0: not yet, -EPERM: denied or failed */
 static int csr_outcome(json_object *csr, char **ret)
 {
@@ -117,7 +145,7 @@ int kube_client_cert_request(KubeClient *c, const KubeClientCertRequest *req, Ku
         _cleanup_kube_status_ KubeStatus st = {};
         _cleanup_free_ char *csr = NULL, *b64 = NULL, *path = NULL, *cert = NULL, *name = NULL;
         _cleanup_erase_ char *key = NULL;
-        json_object *spec, *status, *conds, *cond;
+        json_object *spec;
         usec_t deadline;
         int r;
 
@@ -142,18 +170,9 @@ int kube_client_cert_request(KubeClient *c, const KubeClientCertRequest *req, Ku
         if (!name)
                 return -ENOMEM;
 
-        /* approved as `kubectl certificate approve` does: the object with
-         * its Approved condition, PUT to the approval subresource */
-        if (json_object_deep_copy(created, &approval, NULL) < 0)
-                return -ENOMEM;
-        status = json_new_object();
-        conds = json_new_array();
-        cond = json_new_object();
-        if (!status || json_add(approval, "status", status) < 0 || !conds ||
-            json_add(status, "conditions", conds) < 0 || !cond || json_append(conds, cond) < 0 ||
-            json_add_string(cond, "type", "Approved") < 0 || json_add_string(cond, "status", "True") < 0 ||
-            json_add_string(cond, "reason", req->approval_reason) < 0 ||
-            json_add_string(cond, "message", req->approval_message) < 0)
+        /* approved as `kubectl certificate approve` does */
+        approval = kube_csr_approval(created, req->approval_reason, req->approval_message, NULL);
+        if (!approval)
                 return -ENOMEM;
         path = kube_resource_path(&csr_resource, NULL, name, "approval");
         if (!path)

@@ -38,6 +38,13 @@ typedef struct KubeClientCert {
 
 void kube_client_cert_done(KubeClientCert *c);
 
+/* The body `kubectl certificate approve` PUTs to a CSR's approval
+ * subresource: a copy of csr with an Approved condition appended to its
+ * status.conditions (reason, message; lastUpdateTime when now_rfc3339 is
+ * given). NULL when out of memory. */
+json_object *kube_csr_approval(json_object *csr, const char *reason, const char *message,
+                               const char *now_rfc3339);
+
 /* -ETIMEDOUT when the signer did not sign in time, -EPERM when the CSR was
  * denied or failed; API errors as kube.h's. *reterr says what failed (no
  * secret). */

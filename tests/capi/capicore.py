@@ -208,34 +208,23 @@ class Resolver(object):
         return "%s/%s" % (group, self.resource(group, kind)[0])
 
 
-class CapiCore(object):
-    """CAPI core's controllers (and a Metal3 stand-in) over one namespace.
+class Loop(object):
+    """A controller's loop in a thread: reconcile() every interval seconds
+    until stop(); a failed pass is recorded in errors (the last 50) and the
+    next pass retries. Subclasses set name and define reconcile()."""
 
-    CapiCore(kube, namespace).start() ... .stop(). kube: anything with
-    request(method, path, body=None, ctype=...) that returns the decoded
-    JSON and raises an exception with .status on HTTP errors (hublab.Kube).
-    infrastructure=False leaves the Metal3 kinds to someone else;
-    node_lookup(cluster, provider_id) -> Node name or None replaces reading
-    the workload cluster through <cluster>-kubeconfig.
-    """
+    name = "loop"
 
-    def __init__(self, kube, namespace, interval=0.2, infrastructure=True, node_lookup=None):
-        self.kube = kube
-        self.ns = namespace
+    def __init__(self, interval):
         self.interval = interval
-        self.infrastructure = infrastructure
-        self.node_lookup = node_lookup or self._workload_node
-        self.res = Resolver(kube)
         self.errors = []        # (time, repr) of failed passes, the last 50
         self.passes = 0
         self._stop = threading.Event()
         self._thread = None
         self._pass_done = threading.Condition()
 
-    # ---- the loop ---------------------------------------------------------------------
-
     def start(self):
-        self._thread = threading.Thread(target=self._run, name="capicore", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
         return self
 
@@ -244,7 +233,7 @@ class CapiCore(object):
         if self._thread:
             self._thread.join(timeout)
             if self._thread.is_alive():
-                raise TimeoutError("capicore did not stop within %ss" % timeout)
+                raise TimeoutError("%s did not stop within %ss" % (self.name, timeout))
             self._thread = None
 
     def _run(self):
@@ -258,13 +247,41 @@ class CapiCore(object):
                 self._pass_done.notify_all()
             self._stop.wait(self.interval)
 
+    def _error(self, e):
+        self.errors = (self.errors + [(time.time(), repr(e))])[-50:]
+
     def settle(self, n=2, timeout=30):
         """Returns after n more complete passes (so everything written
         before the call has been seen)."""
         with self._pass_done:
             target = self.passes + n
             if not self._pass_done.wait_for(lambda: self.passes >= target, timeout):
-                raise TimeoutError("capicore made no pass in %ss (errors: %s)" % (timeout, self.errors[-3:]))
+                raise TimeoutError("%s made no pass in %ss (errors: %s)" % (self.name, timeout, self.errors[-3:]))
+
+    def reconcile(self):
+        raise NotImplementedError
+
+
+class CapiCore(Loop):
+    """CAPI core's controllers (and a Metal3 stand-in) over one namespace.
+
+    CapiCore(kube, namespace).start() ... .stop(). kube: anything with
+    request(method, path, body=None, ctype=...) that returns the decoded
+    JSON and raises an exception with .status on HTTP errors (hublab.Kube).
+    infrastructure=False leaves the Metal3 kinds to someone else;
+    node_lookup(cluster, provider_id) -> Node name or None replaces reading
+    the workload cluster through <cluster>-kubeconfig.
+    """
+
+    name = "capicore"
+
+    def __init__(self, kube, namespace, interval=0.2, infrastructure=True, node_lookup=None):
+        super().__init__(interval)
+        self.kube = kube
+        self.ns = namespace
+        self.infrastructure = infrastructure
+        self.node_lookup = node_lookup or self._workload_node
+        self.res = Resolver(kube)
 
     def reconcile(self):
         """One pass over the namespace (also usable without start())."""
@@ -292,9 +309,6 @@ class CapiCore(object):
                 self._error(e)
         except (LookupError, OSError) as e:
             self._error(e)
-
-    def _error(self, e):
-        self.errors = (self.errors + [(time.time(), repr(e))])[-50:]
 
     # ---- helpers ----------------------------------------------------------------------
 

@@ -34,11 +34,9 @@ Standard library and python3-yaml, as capicore.py.
 """
 
 import copy
-import threading
-import time
 import urllib.parse
 
-from capicore import (CLUSTER_NAME_LABEL, CORE, CORE_API_VERSION, KubeError, MERGE, Resolver, _rand, ref)
+from capicore import (CLUSTER_NAME_LABEL, CORE, CORE_API_VERSION, KubeError, Loop, MERGE, Resolver, _rand, ref)
 
 FIELD_MANAGER = "capi-topology"
 APPLY = "application/apply-patch+yaml"
@@ -57,39 +55,19 @@ def _subset_differs(desired, current):
     return desired != current
 
 
-class Topology(object):
+class Topology(Loop):
     """The topology controller over one namespace:
     Topology(kube, namespace).start() ... .stop(), or reconcile() once."""
 
+    name = "capi-topology"
+
     def __init__(self, kube, namespace, interval=0.2):
+        super().__init__(interval)
         self.kube = kube
         self.ns = namespace
-        self.interval = interval
         self.res = Resolver(kube)
-        self.errors = []
         self.dry_runs = 0        # dry-run applies the server accepted
         self.applies = 0         # applies for real after a dry run found a difference
-        self._stop = threading.Event()
-        self._thread = None
-
-    def start(self):
-        self._thread = threading.Thread(target=self._run, name="capi-topology", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, timeout=10):
-        self._stop.set()
-        if self._thread:
-            self._thread.join(timeout)
-            self._thread = None
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                self.reconcile()
-            except Exception as e:  # noqa: BLE001 - a controller retries; the test reads .errors
-                self.errors = (self.errors + [(time.time(), repr(e))])[-50:]
-            self._stop.wait(self.interval)
 
     # ---- requests ---------------------------------------------------------------------
 
@@ -174,7 +152,7 @@ class Topology(object):
                 self.reconcile_cluster(c, topo)
             except (KubeError, LookupError) as e:
                 if getattr(e, "status", None) not in (404, 409):
-                    self.errors = (self.errors + [(time.time(), repr(e))])[-50:]
+                    self._error(e)
 
     def _class(self, c, topo):
         cref = topo.get("classRef") or {}
