@@ -770,7 +770,15 @@ static int claim_registration(Flow *f, const Registration *reg, json_object *bod
 
         if (made) {
                 if (made->error < 0) {
-                        /* the marker stays: the next reconcile searches first */
+                        /* a refusal (4xx but 409) stored nothing: its marker
+                         * goes, or the next reconcile would search for what
+                         * was never made and could adopt another's object
+                         * of that name. Anything else may have reached the
+                         * database: the marker stays, the next reconcile
+                         * searches first. */
+                        if (hub_call_is_user_error(made) && made->status != 409 &&
+                            hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, NULL) < 0)
+                                return -ENOMEM;
                         r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
                                           "cannot register the %s: %s", reg->what, strna(made->message));
                         if (!hub_call_is_user_error(made))

@@ -412,6 +412,43 @@ TEST(a_registration_waits_for_another_replicas_fresh_marker)
         fixture_done(&f);
 }
 
+/* a registration the service refused (here: the late-2023 API's answer
+ * to control_plane_count) stored nothing: its marker goes, so that the
+ * next reconcile registers again instead of searching for a cluster that
+ * was never made (and adopting another control plane's of the same name) */
+TEST(a_refused_registration_leaves_no_marker)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        fixture(&f, oacp(NULL));
+        hubtest_reconcile(
+                capi_controlplane_decide, &f.o.base,
+                (HubTestAnswer[]){ { "register-cluster", 400,
+                                     "{\"code\":\"400\",\"reason\":\"parsing newClusterParams body "
+                                     "failed, because json: unknown field \\\"control_plane_count\\\"\"}",
+                                     NULL },
+                                   { NULL } },
+                &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 1u);
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID));
+        fixture_done(&f);
+}
+
+/* no answer at all: the call may have reached the service, the marker stays */
+TEST(an_unanswered_registration_keeps_its_marker)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        fixture(&f, oacp(NULL));
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "register-cluster", 0, NULL, NULL }, { NULL } }, &run);
+        ASSERT_NOT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        fixture_done(&f);
+}
+
 TEST(a_failed_search_registers_nothing)
 {
         Fixture f;
