@@ -968,7 +968,18 @@ static int find_cluster(Flow *f, json_object **ret)
                                            (char *[]){ NULL }, NULL, TAKE_PTR(params), true);
                 }
                 if (made->error < 0) {
-                        /* the marker stays: the next reconcile searches first */
+                        /* a refusal (4xx but 409) stored nothing: its marker
+                         * goes, or the next reconcile would search for what
+                         * was never made and could adopt a cluster of that
+                         * name someone else registered. Anything else may
+                         * have reached the database: the marker stays, the
+                         * next reconcile searches first. */
+                        if (hub_call_is_user_error(made) && made->status != 409) {
+                                r = hub_object_set_annotation(f->desired_cd, HUB_ANNOTATION_REGISTERING,
+                                                              NULL);
+                                if (r < 0)
+                                        return r;
+                        }
                         r = sync_error_call(f, made, NULL);
                         return r < 0 ? r : finish(f, NULL);
                 }

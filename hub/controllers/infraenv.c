@@ -959,7 +959,15 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                 upd = upd_again;
         if (reg) {
                 if (reg->error < 0) {
-                        /* the marker stays: the next reconcile searches first */
+                        /* a refusal (4xx but 409) stored nothing: its marker
+                         * goes (see cluster.c); anything else may have
+                         * reached the database: the marker stays, the next
+                         * reconcile searches first */
+                        if (hub_call_is_user_error(reg) && reg->status != 409) {
+                                r = hub_object_set_annotation(desired, HUB_ANNOTATION_REGISTERING, NULL);
+                                if (r < 0)
+                                        return r;
+                        }
                         if (reg->status == 409) {
                                 hub_plan_requeue_after(plan, HUB_REQUEUE_RECOVERABLE);
                                 return finish(o, desired, plan);

@@ -1721,6 +1721,38 @@ TEST(service_api_learned_from_its_answers)
         }
 }
 
+/* A refusal that is not about the API's generation stored nothing: the
+ * marker goes with it, or the next reconcile would search by name and
+ * could adopt a cluster of that name someone else registered. A 5xx may
+ * have reached the database: its marker stays. */
+TEST(a_refused_registration_leaves_no_marker)
+{
+        static const struct {
+                int status;
+                bool marker_stays;
+        } cases[] = { { 400, false }, { 403, false }, { 409, true }, { 500, true }, { 0, true } };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const typeof(cases[0]) *c = &cases[i];
+                Fixture f;
+                HubTestRun run;
+
+                fixture(&f, cd(NULL, NULL), aci(NULL, NULL));
+                hubtest_reconcile(cd_decide, &f.o.base,
+                                  (HubTestAnswer[]){ VERSIONS_ANSWER,
+                                                     { "register-cluster", c->status, NULL,
+                                                       c->status ? "cluster name is not valid" : NULL },
+                                                     { NULL } },
+                                  &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 1);
+                ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID));
+                ASSERT_EQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING) != NULL,
+                          c->marker_stays);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+}
+
 /* The first registration of a late-2023 service: refused for
  * control_plane_count, registered again with high_availability_mode in
  * the same reconcile; SpecSynced True. */
