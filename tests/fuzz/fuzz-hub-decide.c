@@ -193,7 +193,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {
                 /* the Cluster API provider (--capi) */
                 ControlPlaneObserved o = { .image_type = "minimal-iso", .readyz = -ENOENT };
-                json_object *machines = json_get(in, "machines");
+                json_object *machines = json_get(in, "machines"), *workers = json_get(in, "workers"),
+                            *mds = json_get(in, "machine_deployments");
 
                 o.base.object = field(in, "oacp");
                 o.cluster = field(in, "capi_cluster");
@@ -207,6 +208,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 o.machines = calloc(hub_json_array_length(machines) + 1, sizeof(json_object *));
                 for (size_t i = 0; o.machines && i < hub_json_array_length(machines); i++)
                         o.machines[o.n_machines++] = json_object_get(json_object_array_get_idx(machines, i));
+                /* the day-1 workers, as the observer keeps them */
+                o.workers = calloc(hub_json_array_length(workers) + 1, sizeof(json_object *));
+                for (size_t i = 0; o.workers && i < hub_json_array_length(workers); i++) {
+                        json_object *m = json_object_array_get_idx(workers, i);
+
+                        if (capi_worker_machine(m, "c"))
+                                o.workers[o.n_workers++] = json_object_get(m);
+                }
+                for (size_t i = 0; i < hub_json_array_length(mds); i++)
+                        o.worker_replicas += capi_worker_replicas(json_object_array_get_idx(mds, i), "c");
+                (void)capi_installation_started(o.service_cluster.body);
                 results(&o.base, in);
                 run(&hub_capi_controlplane_controller, &o.base);
         }
