@@ -747,7 +747,8 @@ static int linked(Flow *f, const Registration *reg, const char *id)
                                ? -ENOMEM
                                : 2;
         if (hub_object_set_annotation(f->desired, reg->annotation, id) < 0 ||
-            hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, NULL) < 0)
+            hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, NULL) < 0 ||
+            hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTRATION_REFUSED, NULL) < 0)
                 return -ENOMEM;
         return 1;
 }
@@ -777,7 +778,7 @@ static int claim_registration(Flow *f, const Registration *reg, json_object *bod
                          * database: the marker stays, the next reconcile
                          * searches first. */
                         if (hub_call_is_user_error(made) && made->status != 409 &&
-                            hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, NULL) < 0)
+                            hub_claim_refused(f->desired, f->o->base.now) < 0)
                                 return -ENOMEM;
                         r = set_condition(f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE, "RegistrationFailed",
                                           "cannot register the %s: %s", reg->what, strna(made->message));

@@ -975,8 +975,7 @@ static int find_cluster(Flow *f, json_object **ret)
                          * have reached the database: the marker stays, the
                          * next reconcile searches first. */
                         if (hub_call_is_user_error(made) && made->status != 409) {
-                                r = hub_object_set_annotation(f->desired_cd, HUB_ANNOTATION_REGISTERING,
-                                                              NULL);
+                                r = hub_claim_refused(f->desired_cd, o->base.now);
                                 if (r < 0)
                                         return r;
                         }
@@ -987,6 +986,9 @@ static int find_cluster(Flow *f, json_object **ret)
                                               json_get_string(made->body, "id"));
                 if (r >= 0)
                         r = hub_object_set_annotation(f->desired_cd, HUB_ANNOTATION_REGISTERING, NULL);
+                if (r >= 0)
+                        r = hub_object_set_annotation(f->desired_cd, HUB_ANNOTATION_REGISTRATION_REFUSED,
+                                                      NULL);
                 if (r >= 0 && made != imp && f->in.pull_secret_digest)
                         r = hub_object_set_annotation(f->desired_cd, HUB_ANNOTATION_PULL_SECRET_DIGEST,
                                                       f->in.pull_secret_digest);

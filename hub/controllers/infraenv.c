@@ -964,7 +964,7 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                          * reached the database: the marker stays, the next
                          * reconcile searches first */
                         if (hub_call_is_user_error(reg) && reg->status != 409) {
-                                r = hub_object_set_annotation(desired, HUB_ANNOTATION_REGISTERING, NULL);
+                                r = hub_claim_refused(desired, base->now);
                                 if (r < 0)
                                         return r;
                         }
@@ -1070,6 +1070,8 @@ int infraenv_decide(const HubObserved *base, HubPlan *plan)
                 r = hub_object_set_annotation(desired, HUB_ANNOTATION_INFRAENV_ID, id);
                 if (r >= 0)
                         r = hub_object_set_annotation(desired, HUB_ANNOTATION_REGISTERING, NULL);
+                if (r >= 0)
+                        r = hub_object_set_annotation(desired, HUB_ANNOTATION_REGISTRATION_REFUSED, NULL);
                 if (r >= 0)
                         r = hub_object_set_annotation(desired, HUB_ANNOTATION_PULL_SECRET_DIGEST, dg);
                 if (r < 0)

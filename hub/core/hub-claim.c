@@ -66,6 +66,47 @@ int hub_claim_parse_marker(const char *v, usec_t *ret_time, char **ret_holder)
         return 0;
 }
 
+/* how long a refused registration still holds the next back: 0 when it
+ * may go (no refusal, one long enough ago or of an older spec, or an
+ * unreadable record) */
+static usec_t refusal_backoff(const HubClaimInput *in)
+{
+        const char *v = hub_object_annotation(in->object, HUB_ANNOTATION_REGISTRATION_REFUSED), *sp;
+        _cleanup_free_ char *ts = NULL;
+        usec_t refused;
+        int64_t generation = 0;
+
+        if (!v)
+                return 0;
+        sp = strchr(v, ' ');
+        ts = sp ? strndup(v, (size_t)(sp - v)) : strdup(v);
+        if (!ts || hub_parse_time(ts, &refused) < 0)
+                return 0;
+        (void)json_get_int64(json_get(in->object, "metadata"), "generation", &generation);
+        if (sp && generation != strtoll(sp + 1, NULL, 10))
+                return 0;
+        if (in->now >= refused + HUB_CLAIM_REFUSAL_BACKOFF || in->now + HUB_CLAIM_SKEW < refused)
+                return 0;
+        return refused + HUB_CLAIM_REFUSAL_BACKOFF - in->now;
+}
+
+int hub_claim_refused(json_object *desired, usec_t now)
+{
+        _cleanup_free_ char *v = NULL;
+        int64_t generation = 0;
+        char ts[32];
+
+        hub_format_time(now, ts);
+        (void)json_get_int64(json_get(desired, "metadata"), "generation", &generation);
+        v = strdup_printf("%s %" PRIi64, ts, generation);
+        if (!v)
+                return -ENOMEM;
+        if (hub_object_set_annotation(desired, HUB_ANNOTATION_REGISTERING, NULL) < 0 ||
+            hub_object_set_annotation(desired, HUB_ANNOTATION_REGISTRATION_REFUSED, v) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 /* another holder's marker written before this replica became the only
  * one acting */
 static bool predecessor(const HubClaimInput *in, usec_t marked)
@@ -90,7 +131,10 @@ int hub_claim_decide(const HubClaimInput *in, HubClaimDecision *ret)
                 return ret->id ? 0 : -ENOMEM;
         }
         if (!marker) {
-                ret->action = HUB_CLAIM_MARK;
+                usec_t wait = refusal_backoff(in);
+
+                ret->action = wait > 0 ? HUB_CLAIM_WAIT : HUB_CLAIM_MARK;
+                ret->wait = wait;
                 return 0;
         }
         /* an unreadable marker is searched for without a time bound */

@@ -18,6 +18,16 @@
  * replica by configuration), by a process that therefore acts no more (it
  * crashed, was restarted, or lost the Lease and stopped). Then the search
  * runs at once: a restarted hub resumes without waiting out the hold.
+ *
+ * A registration the service refused (a 4xx other than 409) stored
+ * nothing: its marker goes (a search would look for what was never made,
+ * and could adopt an object of that name someone else registered), and
+ * HUB_ANNOTATION_REGISTRATION_REFUSED = "<RFC 3339 time> <generation>"
+ * records the refusal in the same write (hub_claim_refused()). The next
+ * registration waits HUB_CLAIM_REFUSAL_BACKOFF after it unless the
+ * object's spec changed since (its generation): each attempt writes the
+ * object twice, and those writes alone would start the next attempt at
+ * once, again and again.
  */
 
 #include <stdbool.h>
@@ -28,6 +38,8 @@ typedef struct json_object json_object;
 
 /* a marker of another holder younger than this makes a replica wait */
 #define HUB_CLAIM_HOLD (120 * USEC_PER_SEC)
+/* a refused registration is not tried again sooner, the spec unchanged */
+#define HUB_CLAIM_REFUSAL_BACKOFF (60 * USEC_PER_SEC)
 /* clock skew allowed between the hub and the service */
 #define HUB_CLAIM_SKEW (300 * USEC_PER_SEC)
 
@@ -66,6 +78,10 @@ void hub_claim_decision_done(HubClaimDecision *d);
 const char *hub_claim_action_to_string(HubClaimAction a);
 
 int hub_claim_decide(const HubClaimInput *in, HubClaimDecision *ret);
+
+/* The service refused the registration: desired loses its marker and
+ * records the refusal (now, its metadata.generation). */
+int hub_claim_refused(json_object *desired, usec_t now);
 
 /* "<RFC 3339 time, to the microsecond> <holder>"; allocated. */
 char *hub_claim_marker(usec_t now, const char *identity);

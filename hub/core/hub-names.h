@@ -120,6 +120,8 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_ANNOTATION_INFRAENV_ID "cradle.agent-install.openshift.io/infra-env-id"
 #define HUB_ANNOTATION_CLUSTER_ID "cradle.agent-install.openshift.io/cluster-id"
 #define HUB_ANNOTATION_REGISTERING "cradle.agent-install.openshift.io/registering"
+/* the service refused the last registration (hub-claim.h) */
+#define HUB_ANNOTATION_REGISTRATION_REFUSED "cradle.agent-install.openshift.io/registration-refused"
 /* a digest of the pull secret last sent to the service (never the secret) */
 #define HUB_ANNOTATION_PULL_SECRET_DIGEST "cradle.agent-install.openshift.io/pull-secret-digest"
 

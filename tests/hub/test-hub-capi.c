@@ -16,6 +16,7 @@
 #include "capi-bootstrap.h"
 #include "capi-controlplane.h"
 #include "cleanup.h"
+#include "hub-claim.h"
 #include "hubtest.h"
 #include "jsonutil.h"
 #include "strutil.h"
@@ -433,6 +434,13 @@ TEST(a_refused_registration_leaves_no_marker)
         ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 1u);
         ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
         ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID));
+        ASSERT_NOT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTRATION_REFUSED));
+        hubtest_run_done(&run);
+        /* the reconcile its own write starts registers nothing: a refusal
+         * is tried again after a while */
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_EQ(run.requeue_after, HUB_CLAIM_REFUSAL_BACKOFF);
         fixture_done(&f);
 }
 

@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "cluster.h"
+#include "hub-claim.h"
 #include "hubtest.h"
 #include "jsonutil.h"
 #include "strutil.h"
@@ -1748,7 +1749,19 @@ TEST(a_refused_registration_leaves_no_marker)
                 ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID));
                 ASSERT_EQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING) != NULL,
                           c->marker_stays);
+                ASSERT_EQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTRATION_REFUSED) !=
+                                  NULL,
+                          !c->marker_stays);
                 hubtest_run_done(&run);
+                if (!c->marker_stays) {
+                        /* the reconcile its own write starts registers
+                         * nothing: a refusal is tried again after a while */
+                        hubtest_reconcile(cd_decide, &f.o.base,
+                                          (HubTestAnswer[]){ VERSIONS_ANSWER, { NULL } }, &run);
+                        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "register-cluster"), 0);
+                        ASSERT_EQ(run.requeue_after, HUB_CLAIM_REFUSAL_BACKOFF);
+                        hubtest_run_done(&run);
+                }
                 fixture_done(&f);
         }
 }

@@ -691,6 +691,56 @@ TEST(infraenv_input_errors)
         hub_stop_ok(&h);
 }
 
+/* cradle-hub's count of a service operation answered code, from its metrics */
+static unsigned service_calls(const Hub *h, const char *operation, int code)
+{
+        _cleanup_free_ char *metrics = NULL,
+                            *key = strdup_printf(
+                                    "cradle_hub_service_request_duration_seconds_count{operation="
+                                    "\"%s\",code=\"%d\"} ",
+                                    operation, code);
+        const char *at;
+
+        ASSERT_NOT_NULL(key);
+        ASSERT_EQ(http_get(h->metrics, "/metrics", &metrics), 200);
+        at = strstr(metrics, key);
+        return at ? (unsigned)strtoul(at + strlen(key), NULL, 10) : 0;
+}
+
+/* A registration the service refuses (a malformed SSH key, 400) is shown
+ * and not sent again at once: each attempt writes the InfraEnv, and those
+ * writes must not start the next attempt (they did, ten times a second).
+ * A spec change is tried at once. */
+TEST(refused_registration_not_sent_again_at_once)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-refused");
+        static const Cond refused = { "ImageCreated", "False", "ImageCreationError",
+                                      "Failed to create image: *" };
+        unsigned before, after;
+        Hub h;
+
+        create_pull_secret(c, ns, true);
+        kcreate(c, HUB_KIND_INFRAENV, ns,
+                "{\"apiVersion\":\"agent-install.openshift.io/v1beta1\",\"kind\":\"InfraEnv\","
+                "\"metadata\":{\"name\":\"refused\"},\"spec\":{\"pullSecretRef\":{\"name\":\"pull-secret\"},"
+                "\"sshAuthorizedKey\":\"ssh-ed25519 bm90IGEga2V5 t@e\"}}");
+        hub_start(&h, ns, NULL);
+        json_object_put(wait_for(c, HUB_KIND_INFRAENV, ns, "refused", has_condition, &refused, 60, &h));
+        before = service_calls(&h, "RegisterInfraEnv", 400);
+        ASSERT_TRUE(before >= 1);
+        sleep(5);
+        after = service_calls(&h, "RegisterInfraEnv", 400);
+        /* at most the one its own write had started already */
+        ASSERT_TRUE(after <= before + 1);
+        /* the key mended: registered at once */
+        kpatch(c, HUB_KIND_INFRAENV, ns, "refused", false,
+               "{\"spec\":{\"sshAuthorizedKey\":\"ssh-ed25519 "
+               "AAAAC3NzaC1lZDI1NTE5AAAAIGq1Yg6s2pT6fYzKx9k4JQm3m8c0zQ0v8V0f3bq9n8jF t@e\"}}");
+        free(ready_infraenv(c, ns, "refused", &h));
+        hub_stop_ok(&h);
+}
+
 static bool static_config_count(json_object *service, const void *arg)
 {
         const char *s = json_get_string(service, "static_network_config");

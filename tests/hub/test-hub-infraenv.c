@@ -304,6 +304,15 @@ TEST(register_4xx_is_an_input_error)
         /* a refusal stored nothing: no marker, or the next attempt would
          * search and could adopt another's infra-env of that name */
         ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+        ASSERT_NOT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTRATION_REFUSED));
+        hubtest_run_done(&run);
+        /* the reconcile its own write starts registers nothing (the
+         * refusal is tried again after a while), and keeps the condition */
+        hubtest_reconcile(infraenv_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0);
+        ASSERT_EQ(run.requeue_after, HUB_CLAIM_REFUSAL_BACKOFF);
+        ASSERT_CONDITION(f.o.base.object, "ImageCreated", "False", "ImageCreationError",
+                         "Failed to create image: MACs and Interfaces for host 0 must be unique");
         hubtest_run_done(&run);
         fixture_done(&f);
 }

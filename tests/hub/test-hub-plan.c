@@ -241,6 +241,53 @@ TEST(claim_protocol)
         }
 }
 
+/* a refused registration: the next waits HUB_CLAIM_REFUSAL_BACKOFF, unless
+ * the spec changed since (its generation); hub_claim_refused() records it
+ * and drops the marker */
+TEST(claim_refusal_backoff)
+{
+        static const struct {
+                int generation;
+                const char *refused;
+                usec_t after; /* since NOW */
+                HubClaimAction action;
+                usec_t wait;
+        } cases[] = {
+                { 3, "2026-09-21T14:13:20Z 3", 10 * USEC_PER_SEC, HUB_CLAIM_WAIT, 50 * USEC_PER_SEC },
+                { 3, "2026-09-21T14:13:20Z 3", 60 * USEC_PER_SEC, HUB_CLAIM_MARK, 0 },
+                /* the spec changed: at once */
+                { 4, "2026-09-21T14:13:20Z 3", 10 * USEC_PER_SEC, HUB_CLAIM_MARK, 0 },
+                /* unreadable, or far in the future (a clock that jumped): no hold */
+                { 3, "sometime 3", 10 * USEC_PER_SEC, HUB_CLAIM_MARK, 0 },
+                { 3, "2026-09-22T14:13:20Z 3", 10 * USEC_PER_SEC, HUB_CLAIM_MARK, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(json_object_putp) json_object *obj =
+                        hubtest_jsonf("{\"metadata\":{\"generation\":%d,\"annotations\":{"
+                                      "\"" HUB_ANNOTATION_REGISTRATION_REFUSED "\":\"%s\"}}}",
+                                      cases[i].generation, cases[i].refused);
+                _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
+
+                decide_claim(obj, NULL, NOW + cases[i].after, 0, &d);
+                if (d.action != cases[i].action || d.wait != cases[i].wait)
+                        test_fail(__FILE__, __LINE__,
+                                  "case %zu: %s after %" PRIu64 " us, expected %s after %" PRIu64, i,
+                                  hub_claim_action_to_string(d.action), d.wait,
+                                  hub_claim_action_to_string(cases[i].action), cases[i].wait);
+        }
+        {
+                _cleanup_(json_object_putp) json_object *obj = hubtest_json(
+                        "{\"metadata\":{\"generation\":7,\"annotations\":{\"" HUB_ANNOTATION_REGISTERING
+                        "\":\"2026-09-21T14:13:20Z me\"}}}");
+
+                ASSERT_OK(hub_claim_refused(obj, NOW));
+                ASSERT_NULL(hub_object_annotation(obj, HUB_ANNOTATION_REGISTERING));
+                ASSERT_STREQ(hub_object_annotation(obj, HUB_ANNOTATION_REGISTRATION_REFUSED),
+                             "2026-09-21T14:13:20Z 7");
+        }
+}
+
 TEST(nmstate_yaml)
 {
         _cleanup_(json_object_putp) json_object *v = hubtest_json(
