@@ -7,6 +7,9 @@
 #include "assisted/assisted-user.h"
 #include "capi-binding.h"
 #include "capi-controlplane.h"
+#include "kube/kube-csr.h"
+#include "kube/kube-node.h"
+#include "node-csr.h"
 #include "cleanup.h"
 #include "cluster.h"
 #include "hub-cache.h"
@@ -25,6 +28,8 @@
 #define TAG_ROLE "role-"
 #define TAG_SENTINEL "sentinel-"
 #define TAG_INSTALL "install"
+#define TAG_INSTALL_HOST "install-host-"
+#define TAG_DAY2 "transform-day2"
 #define TAG_KUBECONFIG "kubeconfig"
 #define TAG_KUBECONFIG_CERT "kubeconfig-cert"
 /* which credentials file the kubeconfig Secret holds (kubeconfig-noingress
@@ -49,6 +54,8 @@ void capi_controlplane_observed_done(HubObserved *base)
         for (size_t i = 0; i < o->n_workers; i++)
                 json_object_put(o->workers[i]);
         free(o->workers);
+        json_object_put(o->spoke_csrs);
+        json_object_put(o->spoke_nodes);
         strv_free(o->configs);
         hub_ref_done(&o->infra_template);
         strv_free(o->infra_machines);
@@ -242,6 +249,41 @@ bool capi_installation_started(json_object *service_cluster)
         return !isempty(s) && !cd_status_before_installation(s);
 }
 
+/* the cluster turned into a day-2 cluster (TransformClusterToDay2): kind
+ * AddHostsCluster, status adding-hosts; installed as far as the control
+ * plane is concerned */
+static bool is_day2(json_object *service_cluster)
+{
+        return streq_ptr(json_get_string(service_cluster, "kind"), "AddHostsCluster");
+}
+
+static bool is_installed(json_object *service_cluster)
+{
+        return streq_ptr(json_get_string(service_cluster, "status"), "installed") ||
+               is_day2(service_cluster);
+}
+
+/* A day-2 host of the cluster (id cid) rebooting into it, or added to it
+ * (the service's last word on a day-2 host), whose Machine does not yet
+ * show it joined (HostInstallation True): its node's CSRs are cradle-hub's
+ * to approve, as assisted-service approves a day-2 Agent's. The cluster's
+ * own approver knows no such node (its Machine is on the hub), and the
+ * assisted-installer-controller ended with day 1. */
+static bool day2_joining(json_object *cluster, const char *cid, json_object *machine, json_object *h)
+{
+        const char *st = json_get_string(h, "status"),
+                   *stage = json_get_string(json_get(h, "progress"), "current_stage");
+
+        if (!is_day2(cluster) || isempty(cid) || !streq_ptr(json_get_string(h, "cluster_id"), cid))
+                return false;
+        if (!streq_ptr(st, "added-to-existing-cluster") &&
+            !(streq_ptr(st, "installing-in-progress") && streq_ptr(stage, "Rebooting")))
+                return false;
+        return !streq_ptr(
+                json_get_string(hub_conditions_find(machine, HUB_CAPI_COND_HOST_INSTALLATION), "status"),
+                HUB_TRUE);
+}
+
 /* ---- pure: the decision ---- */
 
 typedef struct Flow {
@@ -251,6 +293,8 @@ typedef struct Flow {
         json_object *desired;
         /* the control plane as an earlier write of this plan leaves it, or NULL */
         json_object *oacp_written;
+        /* a day-2 worker's node is joining: look again soon */
+        bool joining;
         const char *cluster; /* the Cluster API cluster's name */
 } Flow;
 
@@ -390,13 +434,48 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
         return 0;
 }
 
-/* A worker Machine the installation left out: it started before the
- * Machine's host was bound to the cluster (day 2, not done) */
+static bool bound_here(const Flow *f, json_object *h)
+{
+        return streq_ptr(json_get_string(h, "cluster_id"),
+                         hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID));
+}
+
+/* A worker Machine the day-1 installation left out: it started before the
+ * Machine's host was bound to the cluster. It waits until the cluster is
+ * a day-2 cluster, then its host is added (CAPOA's worker gate) */
 static bool late_worker(const Flow *f, json_object *cluster, json_object *h)
 {
-        return capi_installation_started(cluster) &&
-               !streq_ptr(json_get_string(h, "cluster_id"),
-                          hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID));
+        return capi_installation_started(cluster) && !is_day2(cluster) && !bound_here(f, h);
+}
+
+/* a worker Machine whose host the day-1 installation did not take: the
+ * cluster must become a day-2 cluster for it */
+static bool needs_day2(const Flow *f, json_object *cluster)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+
+        for (size_t i = 0; i < o->n_workers; i++)
+                if (!bound_here(f, capi_host_for_machine(hosts, kube_object_name(o->workers[i]))))
+                        return capi_installation_started(cluster);
+        return false;
+}
+
+/* every Machine's host installed, or added to the day-2 cluster: nothing
+ * more to poll the service for */
+static bool hosts_done(const ControlPlaneObserved *o)
+{
+        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines];
+                const char *st =
+                        json_get_string(capi_host_for_machine(hosts, kube_object_name(m)), "status");
+
+                if (!STR_IN_SET(strempty(st), "installed", "added-to-existing-cluster"))
+                        return false;
+        }
+        return true;
 }
 
 /* A call on a host (path infra-env, host) whose body is {key: value},
@@ -469,6 +548,139 @@ static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
         return planned ? 0 : 1;
 }
 
+/* a day-2 cluster: each worker Machine's host bound here, known, with
+ * its role and the sentinel's override, is installed (v2InstallHost, as
+ * the ClusterDeployment path's installDay2Hosts). A control-plane Machine
+ * made after the installation (scale-up, remediation) is not: a day-2
+ * control-plane host needs the etcd member replaced too. 1 to go on, 0
+ * when calls are planned. */
+static int install_day2_hosts(Flow *f, json_object *cluster)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        bool planned = false;
+        int r;
+
+        if (!is_day2(cluster))
+                return 1;
+        for (size_t i = 0; i < o->n_workers; i++) {
+                json_object *h = capi_host_for_machine(hosts, kube_object_name(o->workers[i]));
+                const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
+                _cleanup_free_ char *tag = NULL;
+
+                if (!hid || !ie || !bound_here(f, h) || !streq_ptr(json_get_string(h, "status"), "known") ||
+                    !streq_ptr(json_get_string(h, "role"), "worker") || !capi_host_has_sentinel(h))
+                        continue;
+                tag = strdup_printf("%s%s", TAG_INSTALL_HOST, hid);
+                if (!tag)
+                        return -ENOMEM;
+                if (result(f, tag))
+                        continue;
+                r = hub_plan_op(f->plan, tag, ASSISTED_OP_INSTALL_HOST,
+                                (char *[]){ (char *)ie, (char *)hid, NULL }, NULL, NULL, true);
+                if (r < 0)
+                        return r;
+                planned = true;
+        }
+        return planned ? 0 : 1;
+}
+
+/* the new cluster's Node of a day-2 worker's Machine, or NULL */
+static json_object *spoke_node(const ControlPlaneObserved *o, json_object *machine)
+{
+        return json_get(o->spoke_nodes, strempty(kube_object_name(machine)));
+}
+
+/* The day-2 worker's node's CSRs: a client CSR while its Node does not
+ * exist, its serving CSR once it does, each checked as csr_utils.go
+ * checks them (node-csr.h) and approved with the kubeconfig Secret's
+ * credentials. *ret_serving_approved: its serving CSR is approved (now
+ * or before). */
+static int approve_day2_csrs(Flow *f, json_object *machine, bool *ret_serving_approved)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *csrs = o->spoke_csrs, *node = spoke_node(o, machine);
+        _cleanup_free_ char *kubeconfig = hub_secret_value(o->kubeconfig.object, "value");
+        const char *hostname = kube_object_name(machine);
+        int r;
+
+        *ret_serving_approved = false;
+        for (size_t i = 0; json_object_is_type(csrs, json_type_array) && i < json_object_array_length(csrs);
+             i++) {
+                json_object *csr = json_object_array_get_idx(csrs, i), *body;
+                _cleanup_free_ char *why = NULL;
+                char ts[32];
+                int kind;
+
+                kind = node_csr_kind(hostname, csr, node, &why);
+                if (kind < 0)
+                        return kind;
+                if (kind == 0) {
+                        if (why)
+                                log_debug("%s/%s: CSR %s of node %s not approved: %s", o->base.ns,
+                                          o->base.name, strna(kube_object_name(csr)), strna(hostname), why);
+                        continue;
+                }
+                if (node_csr_approved(csr)) {
+                        *ret_serving_approved |= kind == 2;
+                        continue;
+                }
+                if (!kubeconfig)
+                        continue;
+                hub_format_time(o->base.now, ts);
+                body = kube_csr_approval(
+                        csr, "NodeCSRApprove",
+                        "This CSR was approved by cradle-hub for a Cluster API day-2 worker", ts);
+                if (!body)
+                        return -ENOMEM;
+                r = hub_plan_spoke(f->plan, kubeconfig, HUB_SPOKE_CSR, "approve", kube_object_name(csr),
+                                   body);
+                if (r < 0)
+                        return r;
+                *ret_serving_approved |= kind == 2;
+        }
+        return 0;
+}
+
+/* A day-2 worker added to the cluster: joined (HostInstallation True)
+ * once its Node is Ready and its serving CSR approved; until then its
+ * CSRs are approved as they come */
+static int day2_progress(Flow *f, json_object *cluster, json_object *machine, json_object *h,
+                         char **ret_status, char **ret_reason, char **ret_message)
+{
+        const ControlPlaneObserved *o = f->o;
+        json_object *node = spoke_node(o, machine);
+        bool serving = false, joined = true;
+        int r;
+
+        if (day2_joining(cluster, hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID), machine,
+                         h)) {
+                /* not shown joined before: is it now? */
+                r = approve_day2_csrs(f, machine, &serving);
+                if (r < 0)
+                        return r;
+                joined = node && kube_node_ready(node) && serving;
+        }
+        if (joined) {
+                *ret_status = strdup(HUB_TRUE);
+                *ret_reason = strdup("Joined");
+                *ret_message = strdup("");
+        } else {
+                f->joining = true;
+                *ret_status = strdup(HUB_FALSE);
+                *ret_reason = strdup("Joining");
+                *ret_message = strdup_printf(
+                        "added to the cluster; its node %s %s", strna(kube_object_name(machine)),
+                        !o->spoke_csrs ? "cannot be looked at yet (the cluster's API does not answer)"
+                        : !node        ? "has not registered (its client certificate is approved as it asks)"
+                        : !serving     ? "waits for its serving certificate"
+                                       : "is not Ready");
+        }
+        if (!*ret_status || !*ret_reason || !*ret_message)
+                return -ENOMEM;
+        return 0;
+}
+
 /* each Machine with a host shows its installation (the condition
  * HostInstallation), a worker Machine the installation left out why it
  * waits; in the last round only: the patches are locked on the observed
@@ -491,16 +703,27 @@ static int machines_progress(Flow *f, json_object *cluster)
                         reason = strdup(HUB_CAPI_REASON_NOT_IN_DAY1);
                         msg = strdup_printf(
                                 "the cluster's installation started (status %s) before this "
-                                "Machine's host was bound: it is not installed with the cluster, "
-                                "and cradle-hub does not add workers to an installed cluster "
-                                "(day 2)",
+                                "Machine's host was bound: it is not installed with the cluster; "
+                                "once the cluster is installed, its host is added to it (day 2)",
                                 strna(json_get_string(cluster, "status")));
                         if (!st || !reason || !msg)
                                 return -ENOMEM;
                 } else if (!h)
                         continue;
-                else {
+                else if (worker && is_day2(cluster) &&
+                         streq_ptr(json_get_string(h, "status"), "added-to-existing-cluster")) {
+                        r = day2_progress(f, cluster, m, h, &st, &reason, &msg);
+                        if (r < 0)
+                                return r;
+                } else {
+                        bool serving;
+
                         r = capi_host_progress(h, &st, &reason, &msg);
+                        /* rebooting into the cluster: its kubelet may ask already */
+                        if (r >= 0 && worker &&
+                            day2_joining(cluster,
+                                         hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID), m, h))
+                                r = approve_day2_csrs(f, m, &serving);
                         if (r < 0)
                                 return r;
                 }
@@ -657,14 +880,15 @@ static int kubeconfig_cert(Flow *f, json_object *cluster, const char *file)
 static int kubeconfig(Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
-        bool installed = streq_ptr(json_get_string(cluster, "status"), "installed"), initialized = false;
+        bool installed = is_installed(cluster), initialized = false;
         const char *file = installed ? "kubeconfig" : "kubeconfig-noingress",
                    *have = hub_object_annotation(o->kubeconfig.object, ANNOTATION_KUBECONFIG_FILE),
                    *admin = NULL;
         int r;
 
-        if (!status_in(cluster, (const char *const[]){ "installing", "installing-pending-user-action",
-                                                       "finalizing", "installed", NULL }))
+        if (!installed &&
+            !status_in(cluster, (const char *const[]){ "installing", "installing-pending-user-action",
+                                                       "finalizing", NULL }))
                 return 1;
         (void)json_get_bool(json_get_path(o->base.object, "status.initialization"),
                             "controlPlaneInitialized", &initialized);
@@ -692,7 +916,8 @@ static int status(Flow *f, json_object *cluster)
         bool initialized;
         const char *version;
         unsigned ready = 0;
-        bool available = status_in(cluster, (const char *const[]){ "finalizing", "installed", NULL });
+        bool available =
+                is_installed(cluster) || status_in(cluster, (const char *const[]){ "finalizing", NULL });
         _cleanup_free_ char *selector = strdup_printf("%s=%s,%s", HUB_CAPI_LABEL_CLUSTER_NAME, f->cluster,
                                                       HUB_CAPI_LABEL_CONTROL_PLANE);
 
@@ -1021,6 +1246,9 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         r = bind_hosts(&f, cid, cluster);
         if (r <= 0)
                 return r;
+        r = install_day2_hosts(&f, cluster);
+        if (r <= 0)
+                return r;
 
         /* the install trigger: every control-plane Machine has its host,
          * so has every worker Machine, as many as the MachineDeployments
@@ -1045,13 +1273,31 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         r = kubeconfig(&f, cluster);
         if (r <= 0)
                 return r;
+        if (streq_ptr(json_get_string(cluster, "status"), "installed") && !is_day2(cluster) &&
+            needs_day2(&f, cluster)) {
+                /* installed, and a worker Machine left out of it: from now
+                 * on a day-2 cluster, its host is added in the next rounds */
+                const HubCallResult *tr = result(&f, TAG_DAY2);
+
+                if (!tr)
+                        return hub_plan_op(plan, TAG_DAY2, ASSISTED_OP_TRANSFORM_CLUSTER_TO_DAY2,
+                                           (char *[]){ (char *)cid, NULL }, NULL, NULL, true);
+                if (tr->error >= 0 && json_object_is_type(tr->body, json_type_object))
+                        cluster = tr->body;
+                else
+                        log_warning("%s/%s: cannot turn cluster %s into a day-2 cluster, its late workers "
+                                    "wait: %s",
+                                    o->base.ns, o->base.name, cid, strna(tr->message));
+        }
         r = machines_progress(&f, cluster);
         if (r < 0)
                 return r;
         r = status(&f, cluster);
         if (r < 0)
                 return r;
-        if (!streq_ptr(json_get_string(cluster, "status"), "installed") || o->readyz != 0)
+        /* a day-2 host registers, installs, reboots with no event to say
+         * so: the service is polled until every Machine's host is in */
+        if (!is_installed(cluster) || o->readyz != 0 || !hosts_done(o) || f.joining)
                 hub_plan_requeue_after(plan, REQUEUE_WHILE_INSTALLING);
         return finish(&f);
 }
@@ -1187,6 +1433,59 @@ static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
 }
 
 /* the new cluster's API, with the kubeconfig of the Secret */
+/* the Nodes of the day-2 workers joining (day2_joining()) and, if any,
+ * the new cluster's CSRs; a read that fails leaves them unknown (the
+ * Machine says it cannot look yet) */
+static int observe_joining(ControlPlaneObserved *o, KubeClient *c)
+{
+        json_object *cluster = o->cluster_read && o->service_cluster.error >= 0 ? o->service_cluster.body
+                                                                                : NULL,
+                    *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        const char *cid = hub_object_annotation(o->base.object, HUB_ANNOTATION_CLUSTER_ID);
+        _cleanup_(json_object_putp) json_object *nodes = NULL, *list = NULL;
+        bool any = false;
+        int r;
+
+        for (size_t i = 0; i < o->n_workers; i++) {
+                const char *name = kube_object_name(o->workers[i]);
+                _cleanup_kube_status_ KubeStatus st = {};
+                json_object *node = NULL;
+
+                if (!day2_joining(cluster, cid, o->workers[i], capi_host_for_machine(hosts, name)))
+                        continue;
+                any = true;
+                if (!nodes && !(nodes = json_new_object()))
+                        return -ENOMEM;
+                r = kube_get(c, hub_spoke_resource(HUB_SPOKE_NODE), NULL, name, &node, &st);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0) {
+                        log_debug_errno(r, "%s/%s: cannot read the node %s of the new cluster: %s",
+                                        o->base.ns, o->base.name, name, strna(st.message));
+                        return 0;
+                }
+                if (json_add(nodes, name, node) < 0)
+                        return -ENOMEM;
+        }
+        if (!any)
+                return 0;
+        {
+                _cleanup_kube_status_ KubeStatus st = {};
+
+                r = kube_list(c, hub_spoke_resource(HUB_SPOKE_CSR), NULL, NULL, &list, &st);
+                if (r < 0) {
+                        log_debug_errno(r, "%s/%s: cannot list the new cluster's CSRs: %s", o->base.ns,
+                                        o->base.name, strna(st.message));
+                        return 0;
+                }
+        }
+        o->spoke_csrs = json_object_get(json_get(list, "items"));
+        if (!o->spoke_csrs && !(o->spoke_csrs = json_new_array()))
+                return -ENOMEM;
+        o->spoke_nodes = TAKE_PTR(nodes);
+        return 0;
+}
+
 static int observe_spoke(ControlPlaneObserved *o)
 {
         _cleanup_(kube_client_freep) KubeClient *c = NULL;
@@ -1210,7 +1509,7 @@ static int observe_spoke(ControlPlaneObserved *o)
         if (kube_request(c, "GET", "/version", NULL, NULL, &v, NULL) >= 0 &&
             json_get_string(v, "gitVersion"))
                 o->kube_version = strdup(json_get_string(v, "gitVersion"));
-        return 0;
+        return observe_joining(o, c);
 }
 
 /* a registering marker and an id missing: the service's objects of that

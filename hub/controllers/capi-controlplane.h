@@ -80,6 +80,12 @@ typedef struct ControlPlaneObserved {
         CapiKubeconfigCert kubeconfig_cert;
         usec_t cert_expiration;
         usec_t cert_renew_before;
+        /* while a day-2 worker joins (its host rebooting into the new
+         * cluster, its Machine not yet shown joined): the new cluster's
+         * CSRs (an array) and the Nodes of those workers (an object by
+         * Machine name), read with that kubeconfig; NULL otherwise */
+        json_object *spoke_csrs;
+        json_object *spoke_nodes;
 } ControlPlaneObserved;
 
 extern const HubControllerType hub_capi_controlplane_controller;

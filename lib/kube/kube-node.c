@@ -12,7 +12,9 @@ bool kube_node_ready(json_object *node)
 {
         json_object *conds = json_get_path(node, "status.conditions");
 
-        for (size_t i = 0; conds && i < json_object_array_length(conds); i++) {
+        /* a Node from another API server: anything can be there */
+        for (size_t i = 0;
+             json_object_is_type(conds, json_type_array) && i < json_object_array_length(conds); i++) {
                 json_object *c = json_object_array_get_idx(conds, i);
                 if (streq_ptr(json_get_string(c, "type"), "Ready"))
                         return streq_ptr(json_get_string(c, "status"), "True");
@@ -25,7 +27,8 @@ char **kube_node_internal_ips(json_object *node)
         json_object *addrs = json_get_path(node, "status.addresses");
         _cleanup_strv_free_ char **l = NULL;
 
-        for (size_t i = 0; addrs && i < json_object_array_length(addrs); i++) {
+        for (size_t i = 0;
+             json_object_is_type(addrs, json_type_array) && i < json_object_array_length(addrs); i++) {
                 json_object *a = json_object_array_get_idx(addrs, i);
                 const char *ip = json_get_string(a, "address");
                 if (streq_ptr(json_get_string(a, "type"), "InternalIP") && !isempty(ip) &&

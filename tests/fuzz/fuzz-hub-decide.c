@@ -219,6 +219,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 for (size_t i = 0; i < hub_json_array_length(mds); i++)
                         o.worker_replicas += capi_worker_replicas(json_object_array_get_idx(mds, i), "c");
                 (void)capi_installation_started(o.service_cluster.body);
+                /* a day-2 worker joining: the new cluster's CSRs and Nodes */
+                o.spoke_csrs = field(in, "spoke_csrs");
+                o.spoke_nodes = field(in, "spoke_nodes");
                 results(&o.base, in);
                 run(&hub_capi_controlplane_controller, &o.base);
         }

@@ -1566,6 +1566,20 @@ class CapiInstall(Install):
             out[m["metadata"]["name"]] = hostname
         return ie_id, out
 
+    def boot_data_of(self, machines):
+        """(Machine, hostname of its bootstrap data, infra-env id) for the
+        first of machines whose data Secret is there, else None."""
+        ie_id = (((self.oacp() or {}).get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_INFRA_ENV_ID)
+        for name in sorted(machines):
+            m = self.kube.get("Machine", self.ns, name) or {}
+            secret = ((m.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName")
+            sec = self.kube.get("Secret", self.ns, secret) if secret else None
+            value = base64.b64decode(((sec or {}).get("data") or {}).get("value") or "").decode(errors="replace")
+            hostname = ignition_hostname(value) if value else None
+            if hostname and ie_id:
+                return name, hostname, ie_id
+        return None
+
     def boot(self, hosts=None, timeout=120):
         """One host per control-plane Machine, booted from its bootstrap data."""
         try:

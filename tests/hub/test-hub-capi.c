@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "hub-claim.h"
 #include "hubtest.h"
+#include "hubtest-csr.h"
 #include "jsonutil.h"
 #include "strutil.h"
 
@@ -1425,7 +1426,8 @@ TEST(installation_waits_for_the_workers)
 }
 
 /* a worker Machine that appears once the installation started is not
- * bound (day 2 is not done): its HostInstallation condition says why */
+ * bound while it runs: its HostInstallation condition says why and what
+ * comes (day 2, below) */
 TEST(late_worker_not_bound)
 {
         Fixture f;
@@ -1450,8 +1452,10 @@ TEST(late_worker_not_bound)
         ASSERT_CONDITION(
                 p->body, "HostInstallation", "False", "NotInDay1Installation",
                 "the cluster's installation started (status installing) before this Machine's host "
-                "was bound: it is not installed with the cluster, and cradle-hub does not add workers "
-                "to an installed cluster (day 2)");
+                "was bound: it is not installed with the cluster; once the cluster is installed, its "
+                "host is added to it (day 2)");
+        /* and the service is polled for the end of the installation */
+        ASSERT_TRUE(run.requeue_after > 0);
         fixture_done(&f);
 }
 
@@ -1484,5 +1488,244 @@ TEST(worker_machine_shows_its_hosts_progress)
         ASSERT_EQ(p->target, HUB_KIND_MACHINE);
         ASSERT_CONDITION(p->body, "HostInstallation", "False", "InstallingInProgress",
                          "Writing image to disk 30%");
+        fixture_done(&f);
+}
+
+/* ---- day 2: a worker Machine after the installation (capi.md §3.3's gate, §6 item 8) ---- */
+
+static json_object *day2_cluster(const char *hosts)
+{
+        json_object *c = service_cluster("adding-hosts", hosts);
+
+        ASSERT_OK(json_add_string(c, "kind", "AddHostsCluster"));
+        return c;
+}
+
+static const HubWrite *machine_status(const HubTestRun *run, const char *name)
+{
+        const HubWrite *p = NULL;
+
+        for (unsigned i = 0; hubtest_write(run, HUB_WRITE_PATCH_STATUS, i); i++)
+                if (streq_ptr(hubtest_write(run, HUB_WRITE_PATCH_STATUS, i)->name, name))
+                        p = hubtest_write(run, HUB_WRITE_PATCH_STATUS, i);
+        return p;
+}
+
+/* installed, a worker Machine left out: the cluster becomes a day-2
+ * cluster (once), nothing of the kind while every worker is in */
+TEST(installed_cluster_with_a_late_worker_turns_day2)
+{
+        for (unsigned late = 0; late < 2; late++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char hw[2048];
+                _cleanup_free_ char *hosts = NULL;
+
+                hosts = masters_and("installed",
+                                    worker_host(hw, "hw", WORKER, !late, late ? "known" : "installed"));
+                fixture(&f, oacp(NULL));
+                registered(&f, service_cluster("installed", hosts), hosts);
+                with_minted_kubeconfig(&f, "kubeconfig", NOW);
+                f.o.readyz = 0;
+                with_worker(&f, WORKER);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "transform-day2", 202,
+                                                       "{\"id\":\"" CID "\",\"kind\":\"AddHostsCluster\","
+                                                       "\"status\":\"adding-hosts\",\"hosts\":[]}",
+                                                       NULL },
+                                                     { NULL } },
+                                  &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "transform-day2"), late ? 1u : 0u);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 0u);
+                /* the control plane stays available through it */
+                ASSERT_CONDITION(f.o.base.object, "Available", "True", "ControlPlaneAvailable",
+                                 late ? "Controlplane available, status: adding-hosts"
+                                      : "Controlplane available, status: installed");
+                fixture_done(&f);
+        }
+}
+
+/* a day-2 cluster: the late worker's host is bound as worker with the
+ * sentinel; once known, installed (v2InstallHost); a foreign host never */
+TEST(day2_worker_host_bound_then_installed)
+{
+        for (unsigned known_bound = 0; known_bound < 2; known_bound++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char hw[2048], hx[2048];
+                _cleanup_free_ char *more = NULL, *hosts = NULL;
+
+                more = strdup_printf("%s,%s", worker_host(hw, "hw", WORKER, known_bound, "known"),
+                                     host_json(hx, "hx", "intruder", "", "known", "auto-assign", NULL));
+                hosts = masters_and("installed", more);
+                fixture(&f, oacp(NULL));
+                registered(&f, day2_cluster(hosts), hosts);
+                with_minted_kubeconfig(&f, "kubeconfig", NOW);
+                f.o.readyz = 0;
+                with_worker(&f, WORKER);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL },
+                                                     { "role-*", 201, "{}", NULL },
+                                                     { "sentinel-*", 201, NULL, NULL },
+                                                     { "install-host-*", 202, "{}", NULL },
+                                                     { NULL } },
+                                  &run);
+                ASSERT_NULL(call(&run, "bind-hx"));
+                ASSERT_NULL(call(&run, "install-host-hx"));
+                ASSERT_NULL(call(&run, "transform-day2"));
+                if (!known_bound) {
+                        ASSERT_NOT_NULL(call(&run, "bind-hw"));
+                        ASSERT_NOT_NULL(call(&run, "role-hw"));
+                        ASSERT_NOT_NULL(call(&run, "sentinel-hw"));
+                        ASSERT_STREQ(hubtest_str(call(&run, "bind-hw")->body, "cluster_id"), CID);
+                        ASSERT_STREQ(hubtest_str(call(&run, "role-hw")->body, "host_role"), "worker");
+                        /* installed only once the service lists it bound, known */
+                        ASSERT_NULL(call(&run, "install-host-hw"));
+                } else {
+                        ASSERT_NULL(call(&run, "bind-hw"));
+                        ASSERT_NOT_NULL(call(&run, "install-host-hw"));
+                        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 1u);
+                }
+                ASSERT_TRUE(run.requeue_after > 0);
+                fixture_done(&f);
+        }
+}
+
+/* a day-2 host installing shows it on its Machine, and the service is
+ * polled for it */
+TEST(day2_worker_progress)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char hw[2048];
+        _cleanup_free_ char *hosts = NULL;
+        const HubWrite *p;
+
+        hosts = masters_and("installed", worker_host(hw, "hw", WORKER, true, "installing-in-progress"));
+        fixture(&f, oacp(NULL));
+        registered(&f, day2_cluster(hosts), hosts);
+        with_minted_kubeconfig(&f, "kubeconfig", NOW);
+        f.o.readyz = 0;
+        with_worker(&f, WORKER);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        p = machine_status(&run, WORKER);
+        ASSERT_NOT_NULL(p);
+        ASSERT_CONDITION(p->body, "HostInstallation", "False", "InstallingInProgress", NULL);
+        ASSERT_TRUE(run.requeue_after > 0);
+        ASSERT_TRUE(run.requeue_after < (usec_t)43200 * USEC_PER_SEC);
+        fixture_done(&f);
+}
+
+/* A day-2 worker's node joins: cradle-hub approves its client CSR, then
+ * its serving CSR once the Node exists (checked as csr_utils.go checks
+ * them: another node's CSR never), and shows the Machine Joined once the
+ * Node is Ready with its serving certificate; then it looks no more. The
+ * worker Machine is called worker-0 (the CSRs' node). */
+static void day2_joining_fixture(Fixture *f, const char *host_status, json_object *csrs, json_object *node)
+{
+        char hw[2048];
+        _cleanup_free_ char *hosts = NULL;
+        _cleanup_(json_object_putp) json_object *h =
+                hubtest_json(worker_host(hw, "hw", "worker-0", true, host_status));
+
+        if (streq(host_status, "installing-in-progress"))
+                ASSERT_OK(json_add(h, "progress", hubtest_json("{\"current_stage\":\"Rebooting\"}")));
+        hosts = masters_and("installed", json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN));
+        fixture(f, oacp(NULL));
+        registered(f, day2_cluster(hosts), hosts);
+        with_minted_kubeconfig(f, "kubeconfig", NOW);
+        f->o.readyz = 0;
+        with_worker(f, "worker-0");
+        f->o.spoke_csrs = csrs;
+        f->o.spoke_nodes = json_new_object();
+        if (node)
+                ASSERT_OK(json_add(f->o.spoke_nodes, "worker-0", node));
+}
+
+static void approved(json_object *csr)
+{
+        ASSERT_OK(json_add(json_get(csr, "status"), "conditions",
+                           hubtest_json("[{\"type\":\"Approved\",\"status\":\"True\"}]")));
+}
+
+TEST(day2_worker_node_csrs_approved_until_joined)
+{
+        Fixture f;
+        HubTestRun run = {};
+        const HubWrite *p;
+        json_object *l;
+
+        /* rebooting: its client CSR (another node's stays) */
+        for (unsigned k = 0; k < 2; k++) {
+                l = json_new_array();
+                ASSERT_OK(json_append(l, csr("csr-client", CSR_CLIENT, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                                             "[\"digital signature\",\"client auth\"]")));
+                ASSERT_OK(json_append(l, csr("csr-other", CSR_OTHER, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                                             "[\"digital signature\",\"client auth\"]")));
+                day2_joining_fixture(&f, k == 0 ? "installing-in-progress" : "added-to-existing-cluster", l,
+                                     NULL);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1u);
+                ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->name, "csr-client");
+                ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->spoke_verb, "approve");
+                ASSERT_STREQ(hubtest_str(json_object_array_get_idx(
+                                                 json_get_path(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->body,
+                                                               "status.conditions"),
+                                                 0),
+                                         "reason"),
+                             "NodeCSRApprove");
+                p = machine_status(&run, "worker-0");
+                ASSERT_NOT_NULL(p);
+                if (k == 1)
+                        ASSERT_CONDITION(
+                                p->body, "HostInstallation", "False", "Joining",
+                                "added to the cluster; its node worker-0 has not registered (its client "
+                                "certificate is approved as it asks)");
+                ASSERT_TRUE(run.requeue_after < (usec_t)43200 * USEC_PER_SEC);
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+
+        /* the Node, not Ready: its serving CSR approved; Ready: Joined */
+        for (unsigned ready = 0; ready < 2; ready++) {
+                json_object *client;
+
+                l = json_new_array();
+                client = csr("csr-client", CSR_CLIENT, BOOTSTRAPPER, BOOTSTRAPPER_GROUPS,
+                             "[\"digital signature\",\"client auth\"]");
+                approved(client);
+                ASSERT_OK(json_append(l, client));
+                ASSERT_OK(json_append(l, csr("csr-serving", CSR_SERVING, "system:node:worker-0",
+                                             "[\"system:nodes\",\"system:authenticated\"]",
+                                             "[\"digital signature\",\"server auth\"]")));
+                day2_joining_fixture(&f, "added-to-existing-cluster", l, node(ready));
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 1u);
+                ASSERT_STREQ(hubtest_write(&run, HUB_WRITE_SPOKE, 0)->name, "csr-serving");
+                p = machine_status(&run, "worker-0");
+                ASSERT_NOT_NULL(p);
+                if (ready) {
+                        ASSERT_CONDITION(p->body, "HostInstallation", "True", "Joined", NULL);
+                        ASSERT_EQ(run.requeue_after, (usec_t)43200 * USEC_PER_SEC);
+                } else {
+                        ASSERT_CONDITION(p->body, "HostInstallation", "False", "Joining",
+                                         "added to the cluster; its node worker-0 is not Ready");
+                        ASSERT_TRUE(run.requeue_after < (usec_t)43200 * USEC_PER_SEC);
+                }
+                hubtest_run_done(&run);
+                fixture_done(&f);
+        }
+
+        /* shown Joined: nothing read or approved any more (observe reads
+         * nothing: day2_joining() is false), and it stays Joined */
+        day2_joining_fixture(&f, "added-to-existing-cluster", NULL, NULL);
+        json_object_put(f.o.spoke_nodes);
+        f.o.spoke_nodes = NULL;
+        ASSERT_OK(hub_meta_conditions_set(f.o.workers[0], "HostInstallation", "True", "Joined", "", NOW));
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SPOKE, NULL), 0u);
+        ASSERT_EQ(run.requeue_after, (usec_t)43200 * USEC_PER_SEC);
+        hubtest_run_done(&run);
         fixture_done(&f);
 }

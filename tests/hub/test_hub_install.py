@@ -787,5 +787,75 @@ class Day2(Base):
         self.assertEqual(f.hub.stop(), 0)
 
 
+
+class CapiDay2(Base):
+    def test_capi_day2_worker(self):
+        """Cluster API's scale-up after the installation: the workers'
+        MachineDeployment from one replica to two once the cluster is
+        installed; the new Machine's host boots from its bootstrap data,
+        cradle-hub turns the cluster into a day-2 cluster, binds the host as
+        a worker and installs it (v2InstallHost); once it rebooted, its
+        kubelet's client and serving CSRs on the new cluster are approved by
+        cradle-hub (the installation's controller ended with day 1) and the
+        Machine shows the host Joined, then Running on its Node."""
+        import refclient
+        if refclient.real_service():
+            self.skipTest(refclient.control_skip_reason("the cluster's kubeconfig is the lab's new cluster's"))
+        f = self.flow = H.CapiInstall(self.lab, self.ns, say=say, workers=1).up()
+        f.apply()
+        f.boot()
+        f.run(timeout=600)
+        f.controller_ended(timeout=120)
+        day1 = {m["metadata"]["name"] for m in f.machines()}
+        f.kube.patch("MachineDeployment", self.ns, H.CAPI_WORKERS, {"spec": {"replicas": 2}})
+        say("scaled machinedeployment/%s to 2 replicas" % H.CAPI_WORKERS)
+
+        def new_machine():
+            f.report()
+            got = f.boot_data_of(set(m["metadata"]["name"] for m in f.machines()) - day1)
+            return got
+        machine, hostname, ie_id = self.wait("the new Machine's bootstrap data", new_machine, 120)
+        self.assertEqual(machine, hostname)
+        worker, = f.add_hosts(1)
+        worker["hostname"], worker["machine"] = hostname, machine
+        f.agents[worker["id"]] = H.start_agent(self.lab, worker, f.relay.url, ie_id, f.hosts_file())
+        say("%s boots from machine/%s's bootstrap data" % (worker["name"], machine))
+        self.wait("the host to reboot into the cluster", lambda: (f.report(), os.path.exists(worker["marker"]))[1],
+                  300)
+        cluster = f.service_cluster()
+        self.assertEqual((cluster["kind"], cluster["status"]), ("AddHostsCluster", "adding-hosts"))
+        kubelet = H.SpokeKubelet(f.new_cluster.server, worker)
+        client = kubelet.client_csr()
+        self.wait("the client CSR approved", lambda: kubelet.approved(client), 120)
+        self.assertEqual(kubelet.approval(client)["reason"], "NodeCSRApprove")
+        kubelet.node(ready=False)
+        serving = kubelet.serving_csr()
+        self.wait("the serving CSR approved", lambda: kubelet.approved(serving), 120)
+        kubelet.ready(True)
+        # the infrastructure provider's part: the Node gets its Machine's providerID
+        pid = self.wait("the Machine's providerID",
+                        lambda: (f.kube.get("Machine", self.ns, machine).get("spec") or {}).get("providerID"))
+        r = f.new_cluster.request("PATCH", "/api/v1/nodes/" + hostname, {"spec": {"providerID": pid}},
+                                  "application/merge-patch+json")
+        self.assertEqual(r.status, 200, r.raw[:300])
+
+        def joined_and_running():
+            f.report()
+            m = f.kube.get("Machine", self.ns, machine)
+            c = H.condition(m, "HostInstallation") or {}
+            return m if c.get("status") == "True" and (m.get("status") or {}).get("phase") == "Running" else None
+        m = self.wait("the Machine Joined and Running", joined_and_running, 180)
+        self.assertEqual(H.condition(m, "HostInstallation")["reason"], "Joined")
+        self.assertEqual(((m.get("status") or {}).get("nodeRef") or {}).get("name"), hostname)
+        # the service's record: one day-1 installation, one day-2 transform, the host installed once
+        self.assertEqual(self.install_calls(), 1)
+        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
+        self.assertEqual(self.calls("v2InstallHost", 202), 1)
+        host = next(h for h in f.service_cluster()["hosts"] if h.get("requested_hostname") == hostname)
+        self.assertEqual((host["role"], host["status"]), ("worker", "added-to-existing-cluster"))
+        # only that node's requests were approved by cradle-hub
+        self.assertEqual(f.hub.stop(), 0)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
