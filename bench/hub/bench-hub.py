@@ -286,11 +286,21 @@ def bench_install(bench, s, svc, clusters=10, per=100):
     print('install: %d clusters with %d hosts each in the service, their objects made in %.1f s' %
           (clusters, per, time.monotonic() - t0))
     since = last_seq(s)
+    kseq0, sseq0 = since, service_seq(svc)
+    marks = (since, sseq0)
+    figures = {'objects': clusters * per}
     p = subprocess.Popen([bench, s.path('kubeconfig'), svc.url, ns, 'install', str(clusters)],
                          stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
     for line in p.stdout:
         line = line.rstrip()
+        if line.startswith('warm-up pass'):
+            # bench-hub sleeps 2 s after each: the log's end is the pass's
+            marks = (last_seq(s), service_seq(svc))
         if line == 'ready for a change':
+            figures['steady'] = hub_figures(s, svc, kseq0, sseq0, marks)
+            figures['pass'] = hub_figures(s, svc, marks[0], marks[1])
+            print('install: to steady state: %s; the full pass: %s' % (
+                written(figures['steady']), written(figures['pass'])))
             counts = hub_requests(s, since)
             print('API requests of the hub side so far: %d (%s)' % (
                 sum(counts.values()), ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
@@ -307,6 +317,209 @@ def bench_install(bench, s, svc, clusters=10, per=100):
     counts = hub_requests(s, since)
     print('API requests of the hub side from the change on: %d (%s)' % (
         sum(counts.values()), ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+    return figures
+
+
+# ---- capi: cradle-hub --capi, the Cluster API way (issue 22) ----
+
+SPOKE_AGENT = 'cradle-hub-spoke/'  # the hub's clients of the new clusters' API servers: not counted
+
+
+def hub_agent(ua):
+    """cradle-hub's own clients (cradle-hub/, bench-hub's cradle/), not
+    its spoke clients nor capicore's or this script's (no cradle agent)"""
+    ua = str(ua or '')
+    return ua.startswith('cradle') and not ua.startswith(SPOKE_AGENT)
+READS = ('get', 'list', 'watch')
+
+
+def kube_log(s, since):
+    got = s.ctl('GET', '/requests?since=%d' % since)
+    return got.get('requests', got) if isinstance(got, dict) else got
+
+
+def split(items, agent, write):
+    """(requests, writes, what was written) of one user agent's entries"""
+    mine = [r for r in items if agent(r)]
+    written = [r for r in mine if write(r)]
+    return len(mine), len(written), written
+
+
+def hub_figures(s, svc, kseq, sseq, until=None):
+    """The hub's kube-apiserver and service requests since those marks (up
+    to until's): {kube: (requests, writes, written), service: (...)}"""
+    kend, send = until or (float('inf'), float('inf'))
+    k = split([r for r in kube_log(s, kseq) if r.get('seq', 0) <= kend],
+              lambda r: hub_agent(r.get('userAgent')), lambda r: r.get('verb') not in READS)
+    v = split([r for r in svc.requests(since=sseq) if r.get('seq', 0) <= send],
+              lambda r: hub_agent((r.get('headers') or {}).get('User-Agent')),
+              lambda r: r.get('method') != 'GET')
+    return {'kube': k, 'service': v}
+
+
+def service_seq(svc):
+    items = svc.requests()
+    return max([r.get('seq', 0) for r in items] or [0])
+
+
+def written(fig):
+    out = {}
+    for r in fig['kube'][2]:
+        k = '%s %s%s' % (r.get('verb'), r.get('resource'), '/' + r['subresource'] if r.get('subresource') else '')
+        out[k] = out.get(k, 0) + 1
+    for r in fig['service'][2]:
+        k = '%s %s' % (r.get('method'), r.get('operation') or r.get('path'))
+        out[k] = out.get(k, 0) + 1
+    return ', '.join('%s %d' % kv for kv in sorted(out.items())) or 'nothing'
+
+
+def capi_objects(ns, c, workers, hublab):
+    """tools/rehearse --capi's resources (hublab.capi_resources) for cluster c, named c<NN>"""
+    name = 'c%02d' % c
+    text = json.dumps(hublab.capi_resources(ns, workers=workers)[1:])   # [0]: the pull secret, made once
+    for old in (hublab.CAPI_CONTROL_PLANE, hublab.CAPI_MACHINE_TEMPLATE, hublab.CAPI_WORKERS, hublab.CAPI_CLUSTER):
+        text = text.replace('"%s"' % old, '"%s%s"' % (name, old[len(hublab.CAPI_CLUSTER):]))
+    return name, json.loads(text)
+
+
+def register_capi_host(svc, ie_id, host_id, hostname, i):
+    """a host of the infra-env registering with its Machine's hostname and
+    reporting its inventory, as tests/hub/test-hub-e2e.c's register_host()"""
+    st, out = svc.register(ie_id, host_id)
+    if st != 201:
+        raise RuntimeError('host %s: registration answered %s %s' % (host_id, st, out))
+    steps = svc.instructions(ie_id, host_id)[1] or {}
+    step = [s for s in steps.get('instructions') or [] if s.get('step_type') == 'inventory']
+    if not step:
+        raise RuntimeError('host %s: no inventory step in %s' % (host_id, steps))
+    inv = service_inventory(i)
+    inv['hostname'] = hostname
+    inv['interfaces'][0]['ipv4_addresses'] = ['198.51.100.%d/24' % (10 + i % 200)]
+    inv['routes'][0]['gateway'] = '198.51.100.1'
+    st, out = svc.reply(ie_id, host_id, step[0], output=inv)
+    if st >= 300:
+        raise RuntimeError('host %s: the inventory reply answered %s %s' % (host_id, st, out))
+
+
+def quiet(s, svc, seconds, timeout):
+    """waits until the hub writes nothing (kube-apiserver nor service) for
+    seconds; returns the time it took"""
+    t0 = last = time.monotonic()
+    kseq, sseq = last_seq(s), service_seq(svc)
+    while time.monotonic() - last < seconds:
+        if time.monotonic() - t0 > timeout:
+            raise RuntimeError('the hub still writes after %d s' % timeout)
+        time.sleep(1)
+        f = hub_figures(s, svc, kseq, sseq)
+        kseq, sseq = last_seq(s), service_seq(svc)
+        if f['kube'][1] or f['service'][1]:
+            last = time.monotonic()
+    return time.monotonic() - t0
+
+
+def bench_capi(s, svc, clusters=int(os.environ.get('BENCH_CAPI_CLUSTERS', '10')), workers=2):
+    sys.path.insert(0, os.path.join(ROOT, 'tests', 'hub'))
+    import hublab
+    C = hublab.capicore()
+    ns = 'bench-capi'
+    per = 3 + workers
+    kube = hublab.Kube(s.path('kubeconfig'))
+    C.ensure_crds(kube)
+    lab = hublab.Lab('bench-capi')
+    core = hub = None
+    t0 = time.monotonic()
+    try:
+        s.post('/api/v1/namespaces', {'metadata': {'name': ns}})
+        kube.request('POST', '/api/v1/namespaces/%s/secrets' % ns, hublab.capi_resources(ns)[0])
+        resolver = C.Resolver(kube)
+        names = []
+        for c in range(clusters):
+            name, objs = capi_objects(ns, c, workers, hublab)
+            names.append(name)
+            for o in objs:
+                group = o['apiVersion'].rpartition('/')[0]
+                kube.request('POST', '/apis/%s/namespaces/%s/%s' % (
+                    o['apiVersion'], ns, resolver.resource(group, o['kind'])[1]), o)
+        print('capi: %d Clusters, each an OpenshiftAssistedControlPlane of 3 replicas and a MachineDeployment of %d '
+              'workers, made in %.1f s' % (clusters, workers, time.monotonic() - t0))
+        kseq, sseq = last_seq(s), service_seq(svc)
+        t0 = time.monotonic()
+        core = C.CapiCore(kube, ns, interval=1).start()
+        hub = hublab.Hub(lab, s.path('kubeconfig'), svc.url, ns, extra=('--capi', '--log-level', 'info')).start()
+
+        # the hosts: one per Machine, registering with its name once the
+        # control plane's infra-env is registered (its annotation)
+        booted = set()
+        deadline = time.monotonic() + 600
+        while len(booted) < clusters * per:
+            if time.monotonic() > deadline:
+                raise RuntimeError('%d of %d hosts registered after 600 s' % (len(booted), clusters * per))
+            for cp in kube.request('GET', resolver.path(ns, 'controlplane.cluster.x-k8s.io',
+                                                        'OpenshiftAssistedControlPlane'))['items']:
+                ie_id = ((cp['metadata'].get('annotations') or {}).get(hublab.ANNOTATION_INFRA_ENV_ID))
+                cluster = (cp['metadata'].get('labels') or {}).get(C.CLUSTER_NAME_LABEL)
+                if not ie_id or not cluster:
+                    continue
+                for m in kube.request('GET', '/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/machines?labelSelector=%s'
+                                      % (ns, C.CLUSTER_NAME_LABEL + '%3D' + cluster))['items']:
+                    mname = m['metadata']['name']
+                    if mname in booted or not (m['spec'].get('bootstrap') or {}).get('dataSecretName'):
+                        continue
+                    i = len(booted)
+                    register_capi_host(svc, ie_id, uid(4, i), mname, i)
+                    booted.add(mname)
+            time.sleep(1)
+        print('capi: %d hosts registered with their Machines\' names in %.1f s' % (len(booted), time.monotonic() - t0))
+        settle = quiet(s, svc, 15, 900)
+        steady = time.monotonic() - t0
+        machines = kube.request('GET', '/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/machines' % ns)['items']
+        bound = sum(1 for m in machines if any(c.get('type') == 'HostInstallation'
+                                               for c in (m.get('status') or {}).get('conditions') or []))
+        states = {}
+        for cid in set(h.get('cluster_id') for h in svc.hosts() if h.get('cluster_id')):
+            st = svc.control('GET', '/clusters/%s' % cid).get('status')
+            states[st] = states.get(st, 0) + 1
+        steady_fig = hub_figures(s, svc, kseq, sseq)
+        print('capi: steady state in %.0f s (quiet %.0f s of it): %d Machines, %d with their host bound '
+              '(HostInstallation), the clusters in the service: %s' % (
+                  steady, settle, len(machines), bound, ', '.join('%s %d' % kv for kv in sorted(states.items()))))
+        print('capi: to steady state: %s' % written(steady_fig))
+        hub.stop()
+        # the full pass with nothing to change: a cradle-hub restarted over
+        # the settled objects (its first pass is over every object)
+        kseq, sseq = last_seq(s), service_seq(svc)
+        t0 = time.monotonic()
+        hub.start()
+        quiet(s, svc, 15, 600)
+        hub.stop()
+        pass_fig = hub_figures(s, svc, kseq, sseq)
+        print('capi: a restarted cradle-hub\'s full pass over the settled objects, %.0f s (15 s of quiet in it): '
+              'written %s' % (time.monotonic() - t0, written(pass_fig)))
+        return {'objects': len(machines), 'steady': steady_fig, 'pass': pass_fig}
+    finally:
+        if hub:
+            hub.stop()
+        if core:
+            core.stop()
+        lab.close()
+
+
+def compare(capi, install):
+    print('\nper object, the hub\'s requests (kube-apiserver + service) and writes (non-GET):')
+    print('%-44s %10s %10s %10s %10s' % ('', 'requests', 'writes', 'pass req', 'pass wr'))
+    for label, f in (('CAPI path, per Machine', capi), ('ClusterDeployment path, per Agent', install)):
+        if not f:
+            continue
+        label = '%s (%d)' % (label, f['objects'])
+        n = float(f['objects'])
+        st, ps = f['steady'], f['pass']
+        print('%-44s %10.2f %10.2f %10.2f %10.2f' % (
+            label, (st['kube'][0] + st['service'][0]) / n, (st['kube'][1] + st['service'][1]) / n,
+            (ps['kube'][0] + ps['service'][0]) / n, (ps['kube'][1] + ps['service'][1]) / n))
+        print('%-44s %10s %10s %10s %10s' % (
+            '  of it kube-apiserver / service', '%d/%d' % (st['kube'][0], st['service'][0]),
+            '%d/%d' % (st['kube'][1], st['service'][1]), '%d/%d' % (ps['kube'][0], ps['service'][0]),
+            '%d/%d' % (ps['kube'][1], ps['service'][1])))
 
 
 def main():
@@ -323,8 +536,13 @@ def main():
             bench_bmac(bench, s, svc.url)
         if which in ('nmstate', 'all'):
             bench_nmstate(bench, s, svc.url)
+        capi = install = None
         if which in ('install', 'all'):
-            bench_install(bench, s, svc)
+            install = bench_install(bench, s, svc)
+        if which in ('capi', 'all'):
+            capi = bench_capi(s, svc)
+        if capi or install:
+            compare(capi, install)
     finally:
         svc.stop()
         s.stop()
