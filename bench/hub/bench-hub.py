@@ -382,6 +382,29 @@ def capi_objects(ns, c, workers, hublab):
     return name, json.loads(text)
 
 
+def capi_host_ip(i):
+    return '198.51.100.%d' % (110 + i)     # the clusters' API and ingress VIPs: .100, .101
+
+
+def report_connectivity(svc, hosts):
+    """each bound host's connectivity check (L2 and L3 to every other host of
+    its cluster), as an agent answers the service's connectivity-check step:
+    the service's majority group, without which no host becomes known"""
+    for host_id, ie_id, i in hosts:
+        steps = svc.instructions(ie_id, host_id)[1] or {}
+        step = [x for x in steps.get('instructions') or [] if x.get('step_type') == 'connectivity-check']
+        report = {'remote_hosts': [
+            {'host_id': other, 'l2_connectivity': [
+                {'outgoing_nic': 'eth0', 'outgoing_ip_address': capi_host_ip(i), 'remote_ip_address': capi_host_ip(j),
+                 'remote_mac': mac(j), 'successful': True}],
+             'l3_connectivity': [{'outgoing_nic': 'eth0', 'remote_ip_address': capi_host_ip(j), 'successful': True,
+                                  'average_rtt_ms': 0.1, 'packet_loss_percentage': 0}]}
+            for other, _, j in hosts if other != host_id]}
+        st, out = svc.reply(ie_id, host_id, step[0] if step else {'step_type': 'connectivity-check'}, output=report)
+        if st >= 300:
+            raise RuntimeError('host %s: the connectivity reply answered %s %s' % (host_id, st, out))
+
+
 def register_capi_host(svc, ie_id, host_id, hostname, i):
     """a host of the infra-env registering with its Machine's hostname and
     reporting its inventory, as tests/hub/test-hub-e2e.c's register_host()"""
@@ -394,11 +417,20 @@ def register_capi_host(svc, ie_id, host_id, hostname, i):
         raise RuntimeError('host %s: no inventory step in %s' % (host_id, steps))
     inv = service_inventory(i)
     inv['hostname'] = hostname
-    inv['interfaces'][0]['ipv4_addresses'] = ['198.51.100.%d/24' % (10 + i % 200)]
+    inv['interfaces'][0]['ipv4_addresses'] = ['%s/24' % capi_host_ip(i)]
     inv['routes'][0]['gateway'] = '198.51.100.1'
     st, out = svc.reply(ie_id, host_id, step[0], output=inv)
     if st >= 300:
         raise RuntimeError('host %s: the inventory reply answered %s %s' % (host_id, st, out))
+
+
+def failing(validations_info):
+    """the ids of the validations that do not pass"""
+    try:
+        v = json.loads(validations_info) if isinstance(validations_info, str) else validations_info or {}
+    except ValueError:
+        return None
+    return ', '.join(x.get('id') for group in v.values() for x in group if x.get('status') != 'success')
 
 
 def quiet(s, svc, seconds, timeout):
@@ -449,7 +481,7 @@ def bench_capi(s, svc, clusters=int(os.environ.get('BENCH_CAPI_CLUSTERS', '10'))
 
         # the hosts: one per Machine, registering with its name once the
         # control plane's infra-env is registered (its annotation)
-        booted = set()
+        booted = {}
         deadline = time.monotonic() + 600
         while len(booted) < clusters * per:
             if time.monotonic() > deadline:
@@ -467,22 +499,52 @@ def bench_capi(s, svc, clusters=int(os.environ.get('BENCH_CAPI_CLUSTERS', '10'))
                         continue
                     i = len(booted)
                     register_capi_host(svc, ie_id, uid(4, i), mname, i)
-                    booted.add(mname)
+                    booted[mname] = (uid(4, i), ie_id, i)
             time.sleep(1)
         print('capi: %d hosts registered with their Machines\' names in %.1f s' % (len(booted), time.monotonic() - t0))
+        # once cradle-hub bound them to their clusters, each registers again
+        # (a bound host is binding until its agent does) and reports its
+        # inventory and its connectivity
+        names = dict((h[0], m) for m, h in booted.items())
+        by_id = dict((h[0], h) for h in booted.values())
+
+        def bound():
+            out = {}
+            for h in svc.hosts():
+                if h.get('id') in by_id and h.get('cluster_id'):
+                    out.setdefault(h['cluster_id'], []).append(by_id[h['id']])
+            return out if sum(len(v) for v in out.values()) == len(booted) else None
+        groups = hublab.wait('every host bound to its cluster', bound, 600, 1)
+        for hosts in groups.values():
+            for host_id, ie_id, i in hosts:
+                register_capi_host(svc, ie_id, host_id, names[host_id], i)
+        for hosts in groups.values():
+            report_connectivity(svc, hosts)
+        print('capi: every host bound, registered again, its connectivity reported, in %.1f s' % (
+            time.monotonic() - t0))
         settle = quiet(s, svc, 15, 900)
         steady = time.monotonic() - t0
         machines = kube.request('GET', '/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/machines' % ns)['items']
         bound = sum(1 for m in machines if any(c.get('type') == 'HostInstallation'
                                                for c in (m.get('status') or {}).get('conditions') or []))
         states = {}
+        why = None
         for cid in set(h.get('cluster_id') for h in svc.hosts() if h.get('cluster_id')):
-            st = svc.control('GET', '/clusters/%s' % cid).get('status')
+            rec = svc.control('GET', '/clusters/%s' % cid)
+            st = rec.get('status')
             states[st] = states.get(st, 0) + 1
+            if st in ('insufficient', 'pending-for-input', 'ready') and why is None:
+                why = '%s: %s' % (rec.get('status_info'), failing(rec.get('validations_info')) or '')
+                for h in rec.get('hosts') or []:
+                    if h.get('status') != 'known':
+                        why += '; a host %s: %s' % (h.get('status'), failing(h.get('validations_info')))
+                        break
         steady_fig = hub_figures(s, svc, kseq, sseq)
         print('capi: steady state in %.0f s (quiet %.0f s of it): %d Machines, %d with their host bound '
               '(HostInstallation), the clusters in the service: %s' % (
                   steady, settle, len(machines), bound, ', '.join('%s %d' % kv for kv in sorted(states.items()))))
+        if why:
+            print('capi: a cluster not installing: %s' % why)
         print('capi: to steady state: %s' % written(steady_fig))
         hub.stop()
         # the full pass with nothing to change: a cradle-hub restarted over
