@@ -88,6 +88,12 @@ other engineers' builds and tests, so times are loose):
   and a restart in its full pass), the install figure bench-hub.c's
   controllers in-process, one pass after another. Writes are: about 4.5
   times the ClusterDeployment path's per object, 0 in both full passes.
+  The reads (printed; one cluster, 23 s): cradle-hub --capi GETs from the
+  API server, not its cache, each reconcile's Secrets (the pull secret,
+  <cluster>-kubeconfig, each Machine's data Secret: 10-14 GETs per Machine)
+  and the Metal3MachineTemplate, and LISTs MachineDeployments (it watches
+  neither); settled, about one control-plane reconcile in 10 s (3 GETs,
+  2 service calls).
 
 Not a test: figures, no verdict. Use a build without -Dsanitize.
 """
@@ -398,7 +404,7 @@ def split(items, agent, write):
     """(requests, writes, what was written) of one user agent's entries"""
     mine = [r for r in items if agent(r)]
     written = [r for r in mine if write(r)]
-    return len(mine), len(written), written
+    return len(mine), len(written), written, [r for r in mine if not write(r)]
 
 
 def hub_figures(s, svc, kseq, sseq, until=None):
@@ -418,12 +424,15 @@ def service_seq(svc):
     return max([r.get('seq', 0) for r in items] or [0])
 
 
-def written(fig):
+def written(fig, which=2):
+    """what the hub wrote (which=2) or read (3), by verb and resource"""
     out = {}
-    for r in fig['kube'][2]:
+    for r in fig['kube'][which]:
         k = '%s %s%s' % (r.get('verb'), r.get('resource'), '/' + r['subresource'] if r.get('subresource') else '')
+        if which == 3 and r.get('verb') == 'get' and r.get('name'):
+            k += ' ' + r['name']
         out[k] = out.get(k, 0) + 1
-    for r in fig['service'][2]:
+    for r in fig['service'][which]:
         k = '%s %s' % (r.get('method'), r.get('operation') or r.get('path'))
         out[k] = out.get(k, 0) + 1
     return ', '.join('%s %d' % kv for kv in sorted(out.items())) or 'nothing'
@@ -602,6 +611,13 @@ def bench_capi(s, svc, clusters=int(os.environ.get('BENCH_CAPI_CLUSTERS', '10'))
         if why:
             print('capi: a cluster not installing: %s' % why)
         print('capi: to steady state: %s' % written(steady_fig))
+        print('capi: read to steady state: %s' % written(steady_fig, 3))
+        # settled: what the hub still sends while nothing changes
+        kseq, sseq = last_seq(s), service_seq(svc)
+        time.sleep(10)
+        idle = hub_figures(s, svc, kseq, sseq)
+        print('capi: settled, 10 s of nothing changing: %d kube-apiserver requests, %d service requests, written %s; '
+              'read: %s' % (idle['kube'][0], idle['service'][0], written(idle), written(idle, 3)))
         hub.stop()
         # the full pass with nothing to change: a cradle-hub restarted over
         # the settled objects (its first pass is over every object)
