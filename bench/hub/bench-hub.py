@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/hub [BENCH-HUB] [bmac|nmstate|install|all]: cradle-hub's controllers at scale.
+"""bench/hub [BENCH-HUB] [bmac|nmstate|install|capi|all]: cradle-hub's controllers at scale.
 
 The two benchmarks of issue 13 and the one of issue 14, against the test kube-apiserver
 (tests/kubeapi, the reference CRDs) and the reference service
@@ -32,6 +32,68 @@ install  1,000 Agents bound to 10 clusters (issue 14): the service holds
          poller names are reconciled (exactly the writes that change
          needs: the Agent's status and its inventory annotation), then a
          full pass again.
+
+capi     cradle-hub --capi, the Cluster API way (issue 22): 10 Clusters
+         (BENCH_CAPI_CLUSTERS), each tools/rehearse --capi's resources
+         (hublab.capi_resources: a Metal3Cluster, an
+         OpenshiftAssistedControlPlane of 3 replicas, a MachineDeployment
+         of 2 workers), CAPI core played by tests/capi/capicore.py, the
+         cradle-hub program itself (hublab.Hub) against the reference
+         service. One host per Machine registers with the Machine's name in
+         the control plane's infra-env and reports its inventory (as
+         test-hub-e2e.c's register_host()); once cradle-hub bound it, it
+         registers again and answers its connectivity check, so that the
+         hosts become known and cradle-hub starts each installation
+         (v2InstallCluster). Counted from both request logs by user agent
+         (cradle-hub's own; not cradle-hub-spoke/, not capicore's or this
+         script's): requests and writes (non-GET) to steady state (15 s
+         without a write), then a restarted cradle-hub's first pass over
+         the settled objects, which must write nothing (what it writes is
+         printed). Printed per Machine next to install's per Agent.
+
+Measured (a build without sanitizers; the machine: 2 cores, shared with
+other engineers' builds and tests, so times are loose):
+
+  bmac     2,034 requests of the hub side (2.03 per BMH+Agent pair: a patch
+           of each); match and approve 13.5 s; the pass again 0.07 s, 0
+           writes; peak RSS 58 MB.
+  nmstate  the register reconcile 3.2 s (2.2 s of it the service), 5 writes;
+           nothing new: 0.41 s, 0 writes, 1 service call; one config
+           changed: 1.4 s, 2 writes, 5 service calls; peak RSS 151 MB.
+  install  warm-up passes 82 s + 85 s + 1.3 s (the Agents created, then
+           spec and status); the full pass with nothing to change 0.97 s,
+           0 writes, 10 service calls; one host changed: 2 writes (the
+           Agent's status and its inventory annotation); peak RSS 98 MB.
+  capi     50 Machines of 10 clusters: steady state 179 s after cradle-hub
+           started (108 s of it waiting for the service to settle and the
+           15 s of quiet), every host bound, every installation started.
+
+                                      requests     writes   full pass
+                                     per object per object  req / writes
+  CAPI path, per Machine (50)           63.44      13.88    3.64 / 0
+    kube-apiserver / service          2342/830     514/180   142/40 / 0/0
+  ClusterDeployment path, per Agent     4.23       3.05     0.04 / 0
+    (1000) kube-apiserver / service  3073/1155    3041/10     0/45 / 0/0
+
+  The CAPI path's writes per Machine: machines/status 5.1 (the
+  HostInstallation condition as the host moves), a bootstrap data Secret
+  1, the service's BindHost, UpdateHost (role, hostname) and
+  UpdateHostIgnition (the sentinel) 1 each, OpenshiftAssistedConfig
+  create (control plane) and status, Metal3Machine and Machine creates
+  (control plane: 0.6 each), and per cluster: RegisterCluster,
+  RegisterInfraEnv, InstallCluster, 3 control-plane patches, ~4 status
+  patches. Its requests are not comparable one to one: the CAPI figure
+  is the cradle-hub program over 3 minutes (the service polled every
+  second: --service-poll-interval 1s, as the e2e runs it; watches, lists
+  and a restart in its full pass), the install figure bench-hub.c's
+  controllers in-process, one pass after another. Writes are: about 4.5
+  times the ClusterDeployment path's per object, 0 in both full passes.
+  The reads (printed; one cluster, 23 s): cradle-hub --capi GETs from the
+  API server, not its cache, each reconcile's Secrets (the pull secret,
+  <cluster>-kubeconfig, each Machine's data Secret: 10-14 GETs per Machine)
+  and the Metal3MachineTemplate, and LISTs MachineDeployments (it watches
+  neither); settled, about one control-plane reconcile in 10 s (3 GETs,
+  2 service calls).
 
 Not a test: figures, no verdict. Use a build without -Dsanitize.
 """
@@ -286,11 +348,21 @@ def bench_install(bench, s, svc, clusters=10, per=100):
     print('install: %d clusters with %d hosts each in the service, their objects made in %.1f s' %
           (clusters, per, time.monotonic() - t0))
     since = last_seq(s)
+    kseq0, sseq0 = since, service_seq(svc)
+    marks = (since, sseq0)
+    figures = {'objects': clusters * per}
     p = subprocess.Popen([bench, s.path('kubeconfig'), svc.url, ns, 'install', str(clusters)],
                          stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
     for line in p.stdout:
         line = line.rstrip()
+        if line.startswith('warm-up pass'):
+            # bench-hub sleeps 2 s after each: the log's end is the pass's
+            marks = (last_seq(s), service_seq(svc))
         if line == 'ready for a change':
+            figures['steady'] = hub_figures(s, svc, kseq0, sseq0, marks)
+            figures['pass'] = hub_figures(s, svc, marks[0], marks[1])
+            print('install: to steady state: %s; the full pass: %s' % (
+                written(figures['steady']), written(figures['pass'])))
             counts = hub_requests(s, since)
             print('API requests of the hub side so far: %d (%s)' % (
                 sum(counts.values()), ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
@@ -307,6 +379,281 @@ def bench_install(bench, s, svc, clusters=10, per=100):
     counts = hub_requests(s, since)
     print('API requests of the hub side from the change on: %d (%s)' % (
         sum(counts.values()), ', '.join('%s %d' % kv for kv in sorted(counts.items()))))
+    return figures
+
+
+# ---- capi: cradle-hub --capi, the Cluster API way (issue 22) ----
+
+SPOKE_AGENT = 'cradle-hub-spoke/'  # the hub's clients of the new clusters' API servers: not counted
+
+
+def hub_agent(ua):
+    """cradle-hub's own clients (cradle-hub/, bench-hub's cradle/), not
+    its spoke clients nor capicore's or this script's (no cradle agent)"""
+    ua = str(ua or '')
+    return ua.startswith('cradle') and not ua.startswith(SPOKE_AGENT)
+READS = ('get', 'list', 'watch')
+
+
+def kube_log(s, since):
+    got = s.ctl('GET', '/requests?since=%d' % since)
+    return got.get('requests', got) if isinstance(got, dict) else got
+
+
+def split(items, agent, write):
+    """(requests, writes, what was written) of one user agent's entries"""
+    mine = [r for r in items if agent(r)]
+    written = [r for r in mine if write(r)]
+    return len(mine), len(written), written, [r for r in mine if not write(r)]
+
+
+def hub_figures(s, svc, kseq, sseq, until=None):
+    """The hub's kube-apiserver and service requests since those marks (up
+    to until's): {kube: (requests, writes, written), service: (...)}"""
+    kend, send = until or (float('inf'), float('inf'))
+    k = split([r for r in kube_log(s, kseq) if r.get('seq', 0) <= kend],
+              lambda r: hub_agent(r.get('userAgent')), lambda r: r.get('verb') not in READS)
+    v = split([r for r in svc.requests(since=sseq) if r.get('seq', 0) <= send],
+              lambda r: hub_agent((r.get('headers') or {}).get('User-Agent')),
+              lambda r: r.get('method') != 'GET')
+    return {'kube': k, 'service': v}
+
+
+def service_seq(svc):
+    items = svc.requests()
+    return max([r.get('seq', 0) for r in items] or [0])
+
+
+def written(fig, which=2):
+    """what the hub wrote (which=2) or read (3), by verb and resource"""
+    out = {}
+    for r in fig['kube'][which]:
+        k = '%s %s%s' % (r.get('verb'), r.get('resource'), '/' + r['subresource'] if r.get('subresource') else '')
+        if which == 3 and r.get('verb') == 'get' and r.get('name'):
+            k += ' ' + r['name']
+        out[k] = out.get(k, 0) + 1
+    for r in fig['service'][which]:
+        k = '%s %s' % (r.get('method'), r.get('operation') or r.get('path'))
+        out[k] = out.get(k, 0) + 1
+    return ', '.join('%s %d' % kv for kv in sorted(out.items())) or 'nothing'
+
+
+def capi_objects(ns, c, workers, hublab):
+    """tools/rehearse --capi's resources (hublab.capi_resources) for cluster c, named c<NN>"""
+    name = 'c%02d' % c
+    text = json.dumps(hublab.capi_resources(ns, workers=workers)[1:])   # [0]: the pull secret, made once
+    for old in (hublab.CAPI_CONTROL_PLANE, hublab.CAPI_MACHINE_TEMPLATE, hublab.CAPI_WORKERS, hublab.CAPI_CLUSTER):
+        text = text.replace('"%s"' % old, '"%s%s"' % (name, old[len(hublab.CAPI_CLUSTER):]))
+    return name, json.loads(text)
+
+
+def capi_host_ip(i):
+    return '198.51.100.%d' % (110 + i)     # the clusters' API and ingress VIPs: .100, .101
+
+
+def report_connectivity(svc, hosts):
+    """each bound host's connectivity check (L2 and L3 to every other host of
+    its cluster), as an agent answers the service's connectivity-check step:
+    the service's majority group, without which no host becomes known"""
+    for host_id, ie_id, i in hosts:
+        steps = svc.instructions(ie_id, host_id)[1] or {}
+        step = [x for x in steps.get('instructions') or [] if x.get('step_type') == 'connectivity-check']
+        report = {'remote_hosts': [
+            {'host_id': other, 'l2_connectivity': [
+                {'outgoing_nic': 'eth0', 'outgoing_ip_address': capi_host_ip(i), 'remote_ip_address': capi_host_ip(j),
+                 'remote_mac': mac(j), 'successful': True}],
+             'l3_connectivity': [{'outgoing_nic': 'eth0', 'remote_ip_address': capi_host_ip(j), 'successful': True,
+                                  'average_rtt_ms': 0.1, 'packet_loss_percentage': 0}]}
+            for other, _, j in hosts if other != host_id]}
+        st, out = svc.reply(ie_id, host_id, step[0] if step else {'step_type': 'connectivity-check'}, output=report)
+        if st >= 300:
+            raise RuntimeError('host %s: the connectivity reply answered %s %s' % (host_id, st, out))
+
+
+def register_capi_host(svc, ie_id, host_id, hostname, i):
+    """a host of the infra-env registering with its Machine's hostname and
+    reporting its inventory, as tests/hub/test-hub-e2e.c's register_host()"""
+    st, out = svc.register(ie_id, host_id)
+    if st != 201:
+        raise RuntimeError('host %s: registration answered %s %s' % (host_id, st, out))
+    steps = svc.instructions(ie_id, host_id)[1] or {}
+    step = [s for s in steps.get('instructions') or [] if s.get('step_type') == 'inventory']
+    if not step:
+        raise RuntimeError('host %s: no inventory step in %s' % (host_id, steps))
+    inv = service_inventory(i)
+    inv['hostname'] = hostname
+    inv['interfaces'][0]['ipv4_addresses'] = ['%s/24' % capi_host_ip(i)]
+    inv['routes'][0]['gateway'] = '198.51.100.1'
+    st, out = svc.reply(ie_id, host_id, step[0], output=inv)
+    if st >= 300:
+        raise RuntimeError('host %s: the inventory reply answered %s %s' % (host_id, st, out))
+
+
+def failing(validations_info):
+    """the ids of the validations that do not pass"""
+    try:
+        v = json.loads(validations_info) if isinstance(validations_info, str) else validations_info or {}
+    except ValueError:
+        return None
+    return ', '.join(x.get('id') for group in v.values() for x in group if x.get('status') != 'success')
+
+
+def quiet(s, svc, seconds, timeout):
+    """waits until the hub writes nothing (kube-apiserver nor service) for
+    seconds; returns the time it took"""
+    t0 = last = time.monotonic()
+    kseq, sseq = last_seq(s), service_seq(svc)
+    while time.monotonic() - last < seconds:
+        if time.monotonic() - t0 > timeout:
+            raise RuntimeError('the hub still writes after %d s' % timeout)
+        time.sleep(1)
+        f = hub_figures(s, svc, kseq, sseq)
+        kseq, sseq = last_seq(s), service_seq(svc)
+        if f['kube'][1] or f['service'][1]:
+            last = time.monotonic()
+    return time.monotonic() - t0
+
+
+def bench_capi(s, svc, clusters=int(os.environ.get('BENCH_CAPI_CLUSTERS', '10')), workers=2):
+    sys.path.insert(0, os.path.join(ROOT, 'tests', 'hub'))
+    import hublab
+    C = hublab.capicore()
+    ns = 'bench-capi'
+    per = 3 + workers
+    kube = hublab.Kube(s.path('kubeconfig'))
+    C.ensure_crds(kube)
+    lab = hublab.Lab('bench-capi')
+    core = hub = None
+    t0 = time.monotonic()
+    try:
+        s.post('/api/v1/namespaces', {'metadata': {'name': ns}})
+        kube.request('POST', '/api/v1/namespaces/%s/secrets' % ns, hublab.capi_resources(ns)[0])
+        resolver = C.Resolver(kube)
+        names = []
+        for c in range(clusters):
+            name, objs = capi_objects(ns, c, workers, hublab)
+            names.append(name)
+            for o in objs:
+                group = o['apiVersion'].rpartition('/')[0]
+                kube.request('POST', '/apis/%s/namespaces/%s/%s' % (
+                    o['apiVersion'], ns, resolver.resource(group, o['kind'])[1]), o)
+        print('capi: %d Clusters, each an OpenshiftAssistedControlPlane of 3 replicas and a MachineDeployment of %d '
+              'workers, made in %.1f s' % (clusters, workers, time.monotonic() - t0))
+        kseq, sseq = last_seq(s), service_seq(svc)
+        t0 = time.monotonic()
+        core = C.CapiCore(kube, ns, interval=1).start()
+        hub = hublab.Hub(lab, s.path('kubeconfig'), svc.url, ns, extra=('--capi', '--log-level', 'info')).start()
+
+        # the hosts: one per Machine, registering with its name once the
+        # control plane's infra-env is registered (its annotation)
+        booted = {}
+        deadline = time.monotonic() + 600
+        while len(booted) < clusters * per:
+            if time.monotonic() > deadline:
+                raise RuntimeError('%d of %d hosts registered after 600 s' % (len(booted), clusters * per))
+            for cp in kube.request('GET', resolver.path(ns, 'controlplane.cluster.x-k8s.io',
+                                                        'OpenshiftAssistedControlPlane'))['items']:
+                ie_id = ((cp['metadata'].get('annotations') or {}).get(hublab.ANNOTATION_INFRA_ENV_ID))
+                cluster = (cp['metadata'].get('labels') or {}).get(C.CLUSTER_NAME_LABEL)
+                if not ie_id or not cluster:
+                    continue
+                for m in kube.request('GET', '/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/machines?labelSelector=%s'
+                                      % (ns, C.CLUSTER_NAME_LABEL + '%3D' + cluster))['items']:
+                    mname = m['metadata']['name']
+                    if mname in booted or not (m['spec'].get('bootstrap') or {}).get('dataSecretName'):
+                        continue
+                    i = len(booted)
+                    register_capi_host(svc, ie_id, uid(4, i), mname, i)
+                    booted[mname] = (uid(4, i), ie_id, i)
+            time.sleep(1)
+        print('capi: %d hosts registered with their Machines\' names in %.1f s' % (len(booted), time.monotonic() - t0))
+        # once cradle-hub bound them to their clusters, each registers again
+        # (a bound host is binding until its agent does) and reports its
+        # inventory and its connectivity
+        names = dict((h[0], m) for m, h in booted.items())
+        by_id = dict((h[0], h) for h in booted.values())
+
+        def bound():
+            out = {}
+            for h in svc.hosts():
+                if h.get('id') in by_id and h.get('cluster_id'):
+                    out.setdefault(h['cluster_id'], []).append(by_id[h['id']])
+            return out if sum(len(v) for v in out.values()) == len(booted) else None
+        groups = hublab.wait('every host bound to its cluster', bound, 600, 1)
+        for hosts in groups.values():
+            for host_id, ie_id, i in hosts:
+                register_capi_host(svc, ie_id, host_id, names[host_id], i)
+        for hosts in groups.values():
+            report_connectivity(svc, hosts)
+        print('capi: every host bound, registered again, its connectivity reported, in %.1f s' % (
+            time.monotonic() - t0))
+        settle = quiet(s, svc, 15, 900)
+        steady = time.monotonic() - t0
+        machines = kube.request('GET', '/apis/cluster.x-k8s.io/v1beta2/namespaces/%s/machines' % ns)['items']
+        bound = sum(1 for m in machines if any(c.get('type') == 'HostInstallation'
+                                               for c in (m.get('status') or {}).get('conditions') or []))
+        states = {}
+        why = None
+        for cid in set(h.get('cluster_id') for h in svc.hosts() if h.get('id') in by_id and h.get('cluster_id')):
+            rec = svc.control('GET', '/clusters/%s' % cid)
+            st = rec.get('status')
+            states[st] = states.get(st, 0) + 1
+            if st in ('insufficient', 'pending-for-input', 'ready') and why is None:
+                why = '%s: %s' % (rec.get('status_info'), failing(rec.get('validations_info')) or '')
+                for h in rec.get('hosts') or []:
+                    if h.get('status') != 'known':
+                        why += '; a host %s: %s' % (h.get('status'), failing(h.get('validations_info')))
+                        break
+        steady_fig = hub_figures(s, svc, kseq, sseq)
+        print('capi: steady state in %.0f s (quiet %.0f s of it): %d Machines, %d with their host bound '
+              '(HostInstallation), the clusters in the service: %s' % (
+                  steady, settle, len(machines), bound, ', '.join('%s %d' % kv for kv in sorted(states.items()))))
+        if why:
+            print('capi: a cluster not installing: %s' % why)
+        print('capi: to steady state: %s' % written(steady_fig))
+        print('capi: read to steady state: %s' % written(steady_fig, 3))
+        # settled: what the hub still sends while nothing changes
+        kseq, sseq = last_seq(s), service_seq(svc)
+        time.sleep(10)
+        idle = hub_figures(s, svc, kseq, sseq)
+        print('capi: settled, 10 s of nothing changing: %d kube-apiserver requests, %d service requests, written %s; '
+              'read: %s' % (idle['kube'][0], idle['service'][0], written(idle), written(idle, 3)))
+        hub.stop()
+        # the full pass with nothing to change: a cradle-hub restarted over
+        # the settled objects (its first pass is over every object)
+        kseq, sseq = last_seq(s), service_seq(svc)
+        t0 = time.monotonic()
+        hub.start()
+        quiet(s, svc, 15, 600)
+        hub.stop()
+        pass_fig = hub_figures(s, svc, kseq, sseq)
+        print('capi: a restarted cradle-hub\'s full pass over the settled objects, %.0f s (15 s of quiet in it): '
+              'written %s' % (time.monotonic() - t0, written(pass_fig)))
+        return {'objects': len(machines), 'steady': steady_fig, 'pass': pass_fig}
+    finally:
+        if hub:
+            hub.stop()
+        if core:
+            core.stop()
+        lab.close()
+
+
+def compare(capi, install):
+    print('\nper object, the hub\'s requests (kube-apiserver + service) and writes (non-GET):')
+    print('%-44s %10s %10s %10s %10s' % ('', 'requests', 'writes', 'pass req', 'pass wr'))
+    for label, f in (('CAPI path, per Machine', capi), ('ClusterDeployment path, per Agent', install)):
+        if not f:
+            continue
+        label = '%s (%d)' % (label, f['objects'])
+        n = float(f['objects'])
+        st, ps = f['steady'], f['pass']
+        print('%-44s %10.2f %10.2f %10.2f %10.2f' % (
+            label, (st['kube'][0] + st['service'][0]) / n, (st['kube'][1] + st['service'][1]) / n,
+            (ps['kube'][0] + ps['service'][0]) / n, (ps['kube'][1] + ps['service'][1]) / n))
+        print('%-44s %10s %10s %10s %10s' % (
+            '  of it kube-apiserver / service', '%d/%d' % (st['kube'][0], st['service'][0]),
+            '%d/%d' % (st['kube'][1], st['service'][1]), '%d/%d' % (ps['kube'][0], ps['service'][0]),
+            '%d/%d' % (ps['kube'][1], ps['service'][1])))
 
 
 def main():
@@ -323,8 +670,13 @@ def main():
             bench_bmac(bench, s, svc.url)
         if which in ('nmstate', 'all'):
             bench_nmstate(bench, s, svc.url)
+        capi = install = None
         if which in ('install', 'all'):
-            bench_install(bench, s, svc)
+            install = bench_install(bench, s, svc)
+        if which in ('capi', 'all'):
+            capi = bench_capi(s, svc)
+        if capi or install:
+            compare(capi, install)
     finally:
         svc.stop()
         s.stop()
