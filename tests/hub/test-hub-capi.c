@@ -182,15 +182,21 @@ static void fixture_done(Fixture *f)
         hub_observed_done(&f->o.base);
 }
 
-static const HubWrite *create_of(const HubTestRun *run, HubKind kind, unsigned n)
+/* the n-th write of that kind (HUB_WRITE_*) to an object of that kind */
+static const HubWrite *write_to(const HubTestRun *run, HubWriteKind wk, HubKind kind, unsigned n)
 {
         for (size_t i = 0; i < run->writes.n; i++) {
                 const HubWrite *w = &run->writes.writes[i];
 
-                if (w->kind == HUB_WRITE_CREATE && w->target == kind && n-- == 0)
+                if (w->kind == wk && w->target == kind && n-- == 0)
                         return w;
         }
         return NULL;
+}
+
+static const HubWrite *create_of(const HubTestRun *run, HubKind kind, unsigned n)
+{
+        return write_to(run, HUB_WRITE_CREATE, kind, n);
 }
 
 static unsigned creates(const HubTestRun *run, HubKind kind)
@@ -818,9 +824,8 @@ TEST(full_kubeconfig_replaces_the_noingress_one)
                           (HubTestAnswer[]){ { "kubeconfig", 200, "full", NULL }, { NULL } }, &run);
         ASSERT_STREQ(call(&run, "kubeconfig")->path,
                      "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig");
-        p = hubtest_write(&run, HUB_WRITE_PATCH, 0);
+        p = write_to(&run, HUB_WRITE_PATCH, HUB_KIND_SECRET, 0);
         ASSERT_NOT_NULL(p);
-        ASSERT_EQ(p->target, HUB_KIND_SECRET);
         ASSERT_STREQ(hubtest_str(p->body, "data.value"), "ZnVsbA==");
         fixture_done(&f);
 }
