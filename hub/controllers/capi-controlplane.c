@@ -409,6 +409,18 @@ static int create_machine(Flow *f, const char *name)
         return hub_plan_create(f->plan, HUB_KIND_MACHINE, ns, TAKE_PTR(machine));
 }
 
+/* The Machines being deleted are no part of the installation: their
+ * configs' deletion unbinds their hosts (capi-bootstrap.h), which must
+ * be neither bound again nor waited for. */
+static size_t live_machines(json_object *const *machines, size_t n)
+{
+        size_t live = 0;
+
+        for (size_t i = 0; i < n; i++)
+                live += !hub_object_deleting(machines[i]);
+        return live;
+}
+
 static bool sentinels_set(const ControlPlaneObserved *o)
 {
         json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
@@ -417,6 +429,8 @@ static bool sentinels_set(const ControlPlaneObserved *o)
                 json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines],
                             *h = capi_host_for_machine(hosts, kube_object_name(m));
 
+                if (hub_object_deleting(m))
+                        continue;
                 if (!capi_host_has_sentinel(h))
                         return false;
         }
@@ -429,12 +443,12 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
 {
         _cleanup_strv_free_ char **l = NULL;
 
-        for (size_t i = 0; i < o->n_machines; i++)
-                if (strv_extend(&l, kube_object_name(o->machines[i])) < 0)
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines];
+
+                if (!hub_object_deleting(m) && strv_extend(&l, kube_object_name(m)) < 0)
                         return -ENOMEM;
-        for (size_t i = 0; i < o->n_workers; i++)
-                if (strv_extend(&l, kube_object_name(o->workers[i])) < 0)
-                        return -ENOMEM;
+        }
         *ret = TAKE_PTR(l);
         return 0;
 }
@@ -524,8 +538,8 @@ static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
                             *h = capi_host_for_machine(hosts, kube_object_name(m));
                 const char *role = worker ? "worker" : "master";
 
-                if (!json_get_string(h, "id") || !json_get_string(h, "infra_env_id") ||
-                    (worker && late_worker(f, cluster, h)))
+                if (hub_object_deleting(m) || !json_get_string(h, "id") ||
+                    !json_get_string(h, "infra_env_id") || (worker && late_worker(f, cluster, h)))
                         continue;
                 if (isempty(json_get_string(h, "cluster_id"))) {
                         r = plan_host_call(f, TAG_BIND, ASSISTED_OP_BIND_HOST, h, "cluster_id", cluster_id);
@@ -1234,7 +1248,8 @@ static int deregister_infraenv(Flow *f, const char *cluster_id, const char *infr
         if (planned)
                 return 0;
         if (held > 0)
-                return deletion_held(f, "infra-env %s has %u hosts bound to another cluster and not installed",
+                return deletion_held(f,
+                                     "infra-env %s has %u hosts bound to another cluster and not installed",
                                      infra_env_id, held);
         r = hub_plan_op(f->plan, TAG_DEREGISTER_INFRAENV, ASSISTED_OP_DEREGISTER_INFRA_ENV,
                         (char *[]){ (char *)infra_env_id, NULL }, NULL, NULL, true);
@@ -1322,6 +1337,7 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         Flow f = { .o = o, .plan = plan, .oacp = base->object };
         json_object *cluster;
         const char *cid;
+        size_t workers;
         int r;
 
         if (!base->object || capi_filtered_out(o->watch_filter, base->object))
@@ -1427,10 +1443,12 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
          * so has every worker Machine, as many as the MachineDeployments
          * ask for, and each host the sentinel's override (as the service
          * last listed them: one round after the call) */
-        if (!result(&f, TAG_INSTALL) && o->n_machines == capi_replicas(base->object) &&
-            o->n_workers >= o->worker_replicas && sentinels_set(o)) {
+        workers = live_machines(o->workers, o->n_workers);
+        if (!result(&f, TAG_INSTALL) &&
+            live_machines(o->machines, o->n_machines) == capi_replicas(base->object) &&
+            workers >= o->worker_replicas && sentinels_set(o)) {
                 ClusterCounts counts = { .expected_masters = capi_replicas(base->object),
-                                         .expected_workers = o->n_workers };
+                                         .expected_workers = workers };
 
                 r = machine_names(o, &names);
                 if (r < 0)
@@ -1764,7 +1782,8 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         /* deletion: the service's records (the Cluster, for pausing, may be gone) */
         if (hub_object_deleting(oacp)) {
                 if (!isempty(cluster))
-                        (void)hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster);
+                        (void)hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster,
+                                            &o->cluster);
                 return observe_service(ctx, o);
         }
         if (isempty(cluster) ||
