@@ -1256,6 +1256,57 @@ static int deregister_infraenv(Flow *f, const char *cluster_id, const char *infr
         return r < 0 ? r : 0;
 }
 
+/* A registration interrupted (its marker, its id missing) may have made
+ * a record the deletion must not leave behind: the claim protocol's
+ * search finds it, as it would before registering again, and its id is
+ * recorded (the patch brings the next reconcile, which deletes it as any
+ * other). 1 to go on with what the annotations name. */
+static int adopt_interrupted_registration(Flow *f)
+{
+        const ControlPlaneObserved *o = f->o;
+        const char *ann = o->searched_for;
+        bool cluster = streq_ptr(ann, HUB_ANNOTATION_CLUSTER_ID);
+        _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
+        int r;
+
+        if (!ann || !hub_object_annotation(f->oacp, HUB_ANNOTATION_REGISTERING))
+                return 1;
+        r = hub_claim_decide(
+                &(HubClaimInput){ .object = f->desired,
+                                  .id_annotation = ann,
+                                  .name = strempty(cluster ? cluster_name_of(f->oacp, o->cluster)
+                                                           : kube_object_name(f->oacp)),
+                                  .identity = o->identity,
+                                  .now = o->base.now,
+                                  .active_since = o->base.active_since,
+                                  .candidates = o->candidates.error >= 0 ? o->candidates.body : NULL,
+                                  .claimed_ids = o->claimed_ids },
+                &d);
+        if (r < 0)
+                return r;
+        switch (d.action) {
+        case HUB_CLAIM_ADOPT:
+                if (hub_object_set_annotation(f->desired, ann, d.id) < 0 ||
+                    hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, NULL) < 0)
+                        return -ENOMEM;
+                log_info("%s/%s: adopting the %s %s its interrupted registration made, to deregister it",
+                         strna(kube_object_namespace(f->oacp)), strna(kube_object_name(f->oacp)),
+                         cluster ? "cluster" : "infra-env", d.id);
+                r = finish(f);
+                return r < 0 ? r : 0;
+        case HUB_CLAIM_WAIT:
+                hub_plan_requeue_after(f->plan, d.wait);
+                return 0;
+        case HUB_CLAIM_SEARCH:
+                return deletion_held(f,
+                                     "cannot look for the %s an interrupted registration may have made: %s",
+                                     cluster ? "cluster" : "infra-env", strna(o->candidates.message));
+        default:
+                /* nothing made, or the id there already */
+                return 1;
+        }
+}
+
 /* The control plane is being deleted (capi.md §3.6 step 8, through REST):
  * its cluster deregistered (its installation cancelled first, as the
  * ClusterDeployment path does), then the infra-env with its hosts, then
@@ -1276,6 +1327,9 @@ static int decide_deletion(Flow *f)
                 r = set_condition(f, HUB_CAPI_COND_PAUSED, HUB_TRUE, "Paused", "%s", "");
                 return r < 0 ? r : finish(f);
         }
+        r = adopt_interrupted_registration(f);
+        if (r <= 0)
+                return r;
         if (!isempty(cid) && !dc) {
                 json_object *cluster;
 
@@ -1784,7 +1838,10 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
                 if (!isempty(cluster))
                         (void)hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster,
                                             &o->cluster);
-                return observe_service(ctx, o);
+                /* what an interrupted registration may have made, too */
+                r = observe_claim(ctx, o, hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID),
+                                  hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID));
+                return r < 0 ? r : observe_service(ctx, o);
         }
         if (isempty(cluster) ||
             hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)

@@ -1765,6 +1765,16 @@ static const HubWrite *made(const HubTestRun *run, const char *tag)
         return w;
 }
 
+/* obj being deleted (a deletionTimestamp), with that finalizer unless NULL */
+static void mark_deleted(json_object *obj, const char *finalizer)
+{
+        _cleanup_(json_object_putp) json_object *p =
+                hubtest_jsonf("{\"metadata\":{" DELETED "%s%s%s}}", finalizer ? ",\"finalizers\":[\"" : "",
+                              strempty(finalizer), finalizer ? "\"]" : "");
+
+        hubtest_merge_apply(obj, p);
+}
+
 /* the index of a call in the run's writes, -1 when not made */
 static int call_index(const HubTestRun *run, const char *tag)
 {
@@ -1980,8 +1990,7 @@ TEST(machines_being_deleted_count_for_no_gate)
                 registered(&f, service_cluster("ready", hosts), hosts);
                 with_worker(&f, WORKER);
                 f.o.worker_replicas = 1;
-                hubtest_merge_apply(k == 0 ? f.o.machines[2] : f.o.workers[0],
-                                    hubtest_json("{\"metadata\":{" DELETED "}}"));
+                mark_deleted(k == 0 ? f.o.machines[2] : f.o.workers[0], NULL);
                 hubtest_reconcile(
                         capi_controlplane_decide, &f.o.base,
                         (HubTestAnswer[]){ { "install", 202, "{\"id\":\"" CID "\"}", NULL }, { NULL } },
@@ -2004,7 +2013,7 @@ TEST(machines_being_deleted_count_for_no_gate)
 
                 fixture(&f, oacp(NULL));
                 registered(&f, service_cluster("insufficient", hosts), hosts);
-                hubtest_merge_apply(f.o.machines[2], hubtest_json("{\"metadata\":{" DELETED "}}"));
+                mark_deleted(f.o.machines[2], NULL);
                 hubtest_reconcile(capi_controlplane_decide, &f.o.base,
                                   (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL },
                                                      { "role-*", 201, "{}", NULL },
@@ -2124,4 +2133,42 @@ TEST(config_deletion_with_the_machine_gone)
         ASSERT_STREQ(made(&run, "unbind-host")->path, "/v2/infra-envs/" IEID "/hosts/h0/actions/unbind");
         ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_BOOTSTRAP));
         config_fixture_done(&f);
+}
+
+/* a control plane deleted after an interrupted registration (its
+ * marker, no id): what the call may have made is searched for as before
+ * registering again, adopted and then deregistered; nothing found lets
+ * it go; a failed search holds it */
+TEST(control_plane_deletion_adopts_what_an_interrupted_registration_made)
+{
+        for (unsigned k = 0; k < 3; k++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+                marked(&f, NULL, "hub-1", 30 * USEC_PER_SEC, HUB_ANNOTATION_CLUSTER_ID,
+                       k == 0   ? "[{\"id\":\"" CID "\",\"name\":\"test-multinode\"}]"
+                       : k == 1 ? "[{\"id\":\"" OTHER_CID "\",\"name\":\"someone-else\"}]"
+                                : NULL);
+                mark_deleted(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+                if (k == 0) {
+                        /* recorded: the next reconcile reads and deregisters it */
+                        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
+                        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+                        ASSERT_TRUE(
+                                hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+                } else if (k == 1)
+                        ASSERT_FALSE(
+                                hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+                else {
+                        ASSERT_TRUE(
+                                hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+                        ASSERT_CONDITION(f.o.base.object, "Deleting", "True", "DeregistrationFailed",
+                                         "cannot look for the cluster an interrupted registration may have "
+                                         "made: the service answered 503");
+                        ASSERT_TRUE(run.requeue_after > 0);
+                }
+                fixture_done(&f);
+        }
 }
