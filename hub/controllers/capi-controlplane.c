@@ -475,7 +475,8 @@ static bool needs_day2(const Flow *f, json_object *cluster)
         json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
 
         for (size_t i = 0; i < o->n_workers; i++)
-                if (!bound_here(f, capi_host_for_machine(hosts, kube_object_name(o->workers[i]))))
+                if (!hub_object_deleting(o->workers[i]) &&
+                    !bound_here(f, capi_host_for_machine(hosts, kube_object_name(o->workers[i]))))
                         return capi_installation_started(cluster);
         return false;
 }
@@ -491,7 +492,8 @@ static bool hosts_done(const ControlPlaneObserved *o)
                 const char *st =
                         json_get_string(capi_host_for_machine(hosts, kube_object_name(m)), "status");
 
-                if (!STR_IN_SET(strempty(st), "installed", "added-to-existing-cluster"))
+                if (!hub_object_deleting(m) &&
+                    !STR_IN_SET(strempty(st), "installed", "added-to-existing-cluster"))
                         return false;
         }
         return true;
@@ -587,7 +589,8 @@ static int install_day2_hosts(Flow *f, json_object *cluster)
                 const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
                 _cleanup_free_ char *tag = NULL;
 
-                if (!hid || !ie || !bound_here(f, h) || !streq_ptr(json_get_string(h, "status"), "known") ||
+                if (hub_object_deleting(o->workers[i]) || !hid || !ie || !bound_here(f, h) ||
+                    !streq_ptr(json_get_string(h, "status"), "known") ||
                     !streq_ptr(json_get_string(h, "role"), "worker") || !capi_host_has_sentinel(h))
                         continue;
                 tag = strdup_printf("%s%s", TAG_INSTALL_HOST, hid);

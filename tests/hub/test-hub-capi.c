@@ -2172,3 +2172,35 @@ TEST(control_plane_deletion_adopts_what_an_interrupted_registration_made)
                 fixture_done(&f);
         }
 }
+
+/* a worker Machine being deleted once the cluster is installed is no
+ * late worker: the cluster is not turned into a day-2 cluster for it, its
+ * host is neither bound nor installed (its config's deletion unbinds it) */
+TEST(day2_worker_being_deleted_not_added)
+{
+        for (unsigned day2 = 0; day2 < 2; day2++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char hw[2048];
+                _cleanup_free_ char *hosts = NULL;
+
+                /* 0: installed, its host unbound; 1: a day-2 cluster, its host bound and known */
+                hosts = masters_and("installed", worker_host(hw, "hw", WORKER, day2, "known"));
+                fixture(&f, oacp(NULL));
+                registered(&f, day2 ? day2_cluster(hosts) : service_cluster("installed", hosts), hosts);
+                with_minted_kubeconfig(&f, "kubeconfig", NOW);
+                f.o.readyz = 0;
+                with_worker(&f, WORKER);
+                mark_deleted(f.o.workers[0], NULL);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL },
+                                                     { "role-*", 201, "{}", NULL },
+                                                     { "sentinel-*", 201, NULL, NULL },
+                                                     { "install-host-*", 202, "{}", NULL },
+                                                     { "transform-day2", 202, "{}", NULL },
+                                                     { NULL } },
+                                  &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+                fixture_done(&f);
+        }
+}
