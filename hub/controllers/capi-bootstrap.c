@@ -14,6 +14,8 @@
 #include "strutil.h"
 
 #define TAG_DISCOVERY_IGNITION "discovery-ignition"
+#define TAG_UNBIND "unbind-host"
+#define TAG_DEREGISTER "deregister-host"
 /* the infra-env is registered by the control plane: looked at again */
 #define REQUEUE_WAITING (10 * USEC_PER_SEC)
 
@@ -25,6 +27,7 @@ void capi_bootstrap_observed_done(HubObserved *base)
         json_object_put(o->cluster);
         json_object_put(o->control_plane);
         hub_ref_done(&o->secret);
+        hub_call_result_done(&o->hosts);
 }
 
 static int condition(json_object *desired, const char *type, const char *status, const char *reason,
@@ -45,6 +48,98 @@ static int waiting(const ConfigObserved *o, json_object *desired, HubPlan *plan,
         return hub_plan_patch_object(plan, HUB_KIND_OAC, o->base.object, desired, true, true);
 }
 
+/* ---- deletion ---- */
+
+/* a host in these is bound and not installing: UnbindHost takes it back
+ * (the service's unbind transitions to unbinding, host/transition.go) */
+static const char *const before_installation[] = {
+        "known", "discovering", "disconnected", "insufficient", "pending-for-input", NULL,
+};
+
+static bool call_failed(const HubCallResult *r)
+{
+        /* 404: the host is gone already */
+        return r && r->error < 0 && r->status != 404;
+}
+
+/* the host may still be bound: the finalizer stays, Deleting and the log say why */
+static int deletion_held(const ConfigObserved *o, json_object *desired, HubPlan *plan, const char *reason,
+                         const char *message)
+{
+        int r = condition(desired, HUB_CAPI_COND_DELETING, HUB_TRUE, reason, message, o->base.now);
+
+        if (r >= 0)
+                r = hub_plan_fail(plan, "%s", message);
+        if (r < 0)
+                return r;
+        hub_plan_requeue_after(plan, HUB_REQUEUE_ON_ERROR);
+        return hub_plan_patch_object(plan, HUB_KIND_OAC, o->base.object, desired, true, true);
+}
+
+/* The config is being deleted: the Machine's host (hostname = the
+ * Machine's name, its owner reference's: the Machine may be gone) let go,
+ * then the finalizer dropped (capi-bootstrap.h says why a control-plane
+ * config is not refused). */
+static int decide_deletion(const ConfigObserved *o, HubPlan *plan)
+{
+        json_object *obj = o->base.object, *owner = capi_owner(obj, HUB_GROUP_CAPI, "Machine"), *host;
+        const char *machine = owner ? json_get_string(owner, "name") : o->base.name,
+                   *ieid = hub_object_annotation(o->control_plane, HUB_ANNOTATION_INFRAENV_ID);
+        const HubCallResult *ur = hub_call_results_find(&o->base.results, TAG_UNBIND),
+                            *dr = hub_call_results_find(&o->base.results, TAG_DEREGISTER);
+        _cleanup_(json_object_putp) json_object *desired = NULL;
+        _cleanup_free_ char *msg = NULL;
+        int r;
+
+        if (!hub_object_has_finalizer(obj, HUB_FINALIZER_CAPI_BOOTSTRAP))
+                return 0;
+        desired = hub_json_copy(obj);
+        if (!desired)
+                return -ENOMEM;
+        if (capi_paused(o->cluster, obj)) {
+                r = condition(desired, HUB_CAPI_COND_PAUSED, HUB_TRUE, "Paused", "", o->base.now);
+                return r < 0 ? r : hub_plan_patch_object(plan, HUB_KIND_OAC, obj, desired, true, true);
+        }
+        /* no control plane, or one being deleted: its deletion deregisters
+         * the infra-env with every host */
+        if (o->control_plane && !hub_object_deleting(o->control_plane) && !isempty(ieid) && !ur && !dr) {
+                if (!o->hosts_read || call_failed(&o->hosts)) {
+                        msg = strdup_printf("cannot list the hosts of infra-env %s: %s", ieid,
+                                            strna(o->hosts.message));
+                        return msg ? deletion_held(o, desired, plan, "DeregistrationFailed", msg) : -ENOMEM;
+                }
+                host = capi_host_for_machine(o->hosts.error >= 0 ? o->hosts.body : NULL, machine);
+                if (host && !isempty(json_get_string(host, "cluster_id"))) {
+                        const char *status = json_get_string(host, "status");
+                        char *params[] = { (char *)ieid, (char *)json_get_string(host, "id"), NULL };
+
+                        if (streq_ptr(status, "binding")) {
+                                msg = strdup_printf("host %s is being bound: unbound once it is", params[1]);
+                                return msg ? deletion_held(o, desired, plan, "WaitingForHostBinding", msg)
+                                           : -ENOMEM;
+                        }
+                        if (strv_contains((char **)before_installation, strempty(status)))
+                                return hub_plan_op(plan, TAG_UNBIND, ASSISTED_OP_UNBIND_HOST, params, NULL,
+                                                   NULL, true);
+                        return hub_plan_op(plan, TAG_DEREGISTER, ASSISTED_OP_DEREGISTER_HOST, params, NULL,
+                                           NULL, true);
+                }
+        }
+        /* 409: unbound already (by another's hand, or its cluster's deregistration) */
+        if (call_failed(ur) && ur->status != 409) {
+                msg = strdup_printf("cannot unbind the host of Machine %s: %s", machine, strna(ur->message));
+                return msg ? deletion_held(o, desired, plan, "UnbindFailed", msg) : -ENOMEM;
+        }
+        if (call_failed(dr)) {
+                msg = strdup_printf("cannot deregister the host of Machine %s: %s", machine,
+                                    strna(dr->message));
+                return msg ? deletion_held(o, desired, plan, "DeregistrationFailed", msg) : -ENOMEM;
+        }
+        if (hub_object_remove_finalizer(desired, HUB_FINALIZER_CAPI_BOOTSTRAP) < 0)
+                return -ENOMEM;
+        return hub_plan_patch_object(plan, HUB_KIND_OAC, obj, desired, true, false);
+}
+
 int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
 {
         const ConfigObserved *o = (const ConfigObserved *)base;
@@ -54,9 +149,10 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
         json_object *st;
         int r;
 
-        if (!base->object || hub_object_deleting(base->object) ||
-            capi_filtered_out(o->watch_filter, base->object))
+        if (!base->object || capi_filtered_out(o->watch_filter, base->object))
                 return 0;
+        if (hub_object_deleting(base->object))
+                return decide_deletion(o, plan);
         /* CAPI core makes the Machine the config's owner; until then nothing to do */
         if (!o->machine)
                 return 0;
@@ -68,7 +164,8 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
                 return r < 0 ? r
                              : hub_plan_patch_object(plan, HUB_KIND_OAC, base->object, desired, true, true);
         }
-        if (condition(desired, HUB_CAPI_COND_PAUSED, HUB_FALSE, "NotPaused", "", base->now) < 0)
+        if (condition(desired, HUB_CAPI_COND_PAUSED, HUB_FALSE, "NotPaused", "", base->now) < 0 ||
+            hub_object_add_finalizer(desired, HUB_FINALIZER_CAPI_BOOTSTRAP) < 0)
                 return -ENOMEM;
         if (!o->cluster)
                 return waiting(o, desired, plan, "WaitingForCluster",
@@ -131,6 +228,7 @@ static int capi_bootstrap_observe(HubContext *ctx, HubObserved *base)
         const char *cluster;
         _cleanup_strv_free_ char **cps = NULL;
         _cleanup_free_ char *v = NULL;
+        bool deleting;
         int r;
 
         o->watch_filter = ctx->config->watch_filter;
@@ -141,13 +239,18 @@ static int capi_bootstrap_observe(HubContext *ctx, HubObserved *base)
                 return r;
         if (capi_filtered_out(o->watch_filter, base->object))
                 return 0;
+        deleting = hub_object_deleting(base->object);
         owner = capi_owner(base->object, HUB_GROUP_CAPI, "Machine");
-        if (!owner || hub_cache_get(ctx->cache, HUB_KIND_MACHINE, base->ns, json_get_string(owner, "name"),
-                                    &o->machine) < 0)
+        if ((!owner || hub_cache_get(ctx->cache, HUB_KIND_MACHINE, base->ns, json_get_string(owner, "name"),
+                                     &o->machine) < 0) &&
+            !deleting)
                 return 0;
-        cluster = json_get_string(json_get(o->machine, "spec"), "clusterName");
-        if (isempty(cluster) ||
-            hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
+        /* in deletion the Machine, even the Cluster, may be gone: the label says which */
+        cluster = o->machine ? json_get_string(json_get(o->machine, "spec"), "clusterName")
+                             : capi_cluster_name(base->object);
+        if ((isempty(cluster) ||
+             hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0) &&
+            !deleting)
                 return 0;
         v = strdup_printf("%s/%s", base->ns, cluster);
         if (!v)
@@ -162,6 +265,18 @@ static int capi_bootstrap_observe(HubContext *ctx, HubObserved *base)
                 if (r < 0)
                         return r;
                 (void)hub_cache_get(ctx->cache, HUB_KIND_OACP, ns, name, &o->control_plane);
+        }
+        if (deleting) {
+                const char *ieid = hub_object_annotation(o->control_plane, HUB_ANNOTATION_INFRAENV_ID);
+
+                if (isempty(ieid) || hub_object_deleting(o->control_plane))
+                        return 0;
+                r = hub_service_op(ctx->service, ASSISTED_OP_LIST_HOSTS, (char *[]){ (char *)ieid, NULL },
+                                   NULL, NULL, &o->hosts);
+                if (r < 0)
+                        return r;
+                o->hosts_read = true;
+                return 0;
         }
         return hub_observe_ref(ctx, HUB_KIND_SECRET, base->ns, base->name, &o->secret);
 }

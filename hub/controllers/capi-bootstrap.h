@@ -15,10 +15,20 @@
  * API server prunes it);
  * pausing (Cluster.spec.paused, the cluster.x-k8s.io/paused annotation)
  * with a Paused condition.
+ *
+ * Deletion (finalizer openshiftassistedconfig.bootstrap.cluster.x-k8s.io/
+ * deprovision): the Machine's host (named like the Machine) is unbound
+ * while its installation has not started (free for another Machine), else
+ * deregistered; a control-plane config goes too while its control plane
+ * lives (CAPOA refuses: there the InfraEnv and its Agents go with it,
+ * here only the one host does, and a refusal would hold the Machine's own
+ * deletion, a scale-down or a remediation, for ever). While the control
+ * plane is itself being deleted, its deletion deregisters every host.
  */
 
 #include "hub-controller.h"
 #include "hub-inputs.h"
+#include "hub-service.h"
 
 typedef struct ConfigObserved {
         HubObserved base; /* object: the OpenshiftAssistedConfig */
@@ -31,6 +41,9 @@ typedef struct ConfigObserved {
         json_object *control_plane;
         /* the data Secret (named like the config) */
         HubRef secret;
+        /* deletion: the hosts of the control plane's infra-env */
+        HubCallResult hosts;
+        bool hosts_read;
 } ConfigObserved;
 
 extern const HubControllerType hub_capi_bootstrap_controller;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -32,6 +33,10 @@
 #define TAG_DAY2 "transform-day2"
 #define TAG_KUBECONFIG "kubeconfig"
 #define TAG_KUBECONFIG_CERT "kubeconfig-cert"
+#define TAG_CANCEL "cancel-installation"
+#define TAG_DEREGISTER_CLUSTER "deregister-cluster"
+#define TAG_DEREGISTER_HOST "deregister-host-"
+#define TAG_DEREGISTER_INFRAENV "deregister-infraenv"
 /* which credentials file the kubeconfig Secret holds (kubeconfig-noingress
  * while installing, kubeconfig once installed): the Secret's annotation */
 #define ANNOTATION_KUBECONFIG_FILE "cradle.agent-install.openshift.io/kubeconfig-file"
@@ -404,6 +409,18 @@ static int create_machine(Flow *f, const char *name)
         return hub_plan_create(f->plan, HUB_KIND_MACHINE, ns, TAKE_PTR(machine));
 }
 
+/* The Machines being deleted are no part of the installation: their
+ * configs' deletion unbinds their hosts (capi-bootstrap.h), which must
+ * be neither bound again nor waited for. */
+static size_t live_machines(json_object *const *machines, size_t n)
+{
+        size_t live = 0;
+
+        for (size_t i = 0; i < n; i++)
+                live += !hub_object_deleting(machines[i]);
+        return live;
+}
+
 static bool sentinels_set(const ControlPlaneObserved *o)
 {
         json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
@@ -412,6 +429,8 @@ static bool sentinels_set(const ControlPlaneObserved *o)
                 json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines],
                             *h = capi_host_for_machine(hosts, kube_object_name(m));
 
+                if (hub_object_deleting(m))
+                        continue;
                 if (!capi_host_has_sentinel(h))
                         return false;
         }
@@ -424,12 +443,12 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
 {
         _cleanup_strv_free_ char **l = NULL;
 
-        for (size_t i = 0; i < o->n_machines; i++)
-                if (strv_extend(&l, kube_object_name(o->machines[i])) < 0)
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines];
+
+                if (!hub_object_deleting(m) && strv_extend(&l, kube_object_name(m)) < 0)
                         return -ENOMEM;
-        for (size_t i = 0; i < o->n_workers; i++)
-                if (strv_extend(&l, kube_object_name(o->workers[i])) < 0)
-                        return -ENOMEM;
+        }
         *ret = TAKE_PTR(l);
         return 0;
 }
@@ -456,7 +475,8 @@ static bool needs_day2(const Flow *f, json_object *cluster)
         json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
 
         for (size_t i = 0; i < o->n_workers; i++)
-                if (!bound_here(f, capi_host_for_machine(hosts, kube_object_name(o->workers[i]))))
+                if (!hub_object_deleting(o->workers[i]) &&
+                    !bound_here(f, capi_host_for_machine(hosts, kube_object_name(o->workers[i]))))
                         return capi_installation_started(cluster);
         return false;
 }
@@ -472,7 +492,8 @@ static bool hosts_done(const ControlPlaneObserved *o)
                 const char *st =
                         json_get_string(capi_host_for_machine(hosts, kube_object_name(m)), "status");
 
-                if (!STR_IN_SET(strempty(st), "installed", "added-to-existing-cluster"))
+                if (!hub_object_deleting(m) &&
+                    !STR_IN_SET(strempty(st), "installed", "added-to-existing-cluster"))
                         return false;
         }
         return true;
@@ -519,8 +540,8 @@ static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
                             *h = capi_host_for_machine(hosts, kube_object_name(m));
                 const char *role = worker ? "worker" : "master";
 
-                if (!json_get_string(h, "id") || !json_get_string(h, "infra_env_id") ||
-                    (worker && late_worker(f, cluster, h)))
+                if (hub_object_deleting(m) || !json_get_string(h, "id") ||
+                    !json_get_string(h, "infra_env_id") || (worker && late_worker(f, cluster, h)))
                         continue;
                 if (isempty(json_get_string(h, "cluster_id"))) {
                         r = plan_host_call(f, TAG_BIND, ASSISTED_OP_BIND_HOST, h, "cluster_id", cluster_id);
@@ -568,7 +589,8 @@ static int install_day2_hosts(Flow *f, json_object *cluster)
                 const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
                 _cleanup_free_ char *tag = NULL;
 
-                if (!hid || !ie || !bound_here(f, h) || !streq_ptr(json_get_string(h, "status"), "known") ||
+                if (hub_object_deleting(o->workers[i]) || !hid || !ie || !bound_here(f, h) ||
+                    !streq_ptr(json_get_string(h, "status"), "known") ||
                     !streq_ptr(json_get_string(h, "role"), "worker") || !capi_host_has_sentinel(h))
                         continue;
                 tag = strdup_printf("%s%s", TAG_INSTALL_HOST, hid);
@@ -1146,24 +1168,243 @@ static int register_ids(Flow *f, char **ret_secret_error)
         }
 }
 
+/* ---- pure: deletion ---- */
+
+/* the records may still be in the service: the finalizer stays, the
+ * Deleting condition and the log say why, and the deletion is tried again */
+static int deletion_held(Flow *f, const char *fmt, ...) _printf_(2, 3);
+static int deletion_held(Flow *f, const char *fmt, ...)
+{
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        msg = strdup_vprintf(fmt, ap);
+        va_end(ap);
+        if (!msg)
+                return -ENOMEM;
+        r = set_condition(f, HUB_CAPI_COND_DELETING, HUB_TRUE, "DeregistrationFailed", "%s", msg);
+        if (r >= 0)
+                r = hub_plan_fail(f->plan, "%s", msg);
+        if (r < 0)
+                return r;
+        hub_plan_requeue_after(f->plan, HUB_REQUEUE_ON_ERROR);
+        return finish(f);
+}
+
+static bool call_failed(const HubCallResult *r)
+{
+        /* 404: what it would have removed is gone already */
+        return r && r->error < 0 && r->status != 404;
+}
+
+/* the infra-env's hosts, then the infra-env (the service refuses an
+ * infra-env that still has hosts: DeregisterInfraEnv's 400). The
+ * cluster's own hosts go, as do the hosts InfraEnv deletion lets go
+ * (infraenv_host_deletable()); a host bound to another cluster and not
+ * installed holds the deletion. 1 when done. */
+static int deregister_infraenv(Flow *f, const char *cluster_id, const char *infra_env_id)
+{
+        const ControlPlaneObserved *o = f->o;
+        const HubCallResult *di = result(f, TAG_DEREGISTER_INFRAENV);
+        json_object *hosts = o->hosts.body;
+        unsigned held = 0;
+        bool planned = false;
+        int r;
+
+        if (di)
+                return call_failed(di) ? deletion_held(f, "cannot deregister infra-env %s: %s", infra_env_id,
+                                                       strna(di->message))
+                                       : 1;
+        if (!o->hosts_read || call_failed(&o->hosts))
+                return deletion_held(f, "cannot list the hosts of infra-env %s: %s", infra_env_id,
+                                     strna(o->hosts.message));
+        if (o->hosts.error < 0)
+                return 1; /* 404: the infra-env is gone already */
+        for (size_t i = 0; i < hub_json_array_length(hosts); i++) {
+                json_object *h = json_object_array_get_idx(hosts, i);
+                const char *hid = json_get_string(h, "id"), *bound = json_get_string(h, "cluster_id");
+                _cleanup_free_ char *tag = NULL;
+                const HubCallResult *hr;
+
+                if (!hid)
+                        continue;
+                if (!isempty(bound) && !streq_ptr(bound, cluster_id) && !infraenv_host_deletable(h)) {
+                        held++;
+                        continue;
+                }
+                tag = strdup_printf("%s%s", TAG_DEREGISTER_HOST, hid);
+                if (!tag)
+                        return -ENOMEM;
+                hr = result(f, tag);
+                if (call_failed(hr))
+                        return deletion_held(f, "cannot deregister host %s: %s", hid, strna(hr->message));
+                if (hr)
+                        continue;
+                r = hub_plan_op(f->plan, tag, ASSISTED_OP_DEREGISTER_HOST,
+                                (char *[]){ (char *)infra_env_id, (char *)hid, NULL }, NULL, NULL, true);
+                if (r < 0)
+                        return r;
+                planned = true;
+        }
+        if (planned)
+                return 0;
+        if (held > 0)
+                return deletion_held(f,
+                                     "infra-env %s has %u hosts bound to another cluster and not installed",
+                                     infra_env_id, held);
+        r = hub_plan_op(f->plan, TAG_DEREGISTER_INFRAENV, ASSISTED_OP_DEREGISTER_INFRA_ENV,
+                        (char *[]){ (char *)infra_env_id, NULL }, NULL, NULL, true);
+        return r < 0 ? r : 0;
+}
+
+/* A registration interrupted (its marker, its id missing) may have made
+ * a record the deletion must not leave behind: the claim protocol's
+ * search finds it, as it would before registering again, and its id is
+ * recorded (the patch brings the next reconcile, which deletes it as any
+ * other). 1 to go on with what the annotations name. */
+static int adopt_interrupted_registration(Flow *f)
+{
+        const ControlPlaneObserved *o = f->o;
+        const char *ann = o->searched_for;
+        bool cluster = streq_ptr(ann, HUB_ANNOTATION_CLUSTER_ID);
+        _cleanup_(hub_claim_decision_done) HubClaimDecision d = {};
+        int r;
+
+        if (!ann || !hub_object_annotation(f->oacp, HUB_ANNOTATION_REGISTERING))
+                return 1;
+        r = hub_claim_decide(
+                &(HubClaimInput){ .object = f->desired,
+                                  .id_annotation = ann,
+                                  .name = strempty(cluster ? cluster_name_of(f->oacp, o->cluster)
+                                                           : kube_object_name(f->oacp)),
+                                  .identity = o->identity,
+                                  .now = o->base.now,
+                                  .active_since = o->base.active_since,
+                                  .candidates = o->candidates.error >= 0 ? o->candidates.body : NULL,
+                                  .claimed_ids = o->claimed_ids },
+                &d);
+        if (r < 0)
+                return r;
+        switch (d.action) {
+        case HUB_CLAIM_ADOPT:
+                if (hub_object_set_annotation(f->desired, ann, d.id) < 0 ||
+                    hub_object_set_annotation(f->desired, HUB_ANNOTATION_REGISTERING, NULL) < 0)
+                        return -ENOMEM;
+                log_info("%s/%s: adopting the %s %s its interrupted registration made, to deregister it",
+                         strna(kube_object_namespace(f->oacp)), strna(kube_object_name(f->oacp)),
+                         cluster ? "cluster" : "infra-env", d.id);
+                r = finish(f);
+                return r < 0 ? r : 0;
+        case HUB_CLAIM_WAIT:
+                hub_plan_requeue_after(f->plan, d.wait);
+                return 0;
+        case HUB_CLAIM_SEARCH:
+                return deletion_held(f,
+                                     "cannot look for the %s an interrupted registration may have made: %s",
+                                     cluster ? "cluster" : "infra-env", strna(o->candidates.message));
+        default:
+                /* nothing made, or the id there already */
+                return 1;
+        }
+}
+
+/* The control plane is being deleted (capi.md §3.6 step 8, through REST):
+ * its cluster deregistered (its installation cancelled first, as the
+ * ClusterDeployment path does), then the infra-env with its hosts, then
+ * the finalizer dropped. Never dropped while a record may still be there:
+ * a read or call that fails holds it (a 404 is a record gone). A paused
+ * control plane is not finalized until unpaused (Cluster API's rule). */
+static int decide_deletion(Flow *f)
+{
+        const ControlPlaneObserved *o = f->o;
+        const char *cid = hub_object_annotation(f->oacp, HUB_ANNOTATION_CLUSTER_ID),
+                   *ieid = hub_object_annotation(f->oacp, HUB_ANNOTATION_INFRAENV_ID);
+        const HubCallResult *cancel = result(f, TAG_CANCEL), *dc = result(f, TAG_DEREGISTER_CLUSTER);
+        int r;
+
+        if (!hub_object_has_finalizer(f->oacp, HUB_FINALIZER_CAPI_CONTROL_PLANE))
+                return 0;
+        if (capi_paused(o->cluster, f->oacp)) {
+                r = set_condition(f, HUB_CAPI_COND_PAUSED, HUB_TRUE, "Paused", "%s", "");
+                return r < 0 ? r : finish(f);
+        }
+        r = adopt_interrupted_registration(f);
+        if (r <= 0)
+                return r;
+        if (!isempty(cid) && !dc) {
+                json_object *cluster;
+
+                if (!o->cluster_read || call_failed(&o->service_cluster))
+                        return deletion_held(f, "cannot read cluster %s: %s", cid,
+                                             strna(o->service_cluster.message));
+                cluster = o->service_cluster.error >= 0 ? o->service_cluster.body : NULL;
+                if (call_failed(cancel))
+                        return deletion_held(f, "cannot cancel the installation of cluster %s: %s", cid,
+                                             strna(cancel->message));
+                if (cluster && !cancel && cd_installation_cancellable(cluster))
+                        return hub_plan_op(f->plan, TAG_CANCEL, ASSISTED_OP_CANCEL_INSTALLATION,
+                                           (char *[]){ (char *)cid, NULL }, NULL, NULL, true);
+                if (cluster)
+                        return hub_plan_op(f->plan, TAG_DEREGISTER_CLUSTER, ASSISTED_OP_DEREGISTER_CLUSTER,
+                                           (char *[]){ (char *)cid, NULL }, NULL, NULL, true);
+        }
+        if (call_failed(dc))
+                return deletion_held(f, "cannot deregister cluster %s: %s", cid, strna(dc->message));
+        if (!isempty(ieid)) {
+                r = deregister_infraenv(f, cid, ieid);
+                if (r <= 0)
+                        return r;
+        }
+        if (hub_object_remove_finalizer(f->desired, HUB_FINALIZER_CAPI_CONTROL_PLANE) < 0)
+                return -ENOMEM;
+        return hub_plan_patch_object(f->plan, HUB_KIND_OACP, f->oacp, f->desired, true, false);
+}
+
+/* The finalizer, written before anything is registered (a deletion
+ * racing the registration must find it): *ret the control plane as that
+ * write leaves it, or NULL when it was there. */
+static int ensure_finalizer(Flow *f, json_object **ret)
+{
+        _cleanup_(json_object_putp) json_object *with = NULL;
+        int r;
+
+        *ret = NULL;
+        if (hub_object_add_finalizer(f->desired, HUB_FINALIZER_CAPI_CONTROL_PLANE) < 0)
+                return -ENOMEM;
+        if (hub_object_has_finalizer(f->oacp, HUB_FINALIZER_CAPI_CONTROL_PLANE))
+                return 0;
+        with = hub_json_copy(f->oacp);
+        if (!with || hub_object_add_finalizer(with, HUB_FINALIZER_CAPI_CONTROL_PLANE) < 0)
+                return -ENOMEM;
+        r = hub_plan_patch_object(f->plan, HUB_KIND_OACP, f->oacp, with, true, false);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(with);
+        return 0;
+}
+
 int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
 {
         const ControlPlaneObserved *o = (const ControlPlaneObserved *)base;
-        _cleanup_(json_object_putp) json_object *desired = NULL, *written = NULL;
+        _cleanup_(json_object_putp) json_object *desired = NULL, *written = NULL, *with_finalizer = NULL;
         _cleanup_strv_free_ char **missing = NULL, **names = NULL;
         _cleanup_free_ char *secret_error = NULL;
         Flow f = { .o = o, .plan = plan, .oacp = base->object };
         json_object *cluster;
         const char *cid;
+        size_t workers;
         int r;
 
-        if (!base->object || hub_object_deleting(base->object) ||
-            capi_filtered_out(o->watch_filter, base->object))
+        if (!base->object || capi_filtered_out(o->watch_filter, base->object))
                 return 0;
         desired = hub_json_copy(base->object);
         if (!desired)
                 return -ENOMEM;
         f.desired = desired;
+        if (hub_object_deleting(base->object))
+                return decide_deletion(&f);
         f.cluster = o->cluster ? kube_object_name(o->cluster) : NULL;
         if (!f.cluster) {
                 /* CAPI core sets the owner Cluster; until then nothing to do */
@@ -1177,6 +1418,10 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         r = set_condition(&f, HUB_CAPI_COND_PAUSED, HUB_FALSE, "NotPaused", "%s", "");
         if (r < 0)
                 return r;
+        r = ensure_finalizer(&f, &with_finalizer);
+        if (r < 0)
+                return r;
+        f.oacp_written = with_finalizer;
 
         r = register_ids(&f, &secret_error);
         if (r < 0)
@@ -1195,10 +1440,11 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
          * failed Machine create must not lose them) */
         if (!hub_json_equal(json_get_path(base->object, "metadata.annotations"),
                             json_get_path(desired, "metadata.annotations"))) {
-                r = hub_plan_patch_object(plan, HUB_KIND_OACP, base->object, desired, true, false);
+                r = hub_plan_patch_object(plan, HUB_KIND_OACP, f.oacp_written ?: base->object, desired, true,
+                                          false);
                 if (r < 0)
                         return r;
-                written = hub_json_copy(base->object);
+                written = hub_json_copy(f.oacp_written ?: base->object);
                 if (!written || json_add(json_get(written, "metadata"), "annotations",
                                          hub_json_copy(json_get_path(desired, "metadata.annotations"))) < 0)
                         return -ENOMEM;
@@ -1254,10 +1500,12 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
          * so has every worker Machine, as many as the MachineDeployments
          * ask for, and each host the sentinel's override (as the service
          * last listed them: one round after the call) */
-        if (!result(&f, TAG_INSTALL) && o->n_machines == capi_replicas(base->object) &&
-            o->n_workers >= o->worker_replicas && sentinels_set(o)) {
+        workers = live_machines(o->workers, o->n_workers);
+        if (!result(&f, TAG_INSTALL) &&
+            live_machines(o->machines, o->n_machines) == capi_replicas(base->object) &&
+            workers >= o->worker_replicas && sentinels_set(o)) {
                 ClusterCounts counts = { .expected_masters = capi_replicas(base->object),
-                                         .expected_workers = o->n_workers };
+                                         .expected_workers = workers };
 
                 r = machine_names(o, &names);
                 if (r < 0)
@@ -1537,11 +1785,35 @@ static int observe_claim(HubContext *ctx, ControlPlaneObserved *o, const char *c
                                    o->candidates.body, self, &o->claimed_ids);
 }
 
+/* the service's cluster and the infra-env's hosts, by the annotations' ids */
+static int observe_service(HubContext *ctx, ControlPlaneObserved *o)
+{
+        const char *cid = hub_object_annotation(o->base.object, HUB_ANNOTATION_CLUSTER_ID),
+                   *ieid = hub_object_annotation(o->base.object, HUB_ANNOTATION_INFRAENV_ID);
+        int r;
+
+        if (!isempty(cid)) {
+                r = hub_service_op(ctx->service, ASSISTED_OP_GET_CLUSTER, (char *[]){ (char *)cid, NULL },
+                                   NULL, NULL, &o->service_cluster);
+                if (r < 0)
+                        return r;
+                o->cluster_read = true;
+        }
+        if (!isempty(ieid)) {
+                r = hub_service_op(ctx->service, ASSISTED_OP_LIST_HOSTS, (char *[]){ (char *)ieid, NULL },
+                                   NULL, NULL, &o->hosts);
+                if (r < 0)
+                        return r;
+                o->hosts_read = true;
+        }
+        return 0;
+}
+
 static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
 {
         ControlPlaneObserved *o = (ControlPlaneObserved *)base;
         json_object *oacp, *owner;
-        const char *cluster, *ps, *cid, *ieid;
+        const char *cluster, *ps;
         _cleanup_free_ char *kc = NULL;
         int r;
 
@@ -1564,6 +1836,16 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
                 return 0;
         owner = capi_owner(oacp, HUB_GROUP_CAPI, "Cluster");
         cluster = owner ? json_get_string(owner, "name") : capi_cluster_name(oacp);
+        /* deletion: the service's records (the Cluster, for pausing, may be gone) */
+        if (hub_object_deleting(oacp)) {
+                if (!isempty(cluster))
+                        (void)hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster,
+                                            &o->cluster);
+                /* what an interrupted registration may have made, too */
+                r = observe_claim(ctx, o, hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID),
+                                  hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID));
+                return r < 0 ? r : observe_service(ctx, o);
+        }
         if (isempty(cluster) ||
             hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
                 return 0;
@@ -1580,25 +1862,13 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         r = observe_infra(ctx, o);
         if (r < 0)
                 return r;
-        cid = hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID);
-        ieid = hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID);
-        r = observe_claim(ctx, o, cid, ieid);
+        r = observe_claim(ctx, o, hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID),
+                          hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID));
         if (r < 0)
                 return r;
-        if (!isempty(cid)) {
-                r = hub_service_op(ctx->service, ASSISTED_OP_GET_CLUSTER, (char *[]){ (char *)cid, NULL },
-                                   NULL, NULL, &o->service_cluster);
-                if (r < 0)
-                        return r;
-                o->cluster_read = true;
-        }
-        if (!isempty(ieid)) {
-                r = hub_service_op(ctx->service, ASSISTED_OP_LIST_HOSTS, (char *[]){ (char *)ieid, NULL },
-                                   NULL, NULL, &o->hosts);
-                if (r < 0)
-                        return r;
-                o->hosts_read = true;
-        }
+        r = observe_service(ctx, o);
+        if (r < 0)
+                return r;
         r = observe_worker_replicas(ctx, o, cluster);
         if (r < 0)
                 return r;

@@ -552,6 +552,13 @@ static int unbind_agents(const ClusterObserved *o, HubPlan *plan)
         return 0;
 }
 
+bool cd_installation_cancellable(json_object *cluster)
+{
+        return STR_IN_SET(strempty(json_get_string(cluster, "status")), "installing",
+                          "preparing-for-installation", "installing-pending-user-action", "finalizing",
+                          "error");
+}
+
 /* the ACI is being deleted: cancel, unbind or delete the Agents,
  * deregister, then let it go */
 static int decide_aci_deletion(const ClusterObserved *o, HubPlan *plan)
@@ -569,10 +576,7 @@ static int decide_aci_deletion(const ClusterObserved *o, HubPlan *plan)
         if (o->cluster_read && o->cluster.error < 0 && o->cluster.status != 404)
                 return hub_plan_fail(plan, "cannot read the cluster of ClusterDeployment %s/%s: %s",
                                      o->base.ns, o->base.name, strna(o->cluster.message));
-        if (cluster && !cancel && !dereg &&
-            STR_IN_SET(strempty(json_get_string(cluster, "status")), "installing",
-                       "preparing-for-installation", "installing-pending-user-action", "finalizing",
-                       "error"))
+        if (cluster && !cancel && !dereg && cd_installation_cancellable(cluster))
                 return hub_plan_op(plan, TAG_CANCEL, ASSISTED_OP_CANCEL_INSTALLATION,
                                    (char *[]){ (char *)id, NULL }, NULL, NULL, true);
         if (cancel && cancel->error < 0)

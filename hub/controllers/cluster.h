@@ -168,6 +168,10 @@ int cd_import_params(json_object *cd, json_object *aci, const char *version, jso
 /* A download of the cluster's credentials file (kubeconfig,
  * kubeconfig-noingress; V2DownloadClusterCredentials) as a feedback call:
  * its text is the result's body. */
+/* The cluster's installation is under way, so that the service refuses
+ * its deregistration (409) until it is cancelled (V2CancelInstallation):
+ * what the real controller cancels before deregistering. */
+bool cd_installation_cancellable(json_object *cluster);
 int cd_plan_credentials_download(HubPlan *plan, const char *tag, const char *cluster_id, const char *file);
 
 /* ---- cluster-status.c: the ACI's status (pure) ---- */

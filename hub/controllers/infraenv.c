@@ -49,6 +49,11 @@ static const char *const deletable_host_statuses[] = {
         NULL,
 };
 
+bool infraenv_host_deletable(json_object *host)
+{
+        return strv_contains((char **)deletable_host_statuses, strempty(json_get_string(host, "status")));
+}
+
 void infraenv_observed_done(HubObserved *base)
 {
         InfraEnvObserved *o = (InfraEnvObserved *)base;
@@ -726,8 +731,7 @@ static int decide_deletion(const InfraEnvObserved *o, HubPlan *plan)
 
                                 if (!hid)
                                         continue;
-                                if (!strv_contains((char **)deletable_host_statuses,
-                                                   strempty(json_get_string(h, "status")))) {
+                                if (!infraenv_host_deletable(h)) {
                                         remaining++;
                                         continue;
                                 }

@@ -68,6 +68,11 @@ int infraenv_create_params(json_object *ie, const char *default_image_type, HubS
                            const char *secret, json_object *cluster, json_object *static_config,
                            json_object **ret);
 
+/* A host the real controller deregisters with its infra-env
+ * (deregisterInfraEnvWithHosts): unbound, installed or being unbound;
+ * any other holds the infra-env's deletion. */
+bool infraenv_host_deletable(json_object *host);
+
 /* What the ImageCreated condition says for a failed call, as upstream's
  * handleEnsureISOErrors (exposed for tests). */
 char *infraenv_error_message(const HubCallResult *r);

@@ -96,6 +96,9 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_CAPI_COND_HOST_INSTALLATION "HostInstallation"
 /* its reason on a worker Machine the installation started without (day 2: not done) */
 #define HUB_CAPI_REASON_NOT_IN_DAY1 "NotInDay1Installation"
+/* KCP's condition while an object waits on its finalizer (the
+ * control-plane contract's list of conditions to align with) */
+#define HUB_CAPI_COND_DELETING "Deleting"
 
 /* ---- labels (notes §0, §5.4, §6) ---- */
 
@@ -163,6 +166,9 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_FINALIZER_PPI "preprovisioningimage.agent-install.openshift.io/ai-deprovision"
 #define HUB_FINALIZER_CD "clusterdeployments.agent-install.openshift.io/ai-deprovision"
 #define HUB_FINALIZER_ACI "agentclusterinstall.agent-install.openshift.io/ai-deprovision"
+/* CAPOA's (capi.md §3.3 step 2, §3.6 step 1), kept by cradle-hub --capi */
+#define HUB_FINALIZER_CAPI_CONTROL_PLANE "openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io/deprovision"
+#define HUB_FINALIZER_CAPI_BOOTSTRAP "openshiftassistedconfig.bootstrap.cluster.x-k8s.io/deprovision"
 
 /* ---- InfraEnv (notes §3) ---- */
 

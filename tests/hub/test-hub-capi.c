@@ -9,6 +9,8 @@
  * replicas and a Metal3MachineTemplate), their names made to point at
  * each other.
  */
+#include <limits.h>
+
 #include <json-c/json.h>
 
 #include "base64.h"
@@ -182,15 +184,21 @@ static void fixture_done(Fixture *f)
         hub_observed_done(&f->o.base);
 }
 
-static const HubWrite *create_of(const HubTestRun *run, HubKind kind, unsigned n)
+/* the n-th write of that kind (HUB_WRITE_*) to an object of that kind */
+static const HubWrite *write_to(const HubTestRun *run, HubWriteKind wk, HubKind kind, unsigned n)
 {
         for (size_t i = 0; i < run->writes.n; i++) {
                 const HubWrite *w = &run->writes.writes[i];
 
-                if (w->kind == HUB_WRITE_CREATE && w->target == kind && n-- == 0)
+                if (w->kind == wk && w->target == kind && n-- == 0)
                         return w;
         }
         return NULL;
+}
+
+static const HubWrite *create_of(const HubTestRun *run, HubKind kind, unsigned n)
+{
+        return write_to(run, HUB_WRITE_CREATE, kind, n);
 }
 
 static unsigned creates(const HubTestRun *run, HubKind kind)
@@ -818,9 +826,8 @@ TEST(full_kubeconfig_replaces_the_noingress_one)
                           (HubTestAnswer[]){ { "kubeconfig", 200, "full", NULL }, { NULL } }, &run);
         ASSERT_STREQ(call(&run, "kubeconfig")->path,
                      "/v2/clusters/" CID "/downloads/credentials?file_name=kubeconfig");
-        p = hubtest_write(&run, HUB_WRITE_PATCH, 0);
+        p = write_to(&run, HUB_WRITE_PATCH, HUB_KIND_SECRET, 0);
         ASSERT_NOT_NULL(p);
-        ASSERT_EQ(p->target, HUB_KIND_SECRET);
         ASSERT_STREQ(hubtest_str(p->body, "data.value"), "ZnVsbA==");
         fixture_done(&f);
 }
@@ -1728,4 +1735,472 @@ TEST(day2_worker_node_csrs_approved_until_joined)
         ASSERT_EQ(run.requeue_after, (usec_t)43200 * USEC_PER_SEC);
         hubtest_run_done(&run);
         fixture_done(&f);
+}
+
+/* ---- deletion: CAPOA's finalizers (capi.md §3.3 step 2, §3.6) ---- */
+
+#define DELETED "\"deletionTimestamp\":\"2026-09-21T14:00:00Z\""
+#define OACP_DELETED "," DELETED ",\"finalizers\":[\"" HUB_FINALIZER_CAPI_CONTROL_PLANE "\"]"
+#define OAC_DELETED "," DELETED ",\"finalizers\":[\"" HUB_FINALIZER_CAPI_BOOTSTRAP "\"]"
+#define OTHER_CID "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+
+/* the control plane being deleted (extra: more of its metadata), its
+ * cluster in that status (NULL: not read) and the infra-env's hosts */
+static void deleted_control_plane(Fixture *f, const char *extra, const char *cluster_status,
+                                  const char *hosts)
+{
+        _cleanup_free_ char *meta = strdup_printf("%s%s", OACP_DELETED, strempty(extra));
+
+        ASSERT_NOT_NULL(meta);
+        fixture(f, oacp(meta));
+        registered(f, cluster_status ? service_cluster(cluster_status, hosts) : NULL, hosts);
+}
+
+/* the call of that tag, which must have been made */
+static const HubWrite *made(const HubTestRun *run, const char *tag)
+{
+        const HubWrite *w = call(run, tag);
+
+        ASSERT_NOT_NULL(w);
+        return w;
+}
+
+/* obj being deleted (a deletionTimestamp), with that finalizer unless NULL */
+static void mark_deleted(json_object *obj, const char *finalizer)
+{
+        _cleanup_(json_object_putp) json_object *p =
+                hubtest_jsonf("{\"metadata\":{" DELETED "%s%s%s}}", finalizer ? ",\"finalizers\":[\"" : "",
+                              strempty(finalizer), finalizer ? "\"]" : "");
+
+        hubtest_merge_apply(obj, p);
+}
+
+/* the index of a call in the run's writes, -1 when not made */
+static int call_index(const HubTestRun *run, const char *tag)
+{
+        for (size_t i = 0; i < run->writes.n; i++)
+                if (run->writes.writes[i].kind == HUB_WRITE_SERVICE &&
+                    streq_ptr(run->writes.writes[i].tag, tag))
+                        return (int)i;
+        return -1;
+}
+
+/* the finalizer is on the object before the first registration call: a
+ * deletion racing the registration finds it */
+TEST(control_plane_finalizer_written_before_any_registration)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        int first_patch = -1;
+
+        fixture(&f, oacp(NULL));
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL },
+                                             { "register-infraenv", 201, "{\"id\":\"" IEID "\"}", NULL },
+                                             { NULL } },
+                          &run);
+        for (size_t i = 0; i < run.writes.n && first_patch < 0; i++) {
+                const HubWrite *w = &run.writes.writes[i];
+
+                if (w->kind == HUB_WRITE_PATCH && w->target == HUB_KIND_OACP &&
+                    hub_object_has_finalizer(w->body, HUB_FINALIZER_CAPI_CONTROL_PLANE))
+                        first_patch = (int)i;
+        }
+        ASSERT_TRUE(first_patch >= 0);
+        ASSERT_TRUE(call_index(&run, "register-cluster") > first_patch);
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        fixture_done(&f);
+}
+
+/* Deletion under way: the installation cancelled, the cluster
+ * deregistered, then the infra-env's hosts (its own, unbound ones, and
+ * another cluster's installed one), then the infra-env, then the
+ * finalizer goes; in that order */
+TEST(control_plane_deletion_deregisters_cluster_hosts_infraenv_in_order)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[2048], h1[2048], hy[2048];
+        _cleanup_free_ char *hosts = strdup_printf(
+                "[%s,%s,%s]",
+                host_json(h0, "h0", "test-multinode-0", CID, "installing-in-progress", "master", NULL),
+                host_json(h1, "h1", "test-multinode-1", "", "known-unbound", "auto-assign", NULL),
+                host_json(hy, "hy", "elsewhere-0", OTHER_CID, "installed", "worker", NULL));
+        int cancel, dereg, hosts_first = INT_MAX, hosts_last = -1, ie;
+
+        deleted_control_plane(&f, NULL, "installing", hosts);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "cancel-installation", 202, "{}", NULL },
+                                             { "deregister-cluster", 204, NULL, NULL },
+                                             { "deregister-host-*", 204, NULL, NULL },
+                                             { "deregister-infraenv", 204, NULL, NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_STREQ(made(&run, "cancel-installation")->path, "/v2/clusters/" CID "/actions/cancel");
+        ASSERT_STREQ(made(&run, "deregister-cluster")->method, "DELETE");
+        ASSERT_STREQ(made(&run, "deregister-cluster")->path, "/v2/clusters/" CID);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "deregister-host-"), 3u);
+        ASSERT_STREQ(made(&run, "deregister-host-h1")->path, "/v2/infra-envs/" IEID "/hosts/h1");
+        ASSERT_STREQ(made(&run, "deregister-infraenv")->path, "/v2/infra-envs/" IEID);
+        cancel = call_index(&run, "cancel-installation");
+        dereg = call_index(&run, "deregister-cluster");
+        ie = call_index(&run, "deregister-infraenv");
+        for (const char *const *h = (const char *const[]){ "deregister-host-h0", "deregister-host-h1",
+                                                           "deregister-host-hy", NULL };
+             *h; h++) {
+                hosts_first = MIN(hosts_first, call_index(&run, *h));
+                hosts_last = MAX(hosts_last, call_index(&run, *h));
+        }
+        ASSERT_TRUE(cancel >= 0 && cancel < dereg && dereg < hosts_first && hosts_last < ie);
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        /* the finalizer's removal is the last write */
+        ASSERT_EQ(run.writes.writes[run.writes.n - 1].kind, HUB_WRITE_PATCH);
+        ASSERT_EQ(run.writes.writes[run.writes.n - 1].target, HUB_KIND_OACP);
+        fixture_done(&f);
+}
+
+/* a host bound to another cluster and not installed is not ours to
+ * deregister: it stays, the infra-env with it, and the finalizer too */
+TEST(control_plane_deletion_leaves_another_clusters_host)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[2048], hx[2048];
+        _cleanup_free_ char *hosts = strdup_printf(
+                "[%s,%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL),
+                host_json(hx, "hx", "elsewhere-0", OTHER_CID, "known", "worker", NULL));
+
+        deleted_control_plane(&f, NULL, "ready", hosts);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "deregister-cluster", 204, NULL, NULL },
+                                             { "deregister-host-*", 204, NULL, NULL },
+                                             { "deregister-infraenv", 204, NULL, NULL },
+                                             { NULL } },
+                          &run);
+        /* ready: nothing to cancel */
+        ASSERT_NULL(call(&run, "cancel-installation"));
+        ASSERT_NOT_NULL(call(&run, "deregister-cluster"));
+        ASSERT_NOT_NULL(call(&run, "deregister-host-h0"));
+        ASSERT_NULL(call(&run, "deregister-host-hx"));
+        ASSERT_NULL(call(&run, "deregister-infraenv"));
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        ASSERT_CONDITION(f.o.base.object, "Deleting", "True", "DeregistrationFailed",
+                         "infra-env " IEID " has 1 hosts bound to another cluster and not installed");
+        ASSERT_TRUE(run.requeue_after > 0);
+        fixture_done(&f);
+}
+
+/* a call the service fails (500) keeps the finalizer, says why in
+ * Deleting and comes back; nothing after it is tried */
+TEST(control_plane_deletion_failed_call_keeps_the_finalizer)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[2048];
+        const char *hosts = NULL;
+        _cleanup_free_ char *list = NULL;
+
+        hosts = host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL);
+        list = strdup_printf("[%s]", hosts);
+        deleted_control_plane(&f, NULL, "ready", list);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "deregister-cluster", 500, NULL, "internal error" },
+                                             { "deregister-host-*", 204, NULL, NULL },
+                                             { "deregister-infraenv", 204, NULL, NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_NOT_NULL(call(&run, "deregister-cluster"));
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "deregister-host-"), 0u);
+        ASSERT_NULL(call(&run, "deregister-infraenv"));
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        ASSERT_CONDITION(f.o.base.object, "Deleting", "True", "DeregistrationFailed",
+                         "cannot deregister cluster " CID ": internal error");
+        ASSERT_TRUE(run.requeue_after > 0);
+        ASSERT_NOT_NULL(run.reason);
+        fixture_done(&f);
+}
+
+/* 404 is a record gone: the cluster read and a host's deregistration
+ * answered 404 let the deletion go on to its end */
+TEST(control_plane_deletion_404_counts_as_gone)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[2048];
+        _cleanup_free_ char *list = NULL;
+
+        list = strdup_printf("[%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL));
+        deleted_control_plane(&f, NULL, NULL, list);
+        f.o.service_cluster.error = -EREMOTEIO;
+        f.o.service_cluster.status = 404;
+        f.o.service_cluster.message = strdup("cluster not found");
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "deregister-host-*", 404, NULL, "host not found" },
+                                             { "deregister-infraenv", 204, NULL, NULL },
+                                             { NULL } },
+                          &run);
+        ASSERT_NULL(call(&run, "deregister-cluster"));
+        ASSERT_NOT_NULL(call(&run, "deregister-host-h0"));
+        ASSERT_NOT_NULL(call(&run, "deregister-infraenv"));
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        fixture_done(&f);
+
+        /* the infra-env gone too (its hosts' list 404): nothing to call */
+        hubtest_run_done(&run);
+        deleted_control_plane(&f, NULL, NULL, "[]");
+        f.o.service_cluster.error = f.o.hosts.error = -EREMOTEIO;
+        f.o.service_cluster.status = f.o.hosts.status = 404;
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        fixture_done(&f);
+}
+
+/* a paused control plane is not finalized (Cluster API's rule) */
+TEST(paused_control_plane_not_finalized)
+{
+        Fixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[2048];
+        _cleanup_free_ char *list = NULL;
+
+        list = strdup_printf("[%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL));
+        deleted_control_plane(&f, ",\"annotations\":{\"cluster.x-k8s.io/paused\":\"\"}", "ready", list);
+        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        ASSERT_CONDITION(f.o.base.object, "Paused", "True", "Paused", NULL);
+        fixture_done(&f);
+}
+
+/* Machines being deleted (scale-down, remediation) are no part of the
+ * installation: their hosts are not bound again, and they count neither
+ * for the control plane's replicas nor for the MachineDeployments' */
+TEST(machines_being_deleted_count_for_no_gate)
+{
+        for (unsigned k = 0; k < 2; k++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char hw[2048];
+                _cleanup_free_ char *hosts = NULL;
+
+                /* 0: a control-plane Machine being deleted, 1: the worker */
+                hosts = masters_and("known", worker_host(hw, "hw", WORKER, true, "known"));
+                fixture(&f, oacp(NULL));
+                registered(&f, service_cluster("ready", hosts), hosts);
+                with_worker(&f, WORKER);
+                f.o.worker_replicas = 1;
+                mark_deleted(k == 0 ? f.o.machines[2] : f.o.workers[0], NULL);
+                hubtest_reconcile(
+                        capi_controlplane_decide, &f.o.base,
+                        (HubTestAnswer[]){ { "install", 202, "{\"id\":\"" CID "\"}", NULL }, { NULL } },
+                        &run);
+                ASSERT_NULL(call(&run, "install"));
+                ASSERT_TRUE(run.requeue_after > 0);
+                fixture_done(&f);
+        }
+        /* its host unbound by the config's deletion is not bound again */
+        {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char bufs[3][2048];
+                _cleanup_free_ char *hosts = strdup_printf(
+                        "[%s,%s,%s]",
+                        host_json(bufs[0], "h0", "test-multinode-0", CID, "known", "master", NULL),
+                        host_json(bufs[1], "h1", "test-multinode-1", CID, "known", "master", NULL),
+                        host_json(bufs[2], "h2", "test-multinode-2", "", "known-unbound", "auto-assign",
+                                  NULL));
+
+                fixture(&f, oacp(NULL));
+                registered(&f, service_cluster("insufficient", hosts), hosts);
+                mark_deleted(f.o.machines[2], NULL);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL },
+                                                     { "role-*", 201, "{}", NULL },
+                                                     { "sentinel-*", 201, NULL, NULL },
+                                                     { NULL } },
+                                  &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 0u);
+                ASSERT_NULL(call(&run, "install"));
+                fixture_done(&f);
+        }
+}
+
+/* the config's finalizer is written on a live config */
+TEST(config_finalizer_on_live_configs)
+{
+        ConfigFixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+        config_fixture(&f, NULL, false, true);
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "discovery-ignition", 200, DISCOVERY_IGN, NULL }, { NULL } },
+                          &run);
+        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_BOOTSTRAP));
+        config_fixture_done(&f);
+}
+
+/* a config being deleted, its control plane's infra-env listing hosts */
+static void deleted_config(ConfigFixture *f, const char *hosts)
+{
+        config_fixture(f, OAC_DELETED, false, true);
+        f->o.hosts_read = true;
+        f->o.hosts.status = 200;
+        f->o.hosts.body = hubtest_json(hosts);
+}
+
+/* The config's deletion lets its Machine's host go: unbound while its
+ * installation has not started, waited for while being bound,
+ * deregistered once installing or installed; no host or an unbound one:
+ * nothing to do. The finalizer goes when done. */
+TEST(config_deletion_unbinds_or_deregisters_the_machines_host)
+{
+        static const struct {
+                const char *status, *cluster_id, *call;
+        } table[] = {
+                { "known", CID, "unbind-host" },
+                { "insufficient", CID, "unbind-host" },
+                { "discovering", CID, "unbind-host" },
+                { "disconnected", CID, "unbind-host" },
+                { "pending-for-input", CID, "unbind-host" },
+                { "binding", CID, NULL },
+                { "installing-in-progress", CID, "deregister-host" },
+                { "installed", CID, "deregister-host" },
+                { "known-unbound", "", NULL },
+                { NULL, NULL, NULL }, /* no host */
+        };
+
+        for (size_t k = 0; k < ELEMENTSOF(table); k++) {
+                ConfigFixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char h0[2048], other[2048];
+                _cleanup_free_ char *hosts = NULL;
+
+                /* another Machine's host, never touched */
+                host_json(other, "h9", "test-multinode-9", CID, "known", "master", NULL);
+                hosts = table[k].status
+                                ? strdup_printf("[%s,%s]", other,
+                                                host_json(h0, "h0", "test-multinode-0", table[k].cluster_id,
+                                                          table[k].status, "master", NULL))
+                                : strdup_printf("[%s]", other);
+                deleted_config(&f, hosts);
+                hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "unbind-host", 200, "{}", NULL },
+                                                     { "deregister-host", 204, NULL, NULL },
+                                                     { NULL } },
+                                  &run);
+                if (table[k].call) {
+                        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 1u);
+                        ASSERT_NOT_NULL(call(&run, table[k].call));
+                        ASSERT_STREQ(made(&run, table[k].call)->path,
+                                     streq(table[k].call, "unbind-host")
+                                             ? "/v2/infra-envs/" IEID "/hosts/h0/actions/unbind"
+                                             : "/v2/infra-envs/" IEID "/hosts/h0");
+                } else
+                        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+                if (streq_ptr(table[k].status, "binding")) {
+                        ASSERT_TRUE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_BOOTSTRAP));
+                        ASSERT_CONDITION(f.o.base.object, "Deleting", "True", "WaitingForHostBinding",
+                                         "host h0 is being bound: unbound once it is");
+                        ASSERT_TRUE(run.requeue_after > 0);
+                } else
+                        ASSERT_FALSE(
+                                hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_BOOTSTRAP));
+                config_fixture_done(&f);
+        }
+}
+
+/* the Machine already gone: its host is found by the owner reference's
+ * name (a worker's config is named otherwise than its Machine) */
+TEST(config_deletion_with_the_machine_gone)
+{
+        ConfigFixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {};
+        char h0[2048], hc[2048];
+        _cleanup_free_ char *hosts = strdup_printf(
+                "[%s,%s]", host_json(h0, "h0", "test-multinode-0", CID, "known", "master", NULL),
+                host_json(hc, "hc", "test-multinode-0-cfg", CID, "known", "master", NULL));
+
+        deleted_config(&f, hosts);
+        ASSERT_OK(json_add_string(json_get(f.o.base.object, "metadata"), "name", "test-multinode-0-cfg"));
+        free(f.o.base.name);
+        f.o.base.name = strdup("test-multinode-0-cfg");
+        json_object_put(f.o.machine);
+        f.o.machine = NULL;
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
+                          (HubTestAnswer[]){ { "unbind-host", 200, "{}", NULL }, { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 1u);
+        ASSERT_STREQ(made(&run, "unbind-host")->path, "/v2/infra-envs/" IEID "/hosts/h0/actions/unbind");
+        ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_BOOTSTRAP));
+        config_fixture_done(&f);
+}
+
+/* a control plane deleted after an interrupted registration (its
+ * marker, no id): what the call may have made is searched for as before
+ * registering again, adopted and then deregistered; nothing found lets
+ * it go; a failed search holds it */
+TEST(control_plane_deletion_adopts_what_an_interrupted_registration_made)
+{
+        for (unsigned k = 0; k < 3; k++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+
+                marked(&f, NULL, "hub-1", 30 * USEC_PER_SEC, HUB_ANNOTATION_CLUSTER_ID,
+                       k == 0   ? "[{\"id\":\"" CID "\",\"name\":\"test-multinode\"}]"
+                       : k == 1 ? "[{\"id\":\"" OTHER_CID "\",\"name\":\"someone-else\"}]"
+                                : NULL);
+                mark_deleted(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+                if (k == 0) {
+                        /* recorded: the next reconcile reads and deregisters it */
+                        ASSERT_STREQ(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_CLUSTER_ID), CID);
+                        ASSERT_NULL(hub_object_annotation(f.o.base.object, HUB_ANNOTATION_REGISTERING));
+                        ASSERT_TRUE(
+                                hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+                } else if (k == 1)
+                        ASSERT_FALSE(
+                                hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+                else {
+                        ASSERT_TRUE(
+                                hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+                        ASSERT_CONDITION(f.o.base.object, "Deleting", "True", "DeregistrationFailed",
+                                         "cannot look for the cluster an interrupted registration may have "
+                                         "made: the service answered 503");
+                        ASSERT_TRUE(run.requeue_after > 0);
+                }
+                fixture_done(&f);
+        }
+}
+
+/* a worker Machine being deleted once the cluster is installed is no
+ * late worker: the cluster is not turned into a day-2 cluster for it, its
+ * host is neither bound nor installed (its config's deletion unbinds it) */
+TEST(day2_worker_being_deleted_not_added)
+{
+        for (unsigned day2 = 0; day2 < 2; day2++) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char hw[2048];
+                _cleanup_free_ char *hosts = NULL;
+
+                /* 0: installed, its host unbound; 1: a day-2 cluster, its host bound and known */
+                hosts = masters_and("installed", worker_host(hw, "hw", WORKER, day2, "known"));
+                fixture(&f, oacp(NULL));
+                registered(&f, day2 ? day2_cluster(hosts) : service_cluster("installed", hosts), hosts);
+                with_minted_kubeconfig(&f, "kubeconfig", NOW);
+                f.o.readyz = 0;
+                with_worker(&f, WORKER);
+                mark_deleted(f.o.workers[0], NULL);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "bind-*", 200, "{}", NULL },
+                                                     { "role-*", 201, "{}", NULL },
+                                                     { "sentinel-*", 201, NULL, NULL },
+                                                     { "install-host-*", 202, "{}", NULL },
+                                                     { "transform-day2", 202, "{}", NULL },
+                                                     { NULL } },
+                                  &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+                fixture_done(&f);
+        }
 }

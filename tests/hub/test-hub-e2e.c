@@ -2498,6 +2498,125 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
         hub_stop_ok(&h);
 }
 
+static bool has_finalizer(json_object *o, const void *finalizer)
+{
+        return o && hub_object_has_finalizer(o, finalizer);
+}
+
+/* the service's host of infra_env_id, waited for until bound to
+ * cluster_id with the sentinel's override (cradle-hub's last call of the
+ * binding), or unbound ("") */
+static void wait_host_cluster(const char *infra_env_id, const char *host_id, const char *cluster_id,
+                              const Hub *h)
+{
+        _cleanup_free_ char *path = strdup_printf("/v2/infra-envs/%s/hosts/%s", infra_env_id, host_id);
+
+        for (unsigned i = 0; i < 1200; i++) {
+                _cleanup_(json_object_putp) json_object *host = NULL;
+
+                ASSERT_EQ(service_call("GET", path, NULL, &host), 200);
+                if (streq(strempty(str_at(host, "cluster_id")), cluster_id) &&
+                    (isempty(cluster_id) || capi_host_has_sentinel(host)))
+                        return;
+                usleep(100 * 1000);
+        }
+        {
+                _cleanup_free_ char *log = hub_log(h);
+                size_t n = log ? strlen(log) : 0;
+
+                test_fail(__FILE__, __LINE__, "host %s never bound to '%s'\n--- hub log (tail):\n%s",
+                          host_id, cluster_id, log ? log + (n > 6000 ? n - 6000 : 0) : "");
+        }
+}
+
+static void kdelete(KubeClient *c, HubKind k, const char *ns, const char *name)
+{
+        _cleanup_kube_status_ KubeStatus st = {};
+
+        if (kube_delete(c, &hub_kind_info(k)->resource, ns, name, NULL, NULL, &st) < 0)
+                test_fail(__FILE__, __LINE__, "cannot delete %s %s/%s: %s", hub_kind_to_string(k), ns, name,
+                          strna(st.message));
+}
+
+/* Deletion through CAPOA's finalizers. Two control-plane Machines with
+ * their hosts bound, the third without (no installation). The control
+ * plane paused (else cradle-hub makes the deleted Machine again), a
+ * Machine deleted as CAPI core's Machine controller deletes one (its
+ * bootstrap config, then itself): its host is unbound in the service and
+ * the config's finalizer goes. Then the control plane deleted, still
+ * paused: it stays; unpaused, the service's cluster and infra-env (with
+ * its hosts) are deregistered and the object goes. */
+TEST(capi_deletion_unbinds_hosts_then_deregisters_the_cluster)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        const char *ns = kube_test_namespace("hub-capi-delete");
+        _cleanup_(capi_run_done) CapiRun run = {};
+        _cleanup_(json_object_putp) json_object *cp = NULL, *kept = NULL;
+        _cleanup_free_ char *path = NULL, *m0 = NULL, *m1 = NULL;
+        Hub h;
+
+        capi_control_plane_registered(c, ns, &h, &run);
+        m0 = strdup_printf("%s-0", run.cp_name);
+        m1 = strdup_printf("%s-1", run.cp_name);
+        for (unsigned i = 0; i < 3; i++) {
+                _cleanup_free_ char *name = strdup_printf("%s-%u", run.cp_name, i);
+
+                play_capi_core_machine(c, ns, name, &h);
+        }
+        for (unsigned i = 0; i < 2; i++) {
+                _cleanup_free_ char *mac = strdup_printf("02:00:00:00:0d:%02x", i + 1),
+                                    *ip = strdup_printf("198.51.100.%u", 90 + i);
+
+                uuid_random(run.hosts[i]);
+                register_host(run.infra_env_id, run.hosts[i], mac, ip, i == 0 ? m0 : m1);
+                wait_host_cluster(run.infra_env_id, run.hosts[i], run.cluster_id, &h);
+                /* bound, the agent is told to exit: its restart registers
+                 * the host again, out of binding (a binding host is waited
+                 * for); after cradle-hub's calls on it (the real service's
+                 * registration concurrent with them can end in a deadlock
+                 * of its database, 500, which an agent would retry) */
+                register_host(run.infra_env_id, run.hosts[i], mac, ip, i == 0 ? m0 : m1);
+        }
+        json_object_put(wait_for(c, HUB_KIND_OACP, ns, run.cp_name, has_finalizer,
+                                 HUB_FINALIZER_CAPI_CONTROL_PLANE, 120, &h));
+        json_object_put(
+                wait_for(c, HUB_KIND_OAC, ns, m0, has_finalizer, HUB_FINALIZER_CAPI_BOOTSTRAP, 120, &h));
+
+        kpatch(c, HUB_KIND_OACP, ns, run.cp_name, false,
+               "{\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/paused\":\"\"}}}");
+        json_object_put(wait_for(c, HUB_KIND_OACP, ns, run.cp_name, has_condition,
+                                 &(Cond){ "Paused", "True", "Paused", NULL }, 120, &h));
+        kdelete(c, HUB_KIND_OAC, ns, m0);
+        kdelete(c, HUB_KIND_MACHINE, ns, m0);
+        json_object_put(wait_for(c, HUB_KIND_OAC, ns, m0, absent, NULL, 120, &h));
+        wait_host_cluster(run.infra_env_id, run.hosts[0], "", &h);
+        /* the other Machine's host is left alone */
+        wait_host_cluster(run.infra_env_id, run.hosts[1], run.cluster_id, &h);
+
+        /* paused: not finalized (the pause stays in force through the deletion) */
+        kdelete(c, HUB_KIND_OACP, ns, run.cp_name);
+        usleep(2 * USEC_PER_SEC);
+        kept = kget(c, HUB_KIND_OACP, ns, run.cp_name);
+        ASSERT_TRUE(has_finalizer(kept, HUB_FINALIZER_CAPI_CONTROL_PLANE));
+        ASSERT_EQ(service_call("GET", run.cluster_path, NULL, NULL), 200);
+        kpatch(c, HUB_KIND_OACP, ns, run.cp_name, false,
+               "{\"metadata\":{\"annotations\":{\"cluster.x-k8s.io/paused\":null}}}");
+        cp = wait_for(c, HUB_KIND_OACP, ns, run.cp_name, absent, NULL, 120, &h);
+        ASSERT_EQ(service_call("GET", run.cluster_path, NULL, NULL), 404);
+        path = strdup_printf("/v2/infra-envs/%s", run.infra_env_id);
+        ASSERT_EQ(service_call("GET", path, NULL, NULL), 404);
+
+        /* the other configs, their control plane gone, let go too (the
+         * garbage collector may have deleted them through their Machines) */
+        for (unsigned i = 1; i < 3; i++) {
+                _cleanup_free_ char *name = strdup_printf("%s-%u", run.cp_name, i);
+
+                (void)kube_delete(c, &hub_kind_info(HUB_KIND_OAC)->resource, ns, name, NULL, NULL, NULL);
+                json_object_put(wait_for(c, HUB_KIND_OAC, ns, name, absent, NULL, 120, &h));
+        }
+        hub_stop_ok(&h);
+}
+
 /* the POSTs to path the service has recorded */
 static size_t recorded_posts(const char *path)
 {
