@@ -789,15 +789,8 @@ class Day2(Base):
 
 
 class CapiDay2(Base):
-    def test_capi_day2_worker(self):
-        """Cluster API's scale-up after the installation: the workers'
-        MachineDeployment from one replica to two once the cluster is
-        installed; the new Machine's host boots from its bootstrap data,
-        cradle-hub turns the cluster into a day-2 cluster, binds the host as
-        a worker and installs it (v2InstallHost); once it rebooted, its
-        kubelet's client and serving CSRs on the new cluster are approved by
-        cradle-hub (the installation's controller ended with day 1) and the
-        Machine shows the host Joined, then Running on its Node."""
+    def installed(self):
+        """the --capi installation with one day-1 worker, to its end"""
         import refclient
         if refclient.real_service():
             self.skipTest(refclient.control_skip_reason("the cluster's kubeconfig is the lab's new cluster's"))
@@ -806,25 +799,33 @@ class CapiDay2(Base):
         f.boot()
         f.run(timeout=600)
         f.controller_ended(timeout=120)
-        day1 = {m["metadata"]["name"] for m in f.machines()}
-        f.kube.patch("MachineDeployment", self.ns, H.CAPI_WORKERS, {"spec": {"replicas": 2}})
-        say("scaled machinedeployment/%s to 2 replicas" % H.CAPI_WORKERS)
+        return f
 
+    def boot_new_machine(self, f, known, host=None):
+        """The Machine not in known, once its bootstrap data is there; its
+        host (host, reprovisioned, or a new one on the switch) boots from
+        it. Returns (Machine name, host)."""
         def new_machine():
             f.report()
-            got = f.boot_data_of(set(m["metadata"]["name"] for m in f.machines()) - day1)
-            return got
+            return f.boot_data_of(set(m["metadata"]["name"] for m in f.machines()) - known)
         machine, hostname, ie_id = self.wait("the new Machine's bootstrap data", new_machine, 120)
         self.assertEqual(machine, hostname)
-        worker, = f.add_hosts(1)
-        worker["hostname"], worker["machine"] = hostname, machine
-        f.agents[worker["id"]] = H.start_agent(self.lab, worker, f.relay.url, ie_id, f.hosts_file())
-        say("%s boots from machine/%s's bootstrap data" % (worker["name"], machine))
-        self.wait("the host to reboot into the cluster", lambda: (f.report(), os.path.exists(worker["marker"]))[1],
+        if host is None:
+            host, = f.add_hosts(1)
+        host["hostname"], host["machine"] = hostname, machine
+        f.agents[host["id"]] = H.start_agent(self.lab, host, f.relay.url, ie_id, f.hosts_file())
+        say("%s boots from machine/%s's bootstrap data" % (host["name"], machine))
+        return machine, host
+
+    def joins(self, f, machine, host):
+        """The day-2 host installed, rebooted into the cluster, its
+        kubelet's CSRs approved by cradle-hub, the Machine Joined and
+        Running on its Node. Returns the Machine."""
+        self.wait("the host to reboot into the cluster", lambda: (f.report(), os.path.exists(host["marker"]))[1],
                   300)
         cluster = f.service_cluster()
         self.assertEqual((cluster["kind"], cluster["status"]), ("AddHostsCluster", "adding-hosts"))
-        kubelet = H.SpokeKubelet(f.new_cluster.server, worker)
+        kubelet = H.SpokeKubelet(f.new_cluster.server, host)
         client = kubelet.client_csr()
         self.wait("the client CSR approved", lambda: kubelet.approved(client), 120)
         self.assertEqual(kubelet.approval(client)["reason"], "NodeCSRApprove")
@@ -835,7 +836,7 @@ class CapiDay2(Base):
         # the infrastructure provider's part: the Node gets its Machine's providerID
         pid = self.wait("the Machine's providerID",
                         lambda: (f.kube.get("Machine", self.ns, machine).get("spec") or {}).get("providerID"))
-        r = f.new_cluster.request("PATCH", "/api/v1/nodes/" + hostname, {"spec": {"providerID": pid}},
+        r = f.new_cluster.request("PATCH", "/api/v1/nodes/" + host["hostname"], {"spec": {"providerID": pid}},
                                   "application/merge-patch+json")
         self.assertEqual(r.status, 200, r.raw[:300])
 
@@ -846,16 +847,71 @@ class CapiDay2(Base):
             return m if c.get("status") == "True" and (m.get("status") or {}).get("phase") == "Running" else None
         m = self.wait("the Machine Joined and Running", joined_and_running, 180)
         self.assertEqual(H.condition(m, "HostInstallation")["reason"], "Joined")
-        self.assertEqual(((m.get("status") or {}).get("nodeRef") or {}).get("name"), hostname)
+        self.assertEqual(((m.get("status") or {}).get("nodeRef") or {}).get("name"), host["hostname"])
+        host_record = next(h for h in f.service_cluster()["hosts"] if h.get("requested_hostname") == host["hostname"])
+        self.assertEqual((host_record["role"], host_record["status"]), ("worker", "added-to-existing-cluster"))
+        return m
+
+    def test_capi_day2_worker(self):
+        """Cluster API's scale-up after the installation: the workers'
+        MachineDeployment from one replica to two once the cluster is
+        installed; the new Machine's host boots from its bootstrap data,
+        cradle-hub turns the cluster into a day-2 cluster, binds the host as
+        a worker and installs it (v2InstallHost); once it rebooted, its
+        kubelet's client and serving CSRs on the new cluster are approved by
+        cradle-hub (the installation's controller ended with day 1) and the
+        Machine shows the host Joined, then Running on its Node."""
+        f = self.installed()
+        day1 = {m["metadata"]["name"] for m in f.machines()}
+        f.kube.patch("MachineDeployment", self.ns, H.CAPI_WORKERS, {"spec": {"replicas": 2}})
+        say("scaled machinedeployment/%s to 2 replicas" % H.CAPI_WORKERS)
+        machine, host = self.boot_new_machine(f, day1)
+        self.joins(f, machine, host)
         # the service's record: one day-1 installation, one day-2 transform, the host installed once
         self.assertEqual(self.install_calls(), 1)
         self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
         self.assertEqual(self.calls("v2InstallHost", 202), 1)
-        host = next(h for h in f.service_cluster()["hosts"] if h.get("requested_hostname") == hostname)
-        self.assertEqual((host["role"], host["status"]), ("worker", "added-to-existing-cluster"))
-        # only that node's requests were approved by cradle-hub
         self.assertEqual(f.hub.stop(), 0)
 
+
+    def test_capi_worker_remediated(self):
+        """A worker Machine remediated, as a MachineHealthCheck does it: the
+        Machine deleted, its MachineSet makes another. CAPI core's Machine
+        controller deletes the bootstrap config first, whose finalizer
+        cradle-hub holds until the host is deregistered from the service,
+        then the Machine and its Node; the same host (same hardware id),
+        reprovisioned with the new Machine's bootstrap data as Metal3 does,
+        registers again and is installed as a day-2 worker."""
+        import refclient
+        f = self.installed()
+        old = next(m for m in f.machines() if m["metadata"]["name"].startswith(H.CAPI_WORKERS + "-"))
+        name, config = old["metadata"]["name"], old["spec"]["bootstrap"]["configRef"]["name"]
+        host = next(h for h in f.hosts if h.get("machine") == name)
+        known = {m["metadata"]["name"] for m in f.machines()}
+        hub = refclient.HubClient(f.svc)
+        ie_path = "/v2/infra-envs/%s/hosts/%s" % (
+            f.oacp()["metadata"]["annotations"][H.ANNOTATION_INFRA_ENV_ID], host["id"])
+        self.assertEqual(hub.call("GET", ie_path)[0], 200)
+        # the host powered off for its reprovisioning (Metal3's part)
+        self.lab.stop(f.agents.pop(host["id"]))
+        # CAPI core's deletion of the Machine: its bootstrap config first
+        f.kube.delete("OpenshiftAssistedConfig", self.ns, config)
+        self.wait("the config gone, its host deregistered",
+                  lambda: f.kube.get("OpenshiftAssistedConfig", self.ns, config) is None, 120)
+        self.assertEqual(hub.call("GET", ie_path)[0], 404)
+        f.kube.delete("Machine", self.ns, name)
+        r = f.new_cluster.request("DELETE", "/api/v1/nodes/" + name)
+        self.assertEqual(r.status, 200, r.raw[:300])
+        say("machine/%s remediated: its config, the Machine and its Node deleted" % name)
+        os.remove(host["marker"])
+        machine, host = self.boot_new_machine(f, known, host)
+        self.assertNotEqual(machine, name)
+        self.joins(f, machine, host)
+        self.assertEqual(self.install_calls(), 1)
+        self.assertEqual(self.calls("v2DeregisterHost", 204), 1)
+        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
+        self.assertEqual(self.calls("v2InstallHost", 202), 1)
+        self.assertEqual(f.hub.stop(), 0)
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
