@@ -167,7 +167,8 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_FINALIZER_CD "clusterdeployments.agent-install.openshift.io/ai-deprovision"
 #define HUB_FINALIZER_ACI "agentclusterinstall.agent-install.openshift.io/ai-deprovision"
 /* CAPOA's (capi.md §3.3 step 2, §3.6 step 1), kept by cradle-hub --capi */
-#define HUB_FINALIZER_CAPI_CONTROL_PLANE "openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io/deprovision"
+#define HUB_FINALIZER_CAPI_CONTROL_PLANE \
+        "openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io/deprovision"
 #define HUB_FINALIZER_CAPI_BOOTSTRAP "openshiftassistedconfig.bootstrap.cluster.x-k8s.io/deprovision"
 
 /* ---- InfraEnv (notes §3) ---- */
