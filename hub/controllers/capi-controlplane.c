@@ -421,9 +421,15 @@ static size_t live_machines(json_object *const *machines, size_t n)
         return live;
 }
 
+/* the infra-env's hosts as the service listed them, or NULL */
+static json_object *listed_hosts(const ControlPlaneObserved *o)
+{
+        return o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+}
+
 static bool sentinels_set(const ControlPlaneObserved *o)
 {
-        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        json_object *hosts = listed_hosts(o);
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
                 json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines],
@@ -472,12 +478,14 @@ static bool late_worker(const Flow *f, json_object *cluster, json_object *h)
 static bool needs_day2(const Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
-        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        json_object *hosts = listed_hosts(o);
 
+        if (!capi_installation_started(cluster))
+                return false;
         for (size_t i = 0; i < o->n_workers; i++)
                 if (!hub_object_deleting(o->workers[i]) &&
                     !bound_here(f, capi_host_for_machine(hosts, kube_object_name(o->workers[i]))))
-                        return capi_installation_started(cluster);
+                        return true;
         return false;
 }
 
@@ -485,7 +493,7 @@ static bool needs_day2(const Flow *f, json_object *cluster)
  * more to poll the service for */
 static bool hosts_done(const ControlPlaneObserved *o)
 {
-        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        json_object *hosts = listed_hosts(o);
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
                 json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines];
@@ -530,7 +538,7 @@ static int plan_host_call(Flow *f, const char *prefix, int op, json_object *h, c
 static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
-        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        json_object *hosts = listed_hosts(o);
         bool planned = false;
         int r;
 
@@ -578,7 +586,7 @@ static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
 static int install_day2_hosts(Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
-        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        json_object *hosts = listed_hosts(o);
         bool planned = false;
         int r;
 
@@ -710,7 +718,7 @@ static int day2_progress(Flow *f, json_object *cluster, json_object *machine, js
 static int machines_progress(Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
-        json_object *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        json_object *hosts = listed_hosts(o);
         int r;
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
@@ -1688,7 +1696,7 @@ static int observe_joining(ControlPlaneObserved *o, KubeClient *c)
 {
         json_object *cluster = o->cluster_read && o->service_cluster.error >= 0 ? o->service_cluster.body
                                                                                 : NULL,
-                    *hosts = o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+                    *hosts = listed_hosts(o);
         const char *cid = hub_object_annotation(o->base.object, HUB_ANNOTATION_CLUSTER_ID);
         _cleanup_(json_object_putp) json_object *nodes = NULL, *list = NULL;
         bool any = false;
