@@ -134,7 +134,7 @@ int capi_ignition_with_hostname(const char *ignition, const char *hostname, char
 
         r = json_parse(strempty(ignition), strlen(strempty(ignition)), BUF_MAX_JSON_DOC, &ign, NULL);
         if (r < 0 || !json_object_is_type(ign, json_type_object) ||
-            !json_get_string(json_get(ign, "ignition"), "version"))
+            !json_get_string(json_get(ign, "ignition"), "version") || isempty(hostname))
                 return -EINVAL;
         b64 = base64_encode(hostname, strlen(hostname));
         if (!b64)

@@ -43,7 +43,7 @@ int capi_host_progress(json_object *host, char **ret_status, char **ret_reason, 
 
 /* The discovery Ignition with /etc/hostname = hostname (mode 0644,
  * overwrite), the Machine's identity: *ret the new Ignition text.
- * -EINVAL when the text is not an Ignition config. */
+ * -EINVAL when the text is not an Ignition config or hostname is empty. */
 int capi_ignition_with_hostname(const char *ignition, const char *hostname, char **ret);
 
 /* The host Ignition override every bound host gets before the

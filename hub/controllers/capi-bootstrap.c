@@ -127,11 +127,12 @@ static int decide_deletion(const ConfigObserved *o, HubPlan *plan)
         }
         /* 409: unbound already (by another's hand, or its cluster's deregistration) */
         if (call_failed(ur) && ur->status != 409) {
-                msg = strdup_printf("cannot unbind the host of Machine %s: %s", machine, strna(ur->message));
+                msg = strdup_printf("cannot unbind the host of Machine %s: %s", strna(machine),
+                                    strna(ur->message));
                 return msg ? deletion_held(o, desired, plan, "UnbindFailed", msg) : -ENOMEM;
         }
         if (call_failed(dr)) {
-                msg = strdup_printf("cannot deregister the host of Machine %s: %s", machine,
+                msg = strdup_printf("cannot deregister the host of Machine %s: %s", strna(machine),
                                     strna(dr->message));
                 return msg ? deletion_held(o, desired, plan, "DeregistrationFailed", msg) : -ENOMEM;
         }
@@ -153,8 +154,10 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
                 return 0;
         if (hub_object_deleting(base->object))
                 return decide_deletion(o, plan);
-        /* CAPI core makes the Machine the config's owner; until then nothing to do */
-        if (!o->machine)
+        /* CAPI core makes the Machine the config's owner; until then nothing
+         * to do. A Machine without a name (no API server serves one) is not
+         * an owner either: its name is the host's hostname. */
+        if (!o->machine || isempty(kube_object_name(o->machine)))
                 return 0;
         desired = hub_json_copy(base->object);
         if (!desired)
