@@ -3362,7 +3362,11 @@ class Model(object):
                 raise ApiError(500, "Host is in %s state, host role can be set only in one of %s states" % (
                     h.status, "[" + " ".join(HOST_STATUSES_BEFORE_INSTALLATION) + "]"))
             role = p["host_role"]
-            if self.is_day2(h) and role not in ("worker", "auto-assign"):
+            # hostutil.IsRoleValid: a day-2 host may join the control plane
+            # (docs/enhancements/day2-master.md); the 2026 service also
+            # takes auto-assign and arbiter
+            day2_roles = ("master", "worker") if self.late_2023() else ("auto-assign", "master", "arbiter", "worker")
+            if self.is_day2(h) and role not in day2_roles:
                 raise ApiError(500, "Requested role (%s) is invalid for host %s from infraEnv %s" % (
                     role, h.id, h.infra_env_id))
             if role != h.role:
