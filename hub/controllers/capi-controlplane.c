@@ -298,7 +298,7 @@ typedef struct Flow {
         json_object *desired;
         /* the control plane as an earlier write of this plan leaves it, or NULL */
         json_object *oacp_written;
-        /* a day-2 worker's node is joining: look again soon */
+        /* a day-2 host's node is joining: look again soon */
         bool joining;
         const char *cluster; /* the Cluster API cluster's name */
 } Flow;
@@ -427,12 +427,23 @@ static json_object *listed_hosts(const ControlPlaneObserved *o)
         return o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
 }
 
+/* the i-th Machine of the installation: the control plane's first, then
+ * the workers */
+static json_object *nth_machine(const ControlPlaneObserved *o, size_t i, bool *ret_worker)
+{
+        bool worker = i >= o->n_machines;
+
+        if (ret_worker)
+                *ret_worker = worker;
+        return worker ? o->workers[i - o->n_machines] : o->machines[i];
+}
+
 static bool sentinels_set(const ControlPlaneObserved *o)
 {
         json_object *hosts = listed_hosts(o);
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
-                json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines],
+                json_object *m = nth_machine(o, i, NULL),
                             *h = capi_host_for_machine(hosts, kube_object_name(m));
 
                 if (hub_object_deleting(m))
@@ -450,7 +461,7 @@ static int machine_names(const ControlPlaneObserved *o, char ***ret)
         _cleanup_strv_free_ char **l = NULL;
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
-                json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines];
+                json_object *m = nth_machine(o, i, NULL);
 
                 if (!hub_object_deleting(m) && strv_extend(&l, kube_object_name(m)) < 0)
                         return -ENOMEM;
@@ -465,16 +476,18 @@ static bool bound_here(const Flow *f, json_object *h)
                          hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID));
 }
 
-/* A worker Machine the day-1 installation left out: it started before the
- * Machine's host was bound to the cluster. It waits until the cluster is
- * a day-2 cluster, then its host is added (CAPOA's worker gate) */
-static bool late_worker(const Flow *f, json_object *cluster, json_object *h)
+/* A Machine the day-1 installation left out: the installation started
+ * before its host was bound to the cluster (a worker made late, CAPOA's
+ * worker gate; a control-plane Machine made after the installation, to
+ * scale up or to replace one deleted). It waits until the cluster is a
+ * day-2 cluster, then its host is added */
+static bool late_machine(const Flow *f, json_object *cluster, json_object *h)
 {
         return capi_installation_started(cluster) && !is_day2(cluster) && !bound_here(f, h);
 }
 
-/* a worker Machine whose host the day-1 installation did not take: the
- * cluster must become a day-2 cluster for it */
+/* a Machine whose host the day-1 installation did not take: the cluster
+ * must become a day-2 cluster for it */
 static bool needs_day2(const Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
@@ -482,10 +495,13 @@ static bool needs_day2(const Flow *f, json_object *cluster)
 
         if (!capi_installation_started(cluster))
                 return false;
-        for (size_t i = 0; i < o->n_workers; i++)
-                if (!hub_object_deleting(o->workers[i]) &&
-                    !bound_here(f, capi_host_for_machine(hosts, kube_object_name(o->workers[i]))))
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                json_object *m = nth_machine(o, i, NULL);
+
+                if (!hub_object_deleting(m) &&
+                    !bound_here(f, capi_host_for_machine(hosts, kube_object_name(m))))
                         return true;
+        }
         return false;
 }
 
@@ -496,7 +512,7 @@ static bool hosts_done(const ControlPlaneObserved *o)
         json_object *hosts = listed_hosts(o);
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
-                json_object *m = i < o->n_machines ? o->machines[i] : o->workers[i - o->n_machines];
+                json_object *m = nth_machine(o, i, NULL);
                 const char *st =
                         json_get_string(capi_host_for_machine(hosts, kube_object_name(m)), "status");
 
@@ -532,8 +548,8 @@ static int plan_host_call(Flow *f, const char *prefix, int op, json_object *h, c
 
 /* each Machine's host bound to the cluster with its role (master for
  * the control plane's, worker for the others) and the sentinel's
- * Ignition override; a worker Machine's host only before the installation
- * started (cluster: the service's). 1 to go on, 0 when calls are
+ * Ignition override: before the installation starts, or once the cluster
+ * is a day-2 one (cluster: the service's). 1 to go on, 0 when calls are
  * planned. */
 static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
 {
@@ -543,13 +559,13 @@ static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
         int r;
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
-                bool worker = i >= o->n_machines;
-                json_object *m = worker ? o->workers[i - o->n_machines] : o->machines[i],
+                bool worker;
+                json_object *m = nth_machine(o, i, &worker),
                             *h = capi_host_for_machine(hosts, kube_object_name(m));
                 const char *role = worker ? "worker" : "master";
 
                 if (hub_object_deleting(m) || !json_get_string(h, "id") ||
-                    !json_get_string(h, "infra_env_id") || (worker && late_worker(f, cluster, h)))
+                    !json_get_string(h, "infra_env_id") || late_machine(f, cluster, h))
                         continue;
                 if (isempty(json_get_string(h, "cluster_id"))) {
                         r = plan_host_call(f, TAG_BIND, ASSISTED_OP_BIND_HOST, h, "cluster_id", cluster_id);
@@ -577,29 +593,33 @@ static int bind_hosts(Flow *f, const char *cluster_id, json_object *cluster)
         return planned ? 0 : 1;
 }
 
-/* a day-2 cluster: each worker Machine's host bound here, known, with
- * its role and the sentinel's override, is installed (v2InstallHost, as
- * the ClusterDeployment path's installDay2Hosts). A control-plane Machine
- * made after the installation (scale-up, remediation) is not: a day-2
- * control-plane host needs the etcd member replaced too. 1 to go on, 0
- * when calls are planned. */
+/* a day-2 cluster: each Machine's host bound here, known, with its role
+ * and the sentinel's override, is installed (v2InstallHost, as the
+ * ClusterDeployment path's installDay2Hosts). A control-plane Machine's
+ * joins as a master (the service's day-2 master,
+ * docs/enhancements/day2-master.md): the cluster's etcd operator adds its
+ * etcd member; the member of a control-plane host it replaces is the
+ * user's to remove, as with the service's own day-2 masters. 1 to go on,
+ * 0 when calls are planned. */
 static int install_day2_hosts(Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
         json_object *hosts = listed_hosts(o);
-        bool planned = false;
+        bool planned = false, worker;
         int r;
 
         if (!is_day2(cluster))
                 return 1;
-        for (size_t i = 0; i < o->n_workers; i++) {
-                json_object *h = capi_host_for_machine(hosts, kube_object_name(o->workers[i]));
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                json_object *m = nth_machine(o, i, &worker),
+                            *h = capi_host_for_machine(hosts, kube_object_name(m));
                 const char *hid = json_get_string(h, "id"), *ie = json_get_string(h, "infra_env_id");
                 _cleanup_free_ char *tag = NULL;
 
-                if (hub_object_deleting(o->workers[i]) || !hid || !ie || !bound_here(f, h) ||
+                if (hub_object_deleting(m) || !hid || !ie || !bound_here(f, h) ||
                     !streq_ptr(json_get_string(h, "status"), "known") ||
-                    !streq_ptr(json_get_string(h, "role"), "worker") || !capi_host_has_sentinel(h))
+                    !streq_ptr(json_get_string(h, "role"), worker ? "worker" : "master") ||
+                    !capi_host_has_sentinel(h))
                         continue;
                 tag = strdup_printf("%s%s", TAG_INSTALL_HOST, hid);
                 if (!tag)
@@ -615,13 +635,13 @@ static int install_day2_hosts(Flow *f, json_object *cluster)
         return planned ? 0 : 1;
 }
 
-/* the new cluster's Node of a day-2 worker's Machine, or NULL */
+/* the new cluster's Node of a day-2 host's Machine, or NULL */
 static json_object *spoke_node(const ControlPlaneObserved *o, json_object *machine)
 {
         return json_get(o->spoke_nodes, strempty(kube_object_name(machine)));
 }
 
-/* The day-2 worker's node's CSRs: a client CSR while its Node does not
+/* The day-2 host's node's CSRs: a client CSR while its Node does not
  * exist, its serving CSR once it does, each checked as csr_utils.go
  * checks them (node-csr.h) and approved with the kubeconfig Secret's
  * credentials. *ret_serving_approved: its serving CSR is approved (now
@@ -658,9 +678,9 @@ static int approve_day2_csrs(Flow *f, json_object *machine, bool *ret_serving_ap
                 if (!kubeconfig)
                         continue;
                 hub_format_time(o->base.now, ts);
-                body = kube_csr_approval(
-                        csr, "NodeCSRApprove",
-                        "This CSR was approved by cradle-hub for a Cluster API day-2 worker", ts);
+                body = kube_csr_approval(csr, "NodeCSRApprove",
+                                         "This CSR was approved by cradle-hub for a Cluster API day-2 host",
+                                         ts);
                 if (!body)
                         return -ENOMEM;
                 r = hub_plan_spoke(f->plan, kubeconfig, HUB_SPOKE_CSR, "approve", kube_object_name(csr),
@@ -672,7 +692,7 @@ static int approve_day2_csrs(Flow *f, json_object *machine, bool *ret_serving_ap
         return 0;
 }
 
-/* A day-2 worker added to the cluster: joined (HostInstallation True)
+/* A day-2 host added to the cluster: joined (HostInstallation True)
  * once its Node is Ready and its serving CSR approved; until then its
  * CSRs are approved as they come */
 static int day2_progress(Flow *f, json_object *cluster, json_object *machine, json_object *h,
@@ -711,24 +731,104 @@ static int day2_progress(Flow *f, json_object *cluster, json_object *machine, js
         return 0;
 }
 
+static bool condition_is(json_object *obj, const char *type, const char *status)
+{
+        return streq_ptr(json_get_string(hub_conditions_find(obj, type), "status"), status);
+}
+
+/* a MachineHealthCheck found the Machine unhealthy and leaves its
+ * remediation to its owner, the control plane */
+static bool to_remediate(json_object *m)
+{
+        return !hub_object_deleting(m) && condition_is(m, HUB_CAPI_COND_HEALTH_CHECK_SUCCEEDED, HUB_FALSE) &&
+               condition_is(m, HUB_CAPI_COND_OWNER_REMEDIATED, HUB_FALSE);
+}
+
+typedef struct Remediation {
+        json_object *machine; /* the control-plane Machine to remediate, or NULL */
+        bool delete; /* deleted in this round; reason, message: its OwnerRemediated */
+        const char *reason;
+        const char *message;
+} Remediation;
+
+static Remediation remediation_held(json_object *m, const char *reason, const char *message)
+{
+        return (Remediation){ .machine = m, .reason = reason, .message = message };
+}
+
+/* A control-plane Machine remediated as KCP remediates one: deleted, then
+ * made again (capi_machines_missing) and its host reinstalled as a day-2
+ * master. One at a time (the first the health check marked), once the
+ * installation is done, never the only one, never while another is
+ * deleted or still being installed, and only when the etcd members left
+ * keep their quorum: a majority of the other Machines joined and healthy.
+ * Its etcd member is not removed: cradle-hub reaches the new cluster
+ * through its API alone (hub/README.md, Day-2 hosts). */
+static Remediation remediation(const ControlPlaneObserved *o, json_object *cluster)
+{
+        json_object *target = NULL;
+        size_t others = 0, healthy = 0;
+
+        for (size_t i = 0; i < o->n_machines && !target; i++)
+                if (to_remediate(o->machines[i]))
+                        target = o->machines[i];
+        if (!target)
+                return (Remediation){};
+        if (!is_installed(cluster))
+                return remediation_held(
+                        target, HUB_CAPI_REASON_REMEDIATION_DEFERRED,
+                        "the control plane remediates its Machines once the cluster is installed");
+        for (size_t i = 0; i < o->n_machines; i++) {
+                json_object *m = o->machines[i];
+                bool joined = condition_is(m, HUB_CAPI_COND_HOST_INSTALLATION, HUB_TRUE),
+                     ok = !condition_is(m, HUB_CAPI_COND_HEALTH_CHECK_SUCCEEDED, HUB_FALSE);
+
+                if (m == target)
+                        continue;
+                if (hub_object_deleting(m))
+                        return remediation_held(target, HUB_CAPI_REASON_REMEDIATION_DEFERRED,
+                                                "waiting for the control-plane Machine being deleted to go");
+                if (!joined && ok)
+                        return remediation_held(target, HUB_CAPI_REASON_REMEDIATION_DEFERRED,
+                                                "waiting for the control-plane Machines being installed");
+                others++;
+                healthy += joined && ok;
+        }
+        if (others == 0)
+                return remediation_held(target, HUB_CAPI_REASON_CANNOT_BE_REMEDIATED,
+                                        "the control plane cannot remediate its only Machine");
+        if (healthy < others / 2 + 1)
+                return remediation_held(target, HUB_CAPI_REASON_CANNOT_BE_REMEDIATED,
+                                        "remediating this Machine could leave etcd without quorum");
+        return (Remediation){ .machine = target,
+                              .delete = true,
+                              .reason = HUB_CAPI_REASON_MACHINE_DELETING,
+                              .message = "deleted to be made again: its host is reinstalled as a day-2 "
+                                         "control-plane host" };
+}
+
 /* each Machine with a host shows its installation (the condition
- * HostInstallation), a worker Machine the installation left out why it
- * waits; in the last round only: the patches are locked on the observed
+ * HostInstallation), a Machine the installation left out why it waits,
+ * the control-plane Machine remediated its remediation (OwnerRemediated);
+ * in the last round only: the patches are locked on the observed
  * Machines */
 static int machines_progress(Flow *f, json_object *cluster)
 {
         const ControlPlaneObserved *o = f->o;
         json_object *hosts = listed_hosts(o);
+        Remediation rem = remediation(o, cluster);
         int r;
 
         for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
-                bool worker = i >= o->n_machines;
-                json_object *m = worker ? o->workers[i - o->n_machines] : o->machines[i],
+                json_object *m = nth_machine(o, i, NULL),
                             *h = capi_host_for_machine(hosts, kube_object_name(m));
+                bool late = late_machine(f, cluster, h);
                 _cleanup_free_ char *st = NULL, *reason = NULL, *msg = NULL;
                 _cleanup_(json_object_putp) json_object *dm = NULL;
 
-                if (worker && late_worker(f, cluster, h)) {
+                if (!h && !late && m != rem.machine)
+                        continue;
+                if (late) {
                         st = strdup(HUB_FALSE);
                         reason = strdup(HUB_CAPI_REASON_NOT_IN_DAY1);
                         msg = strdup_printf(
@@ -739,8 +839,8 @@ static int machines_progress(Flow *f, json_object *cluster)
                         if (!st || !reason || !msg)
                                 return -ENOMEM;
                 } else if (!h)
-                        continue;
-                else if (worker && is_day2(cluster) &&
+                        ; /* no host: its remediation alone */
+                else if (is_day2(cluster) &&
                          streq_ptr(json_get_string(h, "status"), "added-to-existing-cluster")) {
                         r = day2_progress(f, cluster, m, h, &st, &reason, &msg);
                         if (r < 0)
@@ -750,7 +850,7 @@ static int machines_progress(Flow *f, json_object *cluster)
 
                         r = capi_host_progress(h, &st, &reason, &msg);
                         /* rebooting into the cluster: its kubelet may ask already */
-                        if (r >= 0 && worker &&
+                        if (r >= 0 &&
                             day2_joining(cluster,
                                          hub_object_annotation(f->desired, HUB_ANNOTATION_CLUSTER_ID), m, h))
                                 r = approve_day2_csrs(f, m, &serving);
@@ -758,12 +858,22 @@ static int machines_progress(Flow *f, json_object *cluster)
                                 return r;
                 }
                 dm = hub_json_copy(m);
-                if (!dm || hub_meta_conditions_set(dm, HUB_CAPI_COND_HOST_INSTALLATION, st, reason, msg,
-                                                   o->base.now) < 0)
+                if (!dm || (st && hub_meta_conditions_set(dm, HUB_CAPI_COND_HOST_INSTALLATION, st, reason,
+                                                          msg, o->base.now) < 0))
+                        return -ENOMEM;
+                if (m == rem.machine &&
+                    hub_meta_conditions_set(dm, HUB_CAPI_COND_OWNER_REMEDIATED, HUB_FALSE, rem.reason,
+                                            rem.message, o->base.now) < 0)
                         return -ENOMEM;
                 r = hub_plan_patch_object_locked(f->plan, HUB_KIND_MACHINE, m, dm, true);
                 if (r < 0)
                         return r;
+        }
+        if (rem.delete) {
+                log_info("%s/%s: remediating control-plane Machine %s: deleted, to be made again",
+                         o->base.ns, o->base.name, strna(kube_object_name(rem.machine)));
+                return hub_plan_delete(f->plan, HUB_KIND_MACHINE, kube_object_namespace(rem.machine),
+                                       kube_object_name(rem.machine), hub_object_uid(rem.machine), false);
         }
         return 0;
 }
@@ -1531,7 +1641,7 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
                 return r;
         if (streq_ptr(json_get_string(cluster, "status"), "installed") && !is_day2(cluster) &&
             needs_day2(&f, cluster)) {
-                /* installed, and a worker Machine left out of it: from now
+                /* installed, and a Machine left out of it: from now
                  * on a day-2 cluster, its host is added in the next rounds */
                 const HubCallResult *tr = result(&f, TAG_DAY2);
 
@@ -1541,7 +1651,7 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
                 if (tr->error >= 0 && json_object_is_type(tr->body, json_type_object))
                         cluster = tr->body;
                 else
-                        log_warning("%s/%s: cannot turn cluster %s into a day-2 cluster, its late workers "
+                        log_warning("%s/%s: cannot turn cluster %s into a day-2 cluster, its late Machines "
                                     "wait: %s",
                                     o->base.ns, o->base.name, cid, strna(tr->message));
         }
@@ -1689,7 +1799,7 @@ static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
 }
 
 /* the new cluster's API, with the kubeconfig of the Secret */
-/* the Nodes of the day-2 workers joining (day2_joining()) and, if any,
+/* the Nodes of the day-2 hosts joining (day2_joining()) and, if any,
  * the new cluster's CSRs; a read that fails leaves them unknown (the
  * Machine says it cannot look yet) */
 static int observe_joining(ControlPlaneObserved *o, KubeClient *c)
@@ -1702,12 +1812,12 @@ static int observe_joining(ControlPlaneObserved *o, KubeClient *c)
         bool any = false;
         int r;
 
-        for (size_t i = 0; i < o->n_workers; i++) {
-                const char *name = kube_object_name(o->workers[i]);
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++) {
+                json_object *m = nth_machine(o, i, NULL), *node = NULL;
+                const char *name = kube_object_name(m);
                 _cleanup_kube_status_ KubeStatus st = {};
-                json_object *node = NULL;
 
-                if (!day2_joining(cluster, cid, o->workers[i], capi_host_for_machine(hosts, name)))
+                if (!day2_joining(cluster, cid, m, capi_host_for_machine(hosts, name)))
                         continue;
                 any = true;
                 if (!nodes && !(nodes = json_new_object()))

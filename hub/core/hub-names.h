@@ -94,8 +94,16 @@ HubKind hub_kind_from_string(const char *s);
 #define HUB_CAPI_COND_READY "Ready"
 /* cradle's own condition on a Machine: its host's install stage and percentage */
 #define HUB_CAPI_COND_HOST_INSTALLATION "HostInstallation"
-/* its reason on a worker Machine the installation started without (day 2: not done) */
+/* its reason on a Machine the installation started without (added on day 2) */
 #define HUB_CAPI_REASON_NOT_IN_DAY1 "NotInDay1Installation"
+/* a MachineHealthCheck's conditions on a Machine: the first, and the
+ * second while the Machine's owner (a MachineSet, a control plane) is to
+ * remediate it; the control plane's reasons on the second as KCP's */
+#define HUB_CAPI_COND_HEALTH_CHECK_SUCCEEDED "HealthCheckSucceeded"
+#define HUB_CAPI_COND_OWNER_REMEDIATED "OwnerRemediated"
+#define HUB_CAPI_REASON_REMEDIATION_DEFERRED "RemediationDeferred"
+#define HUB_CAPI_REASON_CANNOT_BE_REMEDIATED "CannotBeRemediated"
+#define HUB_CAPI_REASON_MACHINE_DELETING "MachineDeleting"
 /* KCP's condition while an object waits on its finalizer (the
  * control-plane contract's list of conditions to align with) */
 #define HUB_CAPI_COND_DELETING "Deleting"

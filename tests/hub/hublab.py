@@ -1375,6 +1375,7 @@ class Install(object):
 CAPI_CLUSTER = "spoke"                  # the Cluster, and the OpenShift cluster's name
 CAPI_CONTROL_PLANE = "spoke-control-plane"
 CAPI_MACHINE_TEMPLATE = "spoke-controlplane"
+CAPI_LABEL_CONTROL_PLANE = "cluster.x-k8s.io/control-plane"
 CAPI_WORKERS = "spoke-workers"          # the workers' MachineDeployment and its templates
 CAPI_DOMAIN = "lab.home"
 CAPI_API_VIP, CAPI_INGRESS_VIP = "198.51.100.100", "198.51.100.101"

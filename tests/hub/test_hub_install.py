@@ -817,10 +817,11 @@ class CapiDay2(Base):
         say("%s boots from machine/%s's bootstrap data" % (host["name"], machine))
         return machine, host
 
-    def joins(self, f, machine, host):
+    def joins(self, f, machine, host, role="worker"):
         """The day-2 host installed, rebooted into the cluster, its
         kubelet's CSRs approved by cradle-hub, the Machine Joined and
-        Running on its Node. Returns the Machine."""
+        Running on its Node, the host in the service's record with that
+        role. Returns the Machine."""
         self.wait("the host to reboot into the cluster", lambda: (f.report(), os.path.exists(host["marker"]))[1],
                   300)
         cluster = f.service_cluster()
@@ -849,7 +850,7 @@ class CapiDay2(Base):
         self.assertEqual(H.condition(m, "HostInstallation")["reason"], "Joined")
         self.assertEqual(((m.get("status") or {}).get("nodeRef") or {}).get("name"), host["hostname"])
         host_record = next(h for h in f.service_cluster()["hosts"] if h.get("requested_hostname") == host["hostname"])
-        self.assertEqual((host_record["role"], host_record["status"]), ("worker", "added-to-existing-cluster"))
+        self.assertEqual((host_record["role"], host_record["status"]), (role, "added-to-existing-cluster"))
         return m
 
     def test_capi_day2_worker(self):
@@ -874,6 +875,57 @@ class CapiDay2(Base):
         self.assertEqual(f.hub.stop(), 0)
 
 
+    def remove_machine(self, f, machine):
+        """CAPI core's deletion of a Machine whose host is powered off for
+        its reprovisioning (Metal3's part): its bootstrap config first,
+        whose finalizer cradle-hub holds until the host is deregistered
+        from the service, then the Machine and its Node. Returns the
+        host."""
+        import refclient
+        name, config = machine["metadata"]["name"], machine["spec"]["bootstrap"]["configRef"]["name"]
+        host = next(h for h in f.hosts if h.get("machine") == name)
+        hub = refclient.HubClient(f.svc)
+        ie_path = "/v2/infra-envs/%s/hosts/%s" % (
+            f.oacp()["metadata"]["annotations"][H.ANNOTATION_INFRA_ENV_ID], host["id"])
+        self.assertEqual(hub.call("GET", ie_path)[0], 200)
+        self.lab.stop(f.agents.pop(host["id"]))
+        f.kube.delete("OpenshiftAssistedConfig", self.ns, config)
+        self.wait("the config gone, its host deregistered",
+                  lambda: f.kube.get("OpenshiftAssistedConfig", self.ns, config) is None, 120)
+        self.assertEqual(hub.call("GET", ie_path)[0], 404)
+        f.kube.delete("Machine", self.ns, name)
+
+        def gone():
+            # a control plane makes its Machine again under the same name
+            m = f.kube.get("Machine", self.ns, name)
+            return m is None or m["metadata"]["uid"] != machine["metadata"]["uid"]
+        self.wait("machine/%s gone" % name, gone, 120)
+        r = f.new_cluster.request("DELETE", "/api/v1/nodes/" + name)
+        self.assertEqual(r.status, 200, r.raw[:300])
+        say("machine/%s removed: its config, the Machine and its Node deleted" % name)
+        os.remove(host["marker"])
+        return host
+
+    def test_capi_control_plane_machine_replaced(self):
+        """A control-plane Machine deleted after the installation (by its
+        user, or a remediation) and made again by cradle-hub's control
+        plane, which keeps its replicas: the same host, reprovisioned with
+        the new Machine's bootstrap data, registers again; the cluster turns
+        day-2 and the host joins it as a master (the service's day-2
+        master), its CSRs approved, the Machine Joined and Running."""
+        f = self.installed()
+        old = next(m for m in f.machines() if H.CAPI_LABEL_CONTROL_PLANE in (m["metadata"].get("labels") or {}))
+        host = self.remove_machine(f, old)
+        known = {m["metadata"]["name"] for m in f.machines()} - {old["metadata"]["name"]}
+        machine, host = self.boot_new_machine(f, known, host)
+        self.assertIn(H.CAPI_LABEL_CONTROL_PLANE, f.kube.get("Machine", self.ns, machine)["metadata"]["labels"])
+        self.joins(f, machine, host, role="master")
+        self.assertEqual(self.install_calls(), 1)
+        self.assertEqual(self.calls("v2DeregisterHost", 204), 1)
+        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
+        self.assertEqual(self.calls("v2InstallHost", 202), 1)
+        self.assertEqual(f.hub.stop(), 0)
+
     def test_capi_worker_remediated(self):
         """A worker Machine remediated, as a MachineHealthCheck does it: the
         Machine deleted, its MachineSet makes another. CAPI core's Machine
@@ -882,28 +934,11 @@ class CapiDay2(Base):
         then the Machine and its Node; the same host (same hardware id),
         reprovisioned with the new Machine's bootstrap data as Metal3 does,
         registers again and is installed as a day-2 worker."""
-        import refclient
         f = self.installed()
         old = next(m for m in f.machines() if m["metadata"]["name"].startswith(H.CAPI_WORKERS + "-"))
-        name, config = old["metadata"]["name"], old["spec"]["bootstrap"]["configRef"]["name"]
-        host = next(h for h in f.hosts if h.get("machine") == name)
+        name = old["metadata"]["name"]
         known = {m["metadata"]["name"] for m in f.machines()}
-        hub = refclient.HubClient(f.svc)
-        ie_path = "/v2/infra-envs/%s/hosts/%s" % (
-            f.oacp()["metadata"]["annotations"][H.ANNOTATION_INFRA_ENV_ID], host["id"])
-        self.assertEqual(hub.call("GET", ie_path)[0], 200)
-        # the host powered off for its reprovisioning (Metal3's part)
-        self.lab.stop(f.agents.pop(host["id"]))
-        # CAPI core's deletion of the Machine: its bootstrap config first
-        f.kube.delete("OpenshiftAssistedConfig", self.ns, config)
-        self.wait("the config gone, its host deregistered",
-                  lambda: f.kube.get("OpenshiftAssistedConfig", self.ns, config) is None, 120)
-        self.assertEqual(hub.call("GET", ie_path)[0], 404)
-        f.kube.delete("Machine", self.ns, name)
-        r = f.new_cluster.request("DELETE", "/api/v1/nodes/" + name)
-        self.assertEqual(r.status, 200, r.raw[:300])
-        say("machine/%s remediated: its config, the Machine and its Node deleted" % name)
-        os.remove(host["marker"])
+        host = self.remove_machine(f, old)
         machine, host = self.boot_new_machine(f, known, host)
         self.assertNotEqual(machine, name)
         self.joins(f, machine, host)
