@@ -76,6 +76,22 @@ static int deletion_held(const ConfigObserved *o, json_object *desired, HubPlan 
         return hub_plan_patch_object(plan, HUB_KIND_OAC, o->base.object, desired, true, true);
 }
 
+/* A host binding (its agent asked to re-register, and did not yet) for
+ * CAPI_BINDING_TIMEOUT since the service last changed its status, or for
+ * a time it does not say: its agent is not coming back (a host powered
+ * off, a Machine's host reprovisioned). The service can neither unbind
+ * it nor bind it elsewhere; it is deregistered instead of holding the
+ * config's deletion for ever (an agent that does come back registers
+ * again). */
+static bool binding_stuck(const ConfigObserved *o, json_object *host)
+{
+        usec_t since;
+
+        if (hub_parse_time(json_get_string(host, "status_updated_at"), &since) < 0)
+                return true;
+        return o->base.now >= since && o->base.now - since >= CAPI_BINDING_TIMEOUT;
+}
+
 /* The config is being deleted: the Machine's host (hostname = the
  * Machine's name, its owner reference's: the Machine may be gone) let go,
  * then the finalizer dropped (capi-bootstrap.h says why a control-plane
@@ -113,7 +129,7 @@ static int decide_deletion(const ConfigObserved *o, HubPlan *plan)
                         const char *status = json_get_string(host, "status");
                         char *params[] = { (char *)ieid, (char *)json_get_string(host, "id"), NULL };
 
-                        if (streq_ptr(status, "binding")) {
+                        if (streq_ptr(status, "binding") && !binding_stuck(o, host)) {
                                 msg = strdup_printf("host %s is being bound: unbound once it is", params[1]);
                                 return msg ? deletion_held(o, desired, plan, "WaitingForHostBinding", msg)
                                            : -ENOMEM;

@@ -22,13 +22,19 @@
  * deregistered; a control-plane config goes too while its control plane
  * lives (CAPOA refuses: there the InfraEnv and its Agents go with it,
  * here only the one host does, and a refusal would hold the Machine's own
- * deletion, a scale-down or a remediation, for ever). While the control
- * plane is itself being deleted, its deletion deregisters every host.
+ * deletion, a scale-down or a remediation, for ever). A host being bound
+ * (binding) is waited for, up to CAPI_BINDING_TIMEOUT, then deregistered.
+ * While the control plane is itself being deleted, its deletion
+ * deregisters every host.
  */
 
 #include "hub-controller.h"
 #include "hub-inputs.h"
 #include "hub-service.h"
+
+/* how long a host may stay binding before its config's deletion
+ * deregisters it (its agent is not coming back) */
+#define CAPI_BINDING_TIMEOUT (10 * 60 * USEC_PER_SEC)
 
 typedef struct ConfigObserved {
         HubObserved base; /* object: the OpenshiftAssistedConfig */

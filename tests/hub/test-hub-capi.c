@@ -2273,6 +2273,35 @@ static void deleted_config(ConfigFixture *f, const char *hosts)
         f->o.hosts.body = hubtest_json(hosts);
 }
 
+/* the service's record of when the host's status last changed: a minute
+ * before NOW */
+#define STATUS_UPDATED_MINUTES_AGO ",\"status_updated_at\":\"2026-09-21T14:12:20.000Z\""
+
+/* A host binding for CAPI_BINDING_TIMEOUT, or for a time the service does
+ * not say, is not coming back: the config's deletion deregisters it */
+TEST(config_deletion_deregisters_a_host_stuck_binding)
+{
+        for (unsigned k = 0; k < 2; k++) {
+                ConfigFixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char h0[2048], since[32], extra[64];
+                _cleanup_free_ char *hosts = NULL;
+
+                hub_format_time(NOW - CAPI_BINDING_TIMEOUT, since);
+                snprintf(extra, sizeof(extra), ",\"status_updated_at\":\"%s\"", since);
+                hosts = strdup_printf("[%s]", host_json(h0, "h0", "test-multinode-0", CID, "binding",
+                                                        "master", k == 0 ? extra : NULL));
+                deleted_config(&f, hosts);
+                hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "deregister-host", 204, NULL, NULL }, { NULL } },
+                                  &run);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 1u);
+                ASSERT_STREQ(made(&run, "deregister-host")->path, "/v2/infra-envs/" IEID "/hosts/h0");
+                ASSERT_FALSE(hub_object_has_finalizer(f.o.base.object, HUB_FINALIZER_CAPI_BOOTSTRAP));
+                config_fixture_done(&f);
+        }
+}
+
 /* The config's deletion lets its Machine's host go: unbound while its
  * installation has not started, waited for while being bound,
  * deregistered once installing or installed; no host or an unbound one:
@@ -2302,11 +2331,11 @@ TEST(config_deletion_unbinds_or_deregisters_the_machines_host)
 
                 /* another Machine's host, never touched */
                 host_json(other, "h9", "test-multinode-9", CID, "known", "master", NULL);
-                hosts = table[k].status
-                                ? strdup_printf("[%s,%s]", other,
-                                                host_json(h0, "h0", "test-multinode-0", table[k].cluster_id,
-                                                          table[k].status, "master", NULL))
-                                : strdup_printf("[%s]", other);
+                hosts = table[k].status ? strdup_printf("[%s,%s]", other,
+                                                        host_json(h0, "h0", "test-multinode-0",
+                                                                  table[k].cluster_id, table[k].status,
+                                                                  "master", STATUS_UPDATED_MINUTES_AGO))
+                                        : strdup_printf("[%s]", other);
                 deleted_config(&f, hosts);
                 hubtest_reconcile(capi_bootstrap_decide, &f.o.base,
                                   (HubTestAnswer[]){ { "unbind-host", 200, "{}", NULL },

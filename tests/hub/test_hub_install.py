@@ -926,6 +926,66 @@ class CapiDay2(Base):
         self.assertEqual(self.calls("v2InstallHost", 202), 1)
         self.assertEqual(f.hub.stop(), 0)
 
+    def test_capi_control_plane_machine_remediated(self):
+        """A MachineHealthCheck marks a control-plane Machine whose host
+        went down for its owner's remediation (HealthCheckSucceeded and
+        OwnerRemediated False): cradle-hub's control plane deletes it
+        (OwnerRemediated MachineDeleting). CAPI core's Machine deletion,
+        played here as test_capi_worker_remediated plays it, lets the host
+        go (its config's finalizer deregisters it); the control plane makes
+        the Machine again, and the same host, reprovisioned, joins the
+        cluster as a day-2 master."""
+        import refclient
+        f = self.installed()
+        old = next(m for m in f.machines() if H.CAPI_LABEL_CONTROL_PLANE in (m["metadata"].get("labels") or {}))
+        name, config = old["metadata"]["name"], old["spec"]["bootstrap"]["configRef"]["name"]
+        host = next(h for h in f.hosts if h.get("machine") == name)
+        hub = refclient.HubClient(f.svc)
+        ie_path = "/v2/infra-envs/%s/hosts/%s" % (
+            f.oacp()["metadata"]["annotations"][H.ANNOTATION_INFRA_ENV_ID], host["id"])
+        # CAPI core's finalizer on the Machine (capicore plays none)
+        f.kube.patch("Machine", self.ns, name, {"metadata": {"finalizers": ["machine.cluster.x-k8s.io"]}})
+        self.lab.stop(f.agents.pop(host["id"]))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        f.kube.patch("Machine", self.ns, name, {"status": {"conditions": (
+            f.kube.get("Machine", self.ns, name)["status"].get("conditions") or []) + [
+            {"type": "HealthCheckSucceeded", "status": "False", "reason": "UnhealthyNode",
+             "message": "Node not ready for 5m", "lastTransitionTime": stamp},
+            {"type": "OwnerRemediated", "status": "False", "reason": "WaitingForRemediation",
+             "message": "", "lastTransitionTime": stamp}]}}, "status")
+        say("machine/%s marked unhealthy, for its owner to remediate" % name)
+
+        def deleted():
+            f.report()
+            m = f.kube.get("Machine", self.ns, name)
+            return m if m and m["metadata"].get("deletionTimestamp") else None
+        m = self.wait("the control plane to delete the Machine", deleted, 120)
+        self.assertEqual(H.condition(m, "OwnerRemediated")["reason"], "MachineDeleting")
+        self.assertEqual(hub.call("GET", ie_path)[0], 200)
+        # CAPI core's deletion: the bootstrap config and the infrastructure
+        # machine first, then the Node, then its finalizer
+        infra = old["spec"]["infrastructureRef"]["name"]
+        f.kube.delete("OpenshiftAssistedConfig", self.ns, config)
+        f.kube.delete("Metal3Machine", self.ns, infra)
+        self.wait("the config gone, its host deregistered",
+                  lambda: f.kube.get("OpenshiftAssistedConfig", self.ns, config) is None, 120)
+        self.assertEqual(hub.call("GET", ie_path)[0], 404)
+        self.wait("the infrastructure machine gone", lambda: f.kube.get("Metal3Machine", self.ns, infra) is None, 60)
+        r = f.new_cluster.request("DELETE", "/api/v1/nodes/" + name)
+        self.assertEqual(r.status, 200, r.raw[:300])
+        f.kube.patch("Machine", self.ns, name, {"metadata": {"finalizers": None}})
+        os.remove(host["marker"])
+        known = {m["metadata"]["name"] for m in f.machines()} - {name}
+        machine, host = self.boot_new_machine(f, known, host)
+        self.assertEqual(machine, name)
+        self.assertNotEqual(f.kube.get("Machine", self.ns, machine)["metadata"]["uid"], old["metadata"]["uid"])
+        self.joins(f, machine, host, role="master")
+        self.assertEqual(self.install_calls(), 1)
+        self.assertEqual(self.calls("v2DeregisterHost", 204), 1)
+        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
+        self.assertEqual(self.calls("v2InstallHost", 202), 1)
+        self.assertEqual(f.hub.stop(), 0)
+
     def test_capi_worker_remediated(self):
         """A worker Machine remediated, as a MachineHealthCheck does it: the
         Machine deleted, its MachineSet makes another. CAPI core's Machine
