@@ -875,6 +875,18 @@ class CapiDay2(Base):
         self.assertEqual(f.hub.stop(), 0)
 
 
+    def rejoins(self, f, machine, host, role):
+        """The host of a removed Machine joins again as a day-2 host of that
+        role for the Machine made in its place; the service's record: the
+        day-1 installation, its deregistration, one day-2 transform, one
+        host installation."""
+        self.joins(f, machine, host, role)
+        self.assertEqual(self.install_calls(), 1)
+        self.assertEqual(self.calls("v2DeregisterHost", 204), 1)
+        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
+        self.assertEqual(self.calls("v2InstallHost", 202), 1)
+        self.assertEqual(f.hub.stop(), 0)
+
     def remove_machine(self, f, machine):
         """CAPI core's deletion of a Machine whose host is powered off for
         its reprovisioning (Metal3's part): its bootstrap config first,
@@ -919,12 +931,7 @@ class CapiDay2(Base):
         known = {m["metadata"]["name"] for m in f.machines()} - {old["metadata"]["name"]}
         machine, host = self.boot_new_machine(f, known, host)
         self.assertIn(H.CAPI_LABEL_CONTROL_PLANE, f.kube.get("Machine", self.ns, machine)["metadata"]["labels"])
-        self.joins(f, machine, host, role="master")
-        self.assertEqual(self.install_calls(), 1)
-        self.assertEqual(self.calls("v2DeregisterHost", 204), 1)
-        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
-        self.assertEqual(self.calls("v2InstallHost", 202), 1)
-        self.assertEqual(f.hub.stop(), 0)
+        self.rejoins(f, machine, host, "master")
 
     def test_capi_control_plane_machine_remediated(self):
         """A MachineHealthCheck marks a control-plane Machine whose host
@@ -979,12 +986,7 @@ class CapiDay2(Base):
         machine, host = self.boot_new_machine(f, known, host)
         self.assertEqual(machine, name)
         self.assertNotEqual(f.kube.get("Machine", self.ns, machine)["metadata"]["uid"], old["metadata"]["uid"])
-        self.joins(f, machine, host, role="master")
-        self.assertEqual(self.install_calls(), 1)
-        self.assertEqual(self.calls("v2DeregisterHost", 204), 1)
-        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
-        self.assertEqual(self.calls("v2InstallHost", 202), 1)
-        self.assertEqual(f.hub.stop(), 0)
+        self.rejoins(f, machine, host, "master")
 
     def test_capi_worker_remediated(self):
         """A worker Machine remediated, as a MachineHealthCheck does it: the
@@ -1001,12 +1003,7 @@ class CapiDay2(Base):
         host = self.remove_machine(f, old)
         machine, host = self.boot_new_machine(f, known, host)
         self.assertNotEqual(machine, name)
-        self.joins(f, machine, host)
-        self.assertEqual(self.install_calls(), 1)
-        self.assertEqual(self.calls("v2DeregisterHost", 204), 1)
-        self.assertEqual(self.calls("TransformClusterToDay2", 202), 1)
-        self.assertEqual(self.calls("v2InstallHost", 202), 1)
-        self.assertEqual(f.hub.stop(), 0)
+        self.rejoins(f, machine, host, "worker")
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
