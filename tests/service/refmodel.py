@@ -3363,9 +3363,10 @@ class Model(object):
                     h.status, "[" + " ".join(HOST_STATUSES_BEFORE_INSTALLATION) + "]"))
             role = p["host_role"]
             # hostutil.IsRoleValid: a day-2 host may join the control plane
-            # (docs/enhancements/day2-master.md); the 2026 service also
-            # takes auto-assign and arbiter
-            day2_roles = ("master", "worker") if self.late_2023() else ("auto-assign", "master", "arbiter", "worker")
+            # (docs/enhancements/day2-master.md), or go back to auto-assign
+            # (b29f9bcf takes it: seen against the real service); the 2026
+            # service also takes arbiter
+            day2_roles = ("auto-assign", "master", "worker") + (() if self.late_2023() else ("arbiter",))
             if self.is_day2(h) and role not in day2_roles:
                 raise ApiError(500, "Requested role (%s) is invalid for host %s from infraEnv %s" % (
                     role, h.id, h.infra_env_id))

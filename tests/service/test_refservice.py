@@ -2139,20 +2139,17 @@ class TestClusters(HubBase):
 
     def test_day2_host_joins_the_control_plane(self):
         """A day-2 host may take the master role (hostutil.IsRoleValid,
-        docs/enhancements/day2-master.md), its machine config pool with it;
-        auto-assign only on the 2026 service."""
+        docs/enhancements/day2-master.md), its machine config pool with it,
+        and go back to auto-assign (the late-2023 service takes it too, as
+        the real one showed)."""
         c, ie = self.imported()
         host = str(uuid.uuid4())
         self.agent_register(ie, host)
         st, h = self.hub.update_host(ie, host, host_role="master")
         self.assertEqual((st, h["role"], h["machine_config_pool_name"], h["kind"]),
                          (201, "master", "master", "AddToExistingClusterHost"), h)
-        st, body = self.hub.update_host(ie, host, host_role="auto-assign")
-        if self.late_2023:
-            self.assertEqual(st, 500, body)
-            self.assertIn("Requested role (auto-assign) is invalid for host", body["reason"])
-        else:
-            self.assertEqual((st, body["role"]), (201, "auto-assign"), body)
+        st, h = self.hub.update_host(ie, host, host_role="auto-assign")
+        self.assertEqual((st, h["role"], h["machine_config_pool_name"]), (201, "auto-assign", "auto-assign"), h)
 
     def test_day2_host_installs(self):
         self.svc.need_control("a day-2 host known from the observed inventory alone (the fake's simplified "
