@@ -196,7 +196,9 @@ json_object *capi_secret(json_object *owner, const char *name, const char *clust
             json_append(refs, capi_owner_reference(owner, true)) < 0 ||
             json_add_string(md, "name", name) < 0 ||
             json_add_string(md, "namespace", strempty(kube_object_namespace(owner))) < 0 ||
-            hub_object_set_label(s, HUB_CAPI_LABEL_CLUSTER_NAME, cluster) < 0)
+            hub_object_set_label(s, HUB_CAPI_LABEL_CLUSTER_NAME, cluster) < 0 ||
+            hub_object_set_label(s, HUB_LABEL_WATCH, "true") < 0 ||
+            hub_object_set_label(s, HUB_LABEL_BACKUP, "true") < 0)
                 return NULL;
         if (hub_secret_set_data(s, kv) < 0)
                 return NULL;

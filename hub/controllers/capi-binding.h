@@ -58,7 +58,9 @@ bool capi_host_has_sentinel(json_object *host);
 
 /* The Cluster API Secret of the contracts: type cluster.x-k8s.io/secret,
  * label cluster.x-k8s.io/cluster-name, a controller owner reference to
- * owner, data {key: value} for each pair of kv (NULL-terminated). */
+ * owner, data {key: value} for each pair of kv (NULL-terminated); and
+ * the hub's watch and backup labels (hub_plan_label_watched()'s), so that
+ * the hub reads it from its cache. */
 json_object *capi_secret(json_object *owner, const char *name, const char *cluster, const char *const *kv);
 
 /* The Cluster API cluster's name of an object (its cluster.x-k8s.io/

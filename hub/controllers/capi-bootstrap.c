@@ -231,6 +231,12 @@ int capi_bootstrap_decide(const HubObserved *base, HubPlan *plan)
                 if (r < 0)
                         return r;
         }
+        /* one an older cradle-hub made: labelled for the cache, as capi_secret() makes them */
+        if (o->secret.object && base->results.n == 0) {
+                r = hub_plan_label_watched(plan, HUB_KIND_SECRET, o->secret.object);
+                if (r < 0)
+                        return r;
+        }
         if (json_add_string(st, "dataSecretName", base->name) < 0 ||
             json_add_bool(hub_json_ensure_object(st, "initialization"), "dataSecretCreated", true) < 0 ||
             condition(desired, HUB_CAPI_COND_DATA_SECRET_AVAILABLE, HUB_TRUE, "DataSecretAvailable", "",

@@ -888,6 +888,15 @@ static bool status_in(json_object *cluster, const char *const *l)
         return false;
 }
 
+/* the kubeconfig Secret's time: from the installation's start (the
+ * service has the credentials) on */
+static bool kubeconfig_due(json_object *cluster)
+{
+        return is_installed(cluster) ||
+               status_in(cluster, (const char *const[]){ "installing", "installing-pending-user-action",
+                                                         "finalizing", NULL });
+}
+
 /* the <cluster>-kubeconfig Secret holding text (a secret), in one write
  * (created, or one merge patch of its value and annotations: never half
  * written); file: the service's credentials file it comes from; csr: the
@@ -1026,9 +1035,7 @@ static int kubeconfig(Flow *f, json_object *cluster)
                    *admin = NULL;
         int r;
 
-        if (!installed &&
-            !status_in(cluster, (const char *const[]){ "installing", "installing-pending-user-action",
-                                                       "finalizing", NULL }))
+        if (!kubeconfig_due(cluster))
                 return 1;
         (void)json_get_bool(json_get_path(o->base.object, "status.initialization"),
                             "controlPlaneInitialized", &initialized);
@@ -1480,6 +1487,23 @@ static int decide_deletion(Flow *f)
         return hub_plan_patch_object(f->plan, HUB_KIND_OACP, f->oacp, f->desired, true, false);
 }
 
+/* The Secrets observed each reconcile get the hub's watch labels when
+ * they lack them (the pull secret as the ClusterDeployment path labels
+ * it; the kubeconfig Secret when an older cradle-hub made it), so that
+ * later reads are the cache's. Once: later rounds see the same observed
+ * Secrets, not the ones written. */
+static int label_watched(Flow *f)
+{
+        int r;
+
+        if (f->o->base.results.n > 0)
+                return 0;
+        r = hub_plan_label_watched(f->plan, HUB_KIND_SECRET, f->o->secret.object);
+        if (r < 0)
+                return r;
+        return hub_plan_label_watched(f->plan, HUB_KIND_SECRET, f->o->kubeconfig.object);
+}
+
 /* The finalizer, written before anything is registered (a deletion
  * racing the registration must find it): *ret the control plane as that
  * write leaves it, or NULL when it was there. */
@@ -1540,6 +1564,9 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
         if (r < 0)
                 return r;
         f.oacp_written = with_finalizer;
+        r = label_watched(&f);
+        if (r < 0)
+                return r;
 
         r = register_ids(&f, &secret_error);
         if (r < 0)
@@ -1569,8 +1596,11 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
                 f.oacp_written = written;
         }
 
-        /* the control-plane Machines */
-        if (!o->infra_template.object) {
+        /* the control-plane Machines (the template, read only then, to make them) */
+        r = capi_machines_missing(base->object, o->machines, o->n_machines, &missing);
+        if (r < 0)
+                return r;
+        if (missing && missing[0] && !o->infra_template.object) {
                 r = set_condition(&f, HUB_CAPI_COND_MACHINES_CREATED, HUB_FALSE,
                                   "InfrastructureTemplateMissing",
                                   "cannot read spec.machineTemplate.infrastructureRef: %s",
@@ -1578,9 +1608,6 @@ int capi_controlplane_decide(const HubObserved *base, HubPlan *plan)
                 hub_plan_requeue_after(plan, HUB_REQUEUE_LONGER_ON_ERROR);
                 return r < 0 ? r : finish(&f);
         }
-        r = capi_machines_missing(base->object, o->machines, o->n_machines, &missing);
-        if (r < 0)
-                return r;
         if (missing && missing[0]) {
                 /* made in this round alone: a feedback call later in the
                  * plan would make decide plan them again */
@@ -1724,33 +1751,39 @@ static int observe_machines(HubContext *ctx, ControlPlaneObserved *o, const char
         return 0;
 }
 
-/* Σ of the cluster's MachineDeployments' worker replicas, listed while
- * they matter: before the registration and until the installation starts
- * (a list per reconcile then; none after) */
+/* Σ of the cluster's MachineDeployments' worker replicas, from the cache
+ * (none when the cluster does not serve the kind), while they matter:
+ * before the registration and until the installation starts */
 static int observe_worker_replicas(HubContext *ctx, ControlPlaneObserved *o, const char *cluster)
 {
-        static const KubeResource deployments = { HUB_GROUP_CAPI, HUB_CAPI_VERSION, "machinedeployments",
-                                                  "MachineDeployment", true };
-        _cleanup_(json_object_putp) json_object *list = NULL;
-        _cleanup_kube_status_ KubeStatus st = {};
-        json_object *items;
+        _cleanup_strv_free_ char **keys = NULL;
+        _cleanup_free_ char *v = NULL;
         int r;
 
         if (o->cluster_read && capi_installation_started(o->service_cluster.body))
                 return 0;
-        r = kube_list_all(ctx->kube, &deployments, o->base.ns, NULL, &list, &st);
-        if (r == -ENOENT)
-                return 0; /* no MachineDeployment CRD: no workers */
+        v = strdup_printf("%s/%s", o->base.ns, cluster);
+        if (!v)
+                return -ENOMEM;
+        r = hub_cache_index_keys(ctx->cache, HUB_KIND_MACHINEDEPLOYMENT, HUB_INDEX_MD_CLUSTER, v, &keys);
         if (r < 0)
-                return log_debug_errno(r, "cannot list the MachineDeployments of %s/%s: %s", o->base.ns,
-                                       cluster, strna(st.message));
-        items = json_get(list, "items");
-        for (size_t i = 0; i < hub_json_array_length(items); i++)
-                o->worker_replicas += capi_worker_replicas(json_object_array_get_idx(items, i), cluster);
+                return r;
+        STRV_FOREACH (k, keys) {
+                _cleanup_free_ char *ns = NULL, *name = NULL;
+                _cleanup_(json_object_putp) json_object *md = NULL;
+
+                r = hub_key_split(*k, &ns, &name);
+                if (r < 0)
+                        return r;
+                if (hub_cache_get(ctx->cache, HUB_KIND_MACHINEDEPLOYMENT, ns, name, &md) >= 0)
+                        o->worker_replicas += capi_worker_replicas(md, cluster);
+        }
         return 0;
 }
 
-/* the infrastructure template and the machines cloned from it so far */
+/* the infrastructure template and the machines cloned from it so far,
+ * read (from the API server: the kinds are the user's) only when a
+ * control-plane Machine is to be made */
 static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
 {
         json_object *ref = json_get_path(o->base.object, "spec.machineTemplate.infrastructureRef");
@@ -1761,6 +1794,9 @@ static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
         KubeResource tres, cres;
         int r;
 
+        r = capi_machines_missing(o->base.object, o->machines, o->n_machines, &missing);
+        if (r < 0 || !missing)
+                return r;
         if (isempty(kind) || isempty(group)) {
                 o->infra_template.error = -EINVAL;
                 o->infra_template.message = strdup("spec.machineTemplate.infrastructureRef names no kind");
@@ -1777,9 +1813,6 @@ static int observe_infra(HubContext *ctx, ControlPlaneObserved *o)
         }
         r = hub_get_ref(ctx, &tres, o->base.ns, json_get_string(ref, "name"), &o->infra_template);
         if (r < 0 || !o->infra_template.object)
-                return r;
-        r = capi_machines_missing(o->base.object, o->machines, o->n_machines, &missing);
-        if (r < 0 || !missing)
                 return r;
         av = strdup(strempty(json_get_string(o->infra_template.object, "apiVersion")));
         clone_kind =
@@ -1990,6 +2023,11 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         r = observe_worker_replicas(ctx, o, cluster);
         if (r < 0)
                 return r;
+        /* the kubeconfig Secret and the new cluster's API: not looked for
+         * before the Secret's time (a Secret not in the cache is read
+         * directly: one that does not exist yet, each reconcile) */
+        if (!o->cluster_read || (o->service_cluster.error >= 0 && !kubeconfig_due(o->service_cluster.body)))
+                return 0;
         kc = strdup_printf("%s-kubeconfig", cluster);
         if (!kc)
                 return -ENOMEM;
@@ -2004,14 +2042,17 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
         return observe_spoke(o);
 }
 
-/* a Machine, a config or a Cluster → the control plane of its cluster */
+/* a Machine, a config, a MachineDeployment (its spec.clusterName) or a
+ * Cluster → the control plane of its cluster */
 static int map_by_cluster(HubContext *ctx, json_object *obj, char ***ret)
 {
+        const char *kind = json_get_string(obj, "kind");
         _cleanup_free_ char *v = NULL;
 
         v = strdup_printf("%s/%s", strempty(kube_object_namespace(obj)),
-                          streq_ptr(json_get_string(obj, "kind"), "Cluster")
-                                  ? strempty(kube_object_name(obj))
+                          streq_ptr(kind, "Cluster") ? strempty(kube_object_name(obj))
+                          : streq_ptr(kind, "MachineDeployment")
+                                  ? strempty(json_get_string(json_get(obj, "spec"), "clusterName"))
                                   : strempty(capi_cluster_name(obj)));
         if (!v)
                 return -ENOMEM;
@@ -2027,6 +2068,9 @@ static int capi_controlplane_setup(HubController *c)
                 r = hub_controller_watch(c, HUB_KIND_MACHINE, map_by_cluster);
         if (r >= 0)
                 r = hub_controller_watch(c, HUB_KIND_CAPI_CLUSTER, map_by_cluster);
+        /* the workers' replicas (none watched when the kind is not served) */
+        if (r >= 0)
+                r = hub_controller_watch(c, HUB_KIND_MACHINEDEPLOYMENT, map_by_cluster);
         return r;
 }
 

@@ -278,6 +278,7 @@ static const IndexDef index_defs[] = {
         { HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER, index_label, HUB_CAPI_LABEL_CLUSTER_NAME },
         { HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER_ID, index_annotation, HUB_ANNOTATION_CLUSTER_ID },
         { HUB_KIND_OACP, HUB_INDEX_OACP_INFRAENV_ID, index_annotation, HUB_ANNOTATION_INFRAENV_ID },
+        { HUB_KIND_MACHINEDEPLOYMENT, HUB_INDEX_MD_CLUSTER, index_field, "spec.clusterName" },
 };
 
 /* ---- the cache ---- */
@@ -390,8 +391,8 @@ int hub_cache_resolve(HubCache *c, char **reterr)
                 if (!isempty(info->resource.group) && info->cluster_api != c->cluster_api)
                         continue;
                 r = kube_resolve_kind(c->client, api_version, info->resource.kind, &kc->resource, &st);
-                /* the provider's own kinds are what it is for */
-                if (r == -ENOENT && info->optional && !c->cluster_api)
+                /* the provider's own kinds are what it is for: not optional */
+                if (r == -ENOENT && info->optional)
                         continue;
                 if (r < 0) {
                         if (reterr)

@@ -74,6 +74,10 @@ typedef struct json_object json_object;
 #define HUB_INDEX_OACP_CLUSTER_ID "oacp-cluster-id"
 #define HUB_INDEX_OACP_INFRAENV_ID "oacp-infraenv-id"
 
+/* MachineDeployment: "ns/<spec.clusterName>" (required there; the label
+ * is CAPI core's webhook's) */
+#define HUB_INDEX_MD_CLUSTER "md-cluster"
+
 /* the index value every object of a namespace has ("ns/@all") */
 #define HUB_INDEX_ALL "@all"
 
@@ -86,9 +90,10 @@ HubCache *hub_cache_free(HubCache *c);
 int hub_cache_add_handlers(HubCache *c, HubKind k, const KubeInformerHandlers *h);
 
 /* Before resolve: which side is watched. Wanted (cradle-hub --capi): the
- * Cluster API kinds (HubKindInfo.cluster_api), each required, and no
- * assisted-installer kind; else the reverse, the Cluster API kinds skipped
- * as if not served. Core kinds (Secrets, ConfigMaps) either way. */
+ * Cluster API kinds (HubKindInfo.cluster_api), each required unless
+ * optional (MachineDeployments), and no assisted-installer kind; else the
+ * reverse, the Cluster API kinds skipped as if not served. Core kinds
+ * (Secrets, ConfigMaps) either way. */
 void hub_cache_want_cluster_api(HubCache *c, bool want);
 /* Resolves each kind through discovery (hub_cache_has_kind() is known
  * from then on). A required kind that is not served is an error naming

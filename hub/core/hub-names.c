@@ -57,26 +57,31 @@ static const HubKindInfo kinds[_HUB_KIND_MAX] = {
         [HUB_KIND_CAPI_CLUSTER] = {
                 .kind = HUB_KIND_CAPI_CLUSTER,
                 .resource = { HUB_GROUP_CAPI, HUB_CAPI_VERSION, "clusters", "Cluster", true },
-                .optional = true,
                 .cluster_api = true,
         },
         [HUB_KIND_MACHINE] = {
                 .kind = HUB_KIND_MACHINE,
                 .resource = { HUB_GROUP_CAPI, HUB_CAPI_VERSION, "machines", "Machine", true },
-                .optional = true,
                 .cluster_api = true,
         },
         [HUB_KIND_OACP] = {
                 .kind = HUB_KIND_OACP,
                 .resource = { HUB_GROUP_CAPI_CONTROL_PLANE, HUB_CAPI_CONTROL_PLANE_VERSION,
                               HUB_RESOURCE_CAPI_CONTROL_PLANE, HUB_KIND_NAME_CAPI_CONTROL_PLANE, true },
-                .optional = true,
                 .cluster_api = true,
         },
         [HUB_KIND_OAC] = {
                 .kind = HUB_KIND_OAC,
                 .resource = { HUB_GROUP_CAPI_BOOTSTRAP, HUB_CAPI_BOOTSTRAP_VERSION, "openshiftassistedconfigs",
                               HUB_KIND_NAME_CAPI_BOOTSTRAP, true },
+                .cluster_api = true,
+        },
+        /* the workers' replicas (capi-controlplane.c): a management cluster
+         * without MachineDeployments has no workers to wait for */
+        [HUB_KIND_MACHINEDEPLOYMENT] = {
+                .kind = HUB_KIND_MACHINEDEPLOYMENT,
+                .resource = { HUB_GROUP_CAPI, HUB_CAPI_VERSION, "machinedeployments", "MachineDeployment",
+                              true },
                 .optional = true,
                 .cluster_api = true,
         },

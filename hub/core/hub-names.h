@@ -32,6 +32,8 @@ typedef enum HubKind {
         HUB_KIND_MACHINE,
         HUB_KIND_OACP,
         HUB_KIND_OAC,
+        /* read only: the worker replicas a cluster's MachineDeployments ask for */
+        HUB_KIND_MACHINEDEPLOYMENT,
         _HUB_KIND_MAX,
         /* a write's target of a kind the hub does not watch: its resource
          * from the body's apiVersion and kind (creates only) */
@@ -46,7 +48,8 @@ typedef struct HubKindInfo {
          * labelled ones, as upstream's filtered cache) or NULL */
         const char *label_selector;
         /* the CRD may be missing on a hub (metal3 without the bare-metal
-         * operator, hive without hive): the kind is then skipped */
+         * operator, hive without hive; MachineDeployments on a management
+         * cluster): the kind is then skipped */
         bool optional;
         /* a Cluster API kind: watched only with --capi (hub_cache_want_cluster_api()) */
         bool cluster_api;

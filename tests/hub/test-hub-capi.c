@@ -30,6 +30,10 @@
 #define PS_B64 "eyJhdXRocyI6eyJxdWF5LmlvIjp7ImF1dGgiOiJkWE5sY2pwd1lYTnoifX19"
 #define PS_TEXT "{\"auths\":{\"quay.io\":{\"auth\":\"dXNlcjpwYXNz\"}}}"
 #define NS "test-capi"
+/* the hub's labels on a Secret it reads from its cache */
+#define WATCH_LABELS \
+        "{\"agent-install.openshift.io/watch\":\"true\",\"cluster.open-cluster-management.io/" \
+        "backup\":\"true\"}"
 
 static json_object *oacp(const char *extra_meta)
 {
@@ -103,6 +107,13 @@ static const HubTestAnswer binding_answers[] = {
         { NULL },
 };
 
+/* the service's answers to the two registrations */
+static const HubTestAnswer registration_answers[] = {
+        { "register-cluster", 201, "{\"id\":\"" CID "\"}", NULL },
+        { "register-infraenv", 201, "{\"id\":\"" IEID "\"}", NULL },
+        { NULL },
+};
+
 typedef struct Fixture {
         ControlPlaneObserved o;
 } Fixture;
@@ -116,9 +127,11 @@ static void fixture(Fixture *f, json_object *cp)
         f->o.base.object = cp;
         f->o.image_type = "minimal-iso";
         f->o.cluster = capi_cluster(false);
-        f->o.secret.object =
-                hubtest_json("{\"metadata\":{\"name\":\"pull-secret\",\"namespace\":\"" NS "\"},"
-                             "\"data\":{\".dockerconfigjson\":\"" PS_B64 "\"}}");
+        /* labelled for the hub's cache, as the first reconcile leaves it
+         * (secrets_read_each_reconcile_labelled_for_the_cache) */
+        f->o.secret.object = hubtest_json("{\"metadata\":{\"name\":\"pull-secret\",\"namespace\":\"" NS "\","
+                                          "\"labels\":" WATCH_LABELS
+                                          "},\"data\":{\".dockerconfigjson\":\"" PS_B64 "\"}}");
         f->o.infra_template.object = hubtest_json(
                 "{\"apiVersion\":\"infrastructure.cluster.x-k8s.io/"
                 "v1beta1\",\"kind\":\"Metal3MachineTemplate\","
@@ -160,7 +173,8 @@ static void with_kubeconfig(Fixture *f, const char *file)
 {
         hub_ref_done(&f->o.kubeconfig);
         f->o.kubeconfig.object = hubtest_jsonf(
-                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS "\"%s%s%s},"
+                "{\"metadata\":{\"name\":\"test-multinode-kubeconfig\",\"namespace\":\"" NS
+                "\",\"labels\":" WATCH_LABELS "%s%s%s},"
                 "\"data\":{\"value\":\"eA==\"}}",
                 file ? ",\"annotations\":{\"cradle.agent-install.openshift.io/kubeconfig-file\":\"" : "",
                 strempty(file), file ? "\"}" : "");
@@ -707,6 +721,9 @@ TEST(kubeconfig_secret_of_the_contract)
         ASSERT_STREQ(hubtest_str(s->body, "metadata.name"), "test-multinode-kubeconfig");
         ASSERT_STREQ(hubtest_str(s->body, "type"), "cluster.x-k8s.io/secret");
         ASSERT_STREQ(hub_object_label(s->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
+        /* read from the hub's cache from then on */
+        ASSERT_STREQ(hub_object_label(s->body, HUB_LABEL_WATCH), "true");
+        ASSERT_STREQ(hub_object_label(s->body, HUB_LABEL_BACKUP), "true");
         value = hub_secret_value(s->body, "value");
         ASSERT_STREQ(value, "apiVersion: v1\nkind: Config\n");
         ASSERT_OK(json_get_bool(
@@ -811,6 +828,107 @@ TEST(control_plane_nothing_written_twice)
         hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &again);
         ASSERT_EQ(again.writes.n, (size_t)0);
         fixture_done(&f);
+}
+
+/* the Secret patches of a run to the Secret of that name: how many, and
+ * *ret_last the last one */
+static unsigned secret_patches(const HubTestRun *run, const char *name, const HubWrite **ret_last)
+{
+        unsigned n = 0;
+
+        *ret_last = NULL;
+        for (size_t i = 0; i < run->writes.n; i++) {
+                const HubWrite *w = &run->writes.writes[i];
+
+                if (w->kind == HUB_WRITE_PATCH && w->target == HUB_KIND_SECRET && streq_ptr(w->name, name)) {
+                        *ret_last = w;
+                        n++;
+                }
+        }
+        return n;
+}
+
+static void unlabel(json_object *secret)
+{
+        json_object_object_del(json_get(secret, "metadata"), "labels");
+}
+
+/* The Secrets the control plane reads each reconcile (the pull secret, the
+ * kubeconfig Secret an older cradle-hub made) get the hub's watch labels,
+ * once, in a patch of the labels alone (the registration's rounds do not
+ * repeat it); labelled, they are written no more: read from the cache. */
+TEST(secrets_read_each_reconcile_labelled_for_the_cache)
+{
+        char bufs[3][2048];
+        const char *hosts = three_masters(bufs, "installing-in-progress", NULL);
+
+        for (unsigned k = 0; k < 2; k++) {
+                _cleanup_(hubtest_run_done) HubTestRun run = {}, again = {};
+                const char *const names[] = { "pull-secret", "test-multinode-kubeconfig" };
+                Fixture f;
+
+                fixture(&f, oacp(NULL));
+                if (k == 1) {
+                        registered(&f, service_cluster("installing", hosts), hosts);
+                        with_kubeconfig(&f, "kubeconfig-noingress");
+                        unlabel(f.o.kubeconfig.object);
+                }
+                unlabel(f.o.secret.object);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, registration_answers, &run);
+                if (k == 0)
+                        ASSERT_TRUE(run.rounds > 1);
+                for (unsigned i = 0; i < k + 1; i++) {
+                        json_object *observed = i == 0 ? f.o.secret.object : f.o.kubeconfig.object;
+                        const HubWrite *p;
+
+                        ASSERT_EQ(secret_patches(&run, names[i], &p), 1u);
+                        ASSERT_STREQ(hub_object_label(p->body, HUB_LABEL_WATCH), "true");
+                        ASSERT_STREQ(hub_object_label(p->body, HUB_LABEL_BACKUP), "true");
+                        ASSERT_NULL(json_get(p->body, "data"));
+                        hubtest_merge_apply(observed, p->body);
+                }
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } },
+                                  &again);
+                ASSERT_NULL(write_to(&again, HUB_WRITE_PATCH, HUB_KIND_SECRET, 0));
+                fixture_done(&f);
+        }
+}
+
+/* The infrastructure template is read (observe) and needed (decide) only
+ * to make a missing control-plane Machine: with every Machine made, one
+ * that cannot be read holds nothing up */
+TEST(infrastructure_template_needed_only_to_make_machines)
+{
+        char bufs[3][2048];
+        const char *hosts = three_masters(bufs, "installing-in-progress", NULL);
+
+        for (unsigned k = 0; k < 2; k++) {
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                Fixture f;
+
+                fixture(&f, oacp(NULL));
+                registered(&f, service_cluster("installing", hosts), hosts);
+                if (k == 1) {
+                        /* one Machine gone */
+                        json_object_put(f.o.machines[--f.o.n_machines]);
+                }
+                hub_ref_done(&f.o.infra_template);
+                f.o.infra_template.error = -ENOENT;
+                f.o.infra_template.message = strdup("metal3machinetemplates.infrastructure.cluster.x-k8s.io "
+                                                    "\"test-multinode-controlplane\" not found");
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "kubeconfig", 200, "x", NULL }, { NULL } }, &run);
+                ASSERT_EQ(creates(&run, HUB_KIND_MACHINE), 0u);
+                if (k == 0)
+                        ASSERT_CONDITION(f.o.base.object, "MachinesCreated", "True", "MachinesCreated",
+                                         NULL);
+                else
+                        ASSERT_CONDITION(f.o.base.object, "MachinesCreated", "False",
+                                         "InfrastructureTemplateMissing",
+                                         "cannot read spec.machineTemplate.infrastructureRef: "
+                                         "metal3machinetemplates*");
+                fixture_done(&f);
+        }
 }
 
 /* the full kubeconfig replaces the no-ingress one once installed */
@@ -1108,6 +1226,8 @@ TEST(data_secret_of_the_contract)
         ASSERT_STREQ(hubtest_str(s->body, "metadata.name"), "test-multinode-0");
         ASSERT_STREQ(hubtest_str(s->body, "type"), "cluster.x-k8s.io/secret");
         ASSERT_STREQ(hub_object_label(s->body, "cluster.x-k8s.io/cluster-name"), "test-multinode");
+        ASSERT_STREQ(hub_object_label(s->body, HUB_LABEL_WATCH), "true");
+        ASSERT_STREQ(hub_object_label(s->body, HUB_LABEL_BACKUP), "true");
         ref = json_object_array_get_idx(json_get_path(s->body, "metadata.ownerReferences"), 0);
         ASSERT_STREQ(json_get_string(ref, "kind"), "OpenshiftAssistedConfig");
         ASSERT_STREQ(json_get_string(ref, "uid"), "oac-uid");
@@ -1187,6 +1307,39 @@ TEST(data_secret_present_nothing_written_twice)
                           &run);
         f.o.secret.error = 0;
         f.o.secret.object = hub_json_copy(create_of(&run, HUB_KIND_SECRET, 0)->body);
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &again);
+        ASSERT_EQ(again.writes.n, (size_t)0);
+        config_fixture_done(&f);
+}
+
+/* a data Secret an older cradle-hub made, without the watch labels: they
+ * are added (a patch of the labels alone), then nothing is written */
+TEST(data_secret_of_an_older_hub_labelled_once)
+{
+        ConfigFixture f;
+        _cleanup_(hubtest_run_done) HubTestRun run = {}, again = {};
+        const HubWrite *p;
+
+        config_fixture(&f, NULL, false, true);
+        f.o.secret.error = 0;
+        f.o.secret.object = hubtest_json(
+                "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"test-multinode-0\","
+                "\"namespace\":\"" NS
+                "\",\"labels\":{\"cluster.x-k8s.io/cluster-name\":\"test-multinode\"}},"
+                "\"type\":\"cluster.x-k8s.io/"
+                "secret\",\"data\":{\"value\":\"eA==\",\"format\":\"aWduaXRpb24=\"}}");
+        hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, NULL), 0u);
+        ASSERT_NULL(create_of(&run, HUB_KIND_SECRET, 0));
+        p = write_to(&run, HUB_WRITE_PATCH, HUB_KIND_SECRET, 0);
+        ASSERT_NOT_NULL(p);
+        ASSERT_STREQ(p->name, "test-multinode-0");
+        ASSERT_STREQ(hub_object_label(p->body, HUB_LABEL_WATCH), "true");
+        ASSERT_STREQ(hub_object_label(p->body, HUB_LABEL_BACKUP), "true");
+        ASSERT_NULL(json_get(p->body, "data"));
+        ASSERT_NULL(write_to(&run, HUB_WRITE_PATCH, HUB_KIND_SECRET, 1));
+        ASSERT_CONDITION(f.o.base.object, "DataSecretAvailable", "True", "DataSecretAvailable", NULL);
+        hubtest_merge_apply(f.o.secret.object, p->body);
         hubtest_reconcile(capi_bootstrap_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &again);
         ASSERT_EQ(again.writes.n, (size_t)0);
         config_fixture_done(&f);

@@ -2487,15 +2487,116 @@ static void capi_control_plane_bound(KubeClient *c, const char *ns, Hub *h, Capi
         }
 }
 
+/* the last request the test kube-apiserver logged */
+static int64_t kube_request_mark(void)
+{
+        _cleanup_(json_object_putp) json_object *log = NULL;
+        json_object *items;
+        int64_t seq = 0;
+
+        ASSERT_EQ(kube_test_ctl("GET", "/requests", NULL, &log), 200);
+        items = json_get(log, "requests");
+        if (hub_json_array_length(items) > 0)
+                (void)json_get_int64(json_object_array_get_idx(items, hub_json_array_length(items) - 1),
+                                     "seq", &seq);
+        return seq;
+}
+
+/* cradle-hub's requests in ns logged after since: verb on resource (lists:
+ * their first pages) */
+static unsigned hub_requests_since(int64_t since, const char *ns, const char *verb, const char *resource)
+{
+        _cleanup_free_ char *q = strdup_printf("/requests?since=%" PRIi64, since);
+        _cleanup_(json_object_putp) json_object *log = NULL;
+        json_object *items;
+        unsigned n = 0;
+
+        ASSERT_EQ(kube_test_ctl("GET", q, NULL, &log), 200);
+        items = json_get(log, "requests");
+        for (size_t i = 0; i < hub_json_array_length(items); i++) {
+                json_object *e = json_object_array_get_idx(items, i);
+
+                if (startswith(strempty(json_get_string(e, "userAgent")), "cradle-hub/") &&
+                    streq_ptr(json_get_string(e, "verb"), verb) &&
+                    streq_ptr(json_get_string(e, "resource"), resource) &&
+                    streq_ptr(json_get_string(e, "namespace"), ns) &&
+                    !json_get(json_get(e, "query"), "continue"))
+                        n++;
+        }
+        return n;
+}
+
+/* the reconciles of a controller so far, whatever their result */
+static double reconciles(const Hub *h, const char *controller)
+{
+        static const char *const results[] = { "success", "requeue_after", "requeue", "error" };
+        double n = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(results); i++) {
+                _cleanup_free_ char *series =
+                        strdup_printf("controller_runtime_reconcile_total{controller=\"%s\",result=\"%s\"}",
+                                      controller, results[i]);
+
+                n += metric(h, series);
+        }
+        return n;
+}
+
+static void wait_reconciles(const Hub *h, const char *controller, double at_least)
+{
+        for (int i = 0; i < 1200 && reconciles(h, controller) < at_least; i++)
+                usleep(100 * 1000);
+        ASSERT_TRUE(reconciles(h, controller) >= at_least);
+}
+
 TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
 {
         _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
         const char *ns = kube_test_namespace("hub-capi");
         _cleanup_(capi_run_done) CapiRun run = {};
+        _cleanup_(json_object_putp) json_object *ps = NULL;
+        double passes;
+        int64_t mark;
         Hub h;
 
         capi_control_plane_bound(c, ns, &h, &run);
         hub_stop_ok(&h);
+        /* the pull secret (made without) has the watch labels */
+        ps = kget(c, HUB_KIND_SECRET, ns, "pull-secret");
+        ASSERT_STREQ(hub_object_label(ps, HUB_LABEL_WATCH), "true");
+        if (kube_test_real())
+                return;
+
+        /* A restarted cradle-hub's full pass over the bound control plane
+         * and its three configs, then a MachineDeployment of the cluster
+         * made (its event wakes the control plane): every Secret (the
+         * pull secret, the data Secrets) read from the cache, not one GET;
+         * the MachineDeployments listed once, by their informer, not per
+         * reconcile; no infrastructure template read (no Machine to make) */
+        mark = kube_request_mark();
+        hub_start(&h, ns, (char *[]){ (char *)"--capi", NULL });
+        wait_reconciles(&h, "capi-bootstrap", 3);
+        wait_reconciles(&h, "capi-controlplane", 1);
+        passes = reconciles(&h, "capi-controlplane");
+        kcreate(c, HUB_KIND_MACHINEDEPLOYMENT, ns,
+                "{\"apiVersion\":\"cluster.x-k8s.io/v1beta2\",\"kind\":\"MachineDeployment\","
+                "\"metadata\":{\"name\":\"spoke-workers\"},\"spec\":{\"clusterName\":\"spoke\",\"replicas\":"
+                "0,"
+                "\"selector\":{\"matchLabels\":{\"cluster.x-k8s.io/deployment-name\":\"spoke-workers\"}},"
+                "\"template\":{\"metadata\":{\"labels\":{\"cluster.x-k8s.io/"
+                "deployment-name\":\"spoke-workers\"}},"
+                "\"spec\":{\"clusterName\":\"spoke\",\"bootstrap\":{\"configRef\":{\"apiGroup\":"
+                "\"bootstrap.cluster.x-k8s.io\",\"kind\":\"OpenshiftAssistedConfigTemplate\",\"name\":"
+                "\"spoke-workers\"}},\"infrastructureRef\":{\"apiGroup\":\"infrastructure.cluster.x-k8s."
+                "io\","
+                "\"kind\":\"Metal3MachineTemplate\",\"name\":\"spoke-workers\"}}}}}");
+        wait_reconciles(&h, "capi-controlplane", passes + 1);
+        hub_stop_ok(&h);
+        ASSERT_EQ(hub_requests_since(mark, ns, "get", "secrets"), 0u);
+        ASSERT_EQ(hub_requests_since(mark, ns, "list", "machinedeployments"), 1u);
+        ASSERT_TRUE(hub_requests_since(mark, ns, "watch", "machinedeployments") >= 1);
+        ASSERT_EQ(hub_requests_since(mark, ns, "get", "metal3machinetemplates"), 0u);
+        ASSERT_EQ(hub_requests_since(mark, ns, "get", "metal3machines"), 0u);
 }
 
 static bool has_finalizer(json_object *o, const void *finalizer)
@@ -2847,6 +2948,50 @@ TEST(capi_kubeconfig_certificate_not_signed_keeps_the_secret)
         cp = wait_for(c, HUB_KIND_OACP, ns, run.cp_name, has_condition,
                       &(Cond){ "KubeconfigAvailable", "True", "KubeconfigAvailable", NULL }, 60, &h);
         hub_stop_ok(&h);
+}
+
+static int resolve_machine_deployments(void)
+{
+        _cleanup_(kube_client_freep) KubeClient *fresh = kube_test_client();
+        KubeResource res;
+
+        return kube_resolve_kind(fresh, HUB_GROUP_CAPI "/" HUB_CAPI_VERSION, "MachineDeployment", &res,
+                                 NULL);
+}
+
+/* A management cluster that does not serve MachineDeployments (their CRD
+ * deleted for the case, applied again after it): cradle-hub --capi still
+ * starts and registers the control plane's cluster (no workers to wait
+ * for); a cluster without Machines would not do (the kind is required). */
+TEST(capi_runs_without_machine_deployments_served)
+{
+        _cleanup_(kube_client_freep) KubeClient *c = (setup(), kube_test_client());
+        _cleanup_free_ char *crd = NULL, *body = NULL;
+        _cleanup_(capi_run_done) CapiRun run = {};
+        _cleanup_kube_status_ KubeStatus st = {};
+        const char *ns;
+        Hub h;
+
+        kube_test_need_server("a CRD deleted and applied again");
+        ns = kube_test_namespace("hub-capi-nomd");
+        if (kube_delete(c, &kube_resource_crds, NULL, "machinedeployments.cluster.x-k8s.io", NULL, NULL,
+                        &st) < 0)
+                test_fail(__FILE__, __LINE__, "cannot delete the MachineDeployment CRD: %s",
+                          strna(st.message));
+        for (int i = 0; i < 600 && resolve_machine_deployments() != -ENOENT; i++)
+                usleep(100 * 1000);
+        ASSERT_EQ(resolve_machine_deployments(), -ENOENT);
+
+        capi_control_plane_registered(c, ns, &h, &run);
+        hub_stop_ok(&h);
+
+        crd = strdup_printf("%s/tests/reference/cluster-api/core/config/crd/bases/"
+                            "cluster.x-k8s.io_machinedeployments.yaml",
+                            test_srcdir());
+        body = strdup_printf("{\"paths\":[\"%s\"]}", crd);
+        ASSERT_EQ(kube_test_ctl("POST", "/apply", body, NULL), 200);
+        kube_test_settle();
+        ASSERT_OK(resolve_machine_deployments());
 }
 
 /* --watch-filter shards the Cluster API kinds: without --capi it is
