@@ -34,15 +34,10 @@ static int newest_agent(HubContext *ctx, char **keys, json_object **ret)
 
         *ret = NULL;
         STRV_FOREACH (k, keys) {
-                _cleanup_free_ char *ns = NULL, *name = NULL;
                 _cleanup_(json_object_putp) json_object *a = NULL;
                 usec_t created = 0;
-                int r;
 
-                r = hub_key_split(*k, &ns, &name);
-                if (r < 0)
-                        return r;
-                if (hub_cache_get(ctx->cache, HUB_KIND_AGENT, ns, name, &a) < 0)
+                if (hub_cache_get_key(ctx->cache, HUB_KIND_AGENT, *k, &a) < 0)
                         continue;
                 (void)hub_parse_time(json_get_string(json_get(a, "metadata"), "creationTimestamp"),
                                      &created);

@@ -283,14 +283,8 @@ static int capi_bootstrap_observe(HubContext *ctx, HubObserved *base)
         r = hub_cache_index_keys(ctx->cache, HUB_KIND_OACP, HUB_INDEX_OACP_CLUSTER, v, &cps);
         if (r < 0)
                 return r;
-        if (cps && cps[0]) {
-                _cleanup_free_ char *ns = NULL, *name = NULL;
-
-                r = hub_key_split(cps[0], &ns, &name);
-                if (r < 0)
-                        return r;
-                (void)hub_cache_get(ctx->cache, HUB_KIND_OACP, ns, name, &o->control_plane);
-        }
+        if (cps && cps[0])
+                (void)hub_cache_get_key(ctx->cache, HUB_KIND_OACP, cps[0], &o->control_plane);
         if (deleting) {
                 const char *ieid = hub_object_annotation(o->control_plane, HUB_ANNOTATION_INFRAENV_ID);
 

@@ -826,6 +826,7 @@ static int machines_progress(Flow *f, json_object *cluster)
                 _cleanup_free_ char *st = NULL, *reason = NULL, *msg = NULL;
                 _cleanup_(json_object_putp) json_object *dm = NULL;
 
+                /* no host: its remediation alone, if any */
                 if (!h && !late && m != rem.machine)
                         continue;
                 if (late) {
@@ -838,14 +839,12 @@ static int machines_progress(Flow *f, json_object *cluster)
                                 strna(json_get_string(cluster, "status")));
                         if (!st || !reason || !msg)
                                 return -ENOMEM;
-                } else if (!h)
-                        ; /* no host: its remediation alone */
-                else if (is_day2(cluster) &&
-                         streq_ptr(json_get_string(h, "status"), "added-to-existing-cluster")) {
+                } else if (h && is_day2(cluster) &&
+                           streq_ptr(json_get_string(h, "status"), "added-to-existing-cluster")) {
                         r = day2_progress(f, cluster, m, h, &st, &reason, &msg);
                         if (r < 0)
                                 return r;
-                } else {
+                } else if (h) {
                         bool serving;
 
                         r = capi_host_progress(h, &st, &reason, &msg);
@@ -1710,15 +1709,11 @@ static int observe_machines(HubContext *ctx, ControlPlaneObserved *o, const char
         if (r < 0)
                 return r;
         STRV_FOREACH (k, keys) {
-                _cleanup_free_ char *ns = NULL, *name = NULL;
                 _cleanup_(json_object_putp) json_object *m = NULL;
                 json_object *owner, **l;
                 bool controller = false;
 
-                r = hub_key_split(*k, &ns, &name);
-                if (r < 0)
-                        return r;
-                if (hub_cache_get(ctx->cache, HUB_KIND_MACHINE, ns, name, &m) < 0)
+                if (hub_cache_get_key(ctx->cache, HUB_KIND_MACHINE, *k, &m) < 0)
                         continue;
                 if (capi_worker_machine(m, cluster)) {
                         l = reallocarray(o->workers, o->n_workers + 1, sizeof(*l));
@@ -1769,13 +1764,9 @@ static int observe_worker_replicas(HubContext *ctx, ControlPlaneObserved *o, con
         if (r < 0)
                 return r;
         STRV_FOREACH (k, keys) {
-                _cleanup_free_ char *ns = NULL, *name = NULL;
                 _cleanup_(json_object_putp) json_object *md = NULL;
 
-                r = hub_key_split(*k, &ns, &name);
-                if (r < 0)
-                        return r;
-                if (hub_cache_get(ctx->cache, HUB_KIND_MACHINEDEPLOYMENT, ns, name, &md) >= 0)
+                if (hub_cache_get_key(ctx->cache, HUB_KIND_MACHINEDEPLOYMENT, *k, &md) >= 0)
                         o->worker_replicas += capi_worker_replicas(md, cluster);
         }
         return 0;

@@ -1816,14 +1816,10 @@ static int acis_to_cds(HubContext *ctx, const char *index, const char *value, ch
         if (r < 0)
                 return r;
         STRV_FOREACH (k, acis) {
-                _cleanup_free_ char *ns = NULL, *name = NULL;
                 _cleanup_(json_object_putp) json_object *aci = NULL;
                 _cleanup_strv_free_ char **cds = NULL;
 
-                r = hub_key_split(*k, &ns, &name);
-                if (r < 0)
-                        return r;
-                if (hub_cache_get(ctx->cache, HUB_KIND_AGENTCLUSTERINSTALL, ns, name, &aci) < 0)
+                if (hub_cache_get_key(ctx->cache, HUB_KIND_AGENTCLUSTERINSTALL, *k, &aci) < 0)
                         continue;
                 r = map_aci(ctx, aci, &cds);
                 if (r < 0)

@@ -156,13 +156,9 @@ static int observe_nmstate(HubContext *ctx, InfraEnvObserved *o, json_object *ie
         if (!o->nmstate)
                 return -ENOMEM;
         STRV_FOREACH (key, best) {
-                _cleanup_free_ char *kns = NULL, *kname = NULL;
                 _cleanup_(json_object_putp) json_object *c = NULL;
 
-                r = hub_key_split(*key, &kns, &kname);
-                if (r < 0)
-                        return r;
-                if (hub_cache_get(ctx->cache, HUB_KIND_NMSTATECONFIG, kns, kname, &c) < 0)
+                if (hub_cache_get_key(ctx->cache, HUB_KIND_NMSTATECONFIG, *key, &c) < 0)
                         continue; /* deleted meanwhile */
                 r = hub_selector_matches(sel, c);
                 if (r < 0) {

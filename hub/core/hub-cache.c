@@ -535,6 +535,17 @@ int hub_cache_get(HubCache *c, HubKind k, const char *ns, const char *name, json
         return kube_informer_get(inf, key, ret);
 }
 
+int hub_cache_get_key(HubCache *c, HubKind k, const char *key, json_object **ret)
+{
+        _cleanup_free_ char *ns = NULL, *name = NULL;
+        int r;
+
+        r = hub_key_split(key, &ns, &name);
+        if (r < 0)
+                return r;
+        return hub_cache_get(c, k, ns, name, ret);
+}
+
 int hub_cache_index_keys(HubCache *c, HubKind k, const char *index, const char *value, char ***ret)
 {
         _cleanup_strv_free_ char **all = NULL;

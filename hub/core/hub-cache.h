@@ -114,6 +114,9 @@ char *const *hub_cache_namespaces(HubCache *c);
 
 /* A fresh copy of the object; -ENOENT when absent (or the kind skipped). */
 int hub_cache_get(HubCache *c, HubKind k, const char *ns, const char *name, json_object **ret);
+/* hub_cache_get() of an index key ("ns/name", or "name"), as the index
+ * functions give them. */
+int hub_cache_get_key(HubCache *c, HubKind k, const char *key, json_object **ret);
 /* The keys ("ns/name") under an index value, sorted, over every namespace;
  * an empty strv when none. */
 int hub_cache_index_keys(HubCache *c, HubKind k, const char *index, const char *value, char ***ret);
