@@ -421,10 +421,15 @@ static size_t live_machines(json_object *const *machines, size_t n)
         return live;
 }
 
-/* the infra-env's hosts as the service listed them, or NULL */
+/* the infra-env's hosts as the service listed them; not listed, the
+ * cluster's own (every Machine's host is among them: observe_service());
+ * NULL when neither was read */
 static json_object *listed_hosts(const ControlPlaneObserved *o)
 {
-        return o->hosts_read && o->hosts.error >= 0 ? o->hosts.body : NULL;
+        if (o->hosts_read)
+                return o->hosts.error >= 0 ? o->hosts.body : NULL;
+        return o->cluster_read && o->service_cluster.error >= 0 ? json_get(o->service_cluster.body, "hosts")
+                                                                : NULL;
 }
 
 /* the i-th Machine of the installation: the control plane's first, then
@@ -1927,8 +1932,28 @@ static int observe_claim(HubContext *ctx, ControlPlaneObserved *o, const char *c
                                    o->candidates.body, self, &o->claimed_ids);
 }
 
-/* the service's cluster and the infra-env's hosts, by the annotations' ids */
-static int observe_service(HubContext *ctx, ControlPlaneObserved *o)
+/* Every Machine, deleting or not, has its host among the cluster's own
+ * (bound to it): the infra-env's list would show no other host any
+ * decision looks at, since a bound host is the one a Machine's name
+ * picks (capi_host_for_machine()). Through most of an installation, so
+ * a reconcile reads the cluster alone. */
+static bool cluster_hosts_suffice(const ControlPlaneObserved *o)
+{
+        json_object *hosts;
+
+        if (!o->cluster_read || o->service_cluster.error < 0)
+                return false;
+        hosts = json_get(o->service_cluster.body, "hosts");
+        for (size_t i = 0; i < o->n_machines + o->n_workers; i++)
+                if (!capi_host_for_machine(hosts, kube_object_name(nth_machine(o, i, NULL))))
+                        return false;
+        return true;
+}
+
+/* the service's cluster and the infra-env's hosts, by the annotations'
+ * ids; in deletion every host of the infra-env, else its list only when
+ * the cluster's hosts do not suffice */
+static int observe_service(HubContext *ctx, ControlPlaneObserved *o, bool every_host)
 {
         const char *cid = hub_object_annotation(o->base.object, HUB_ANNOTATION_CLUSTER_ID),
                    *ieid = hub_object_annotation(o->base.object, HUB_ANNOTATION_INFRAENV_ID);
@@ -1941,7 +1966,7 @@ static int observe_service(HubContext *ctx, ControlPlaneObserved *o)
                         return r;
                 o->cluster_read = true;
         }
-        if (!isempty(ieid)) {
+        if (!isempty(ieid) && (every_host || !cluster_hosts_suffice(o))) {
                 r = hub_service_op(ctx->service, ASSISTED_OP_LIST_HOSTS, (char *[]){ (char *)ieid, NULL },
                                    NULL, NULL, &o->hosts);
                 if (r < 0)
@@ -1986,7 +2011,7 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
                 /* what an interrupted registration may have made, too */
                 r = observe_claim(ctx, o, hub_object_annotation(oacp, HUB_ANNOTATION_CLUSTER_ID),
                                   hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID));
-                return r < 0 ? r : observe_service(ctx, o);
+                return r < 0 ? r : observe_service(ctx, o, true);
         }
         if (isempty(cluster) ||
             hub_cache_get(ctx->cache, HUB_KIND_CAPI_CLUSTER, base->ns, cluster, &o->cluster) < 0)
@@ -2008,7 +2033,7 @@ static int capi_controlplane_observe(HubContext *ctx, HubObserved *base)
                           hub_object_annotation(oacp, HUB_ANNOTATION_INFRAENV_ID));
         if (r < 0)
                 return r;
-        r = observe_service(ctx, o);
+        r = observe_service(ctx, o, false);
         if (r < 0)
                 return r;
         r = observe_worker_replicas(ctx, o, cluster);

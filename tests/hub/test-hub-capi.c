@@ -167,6 +167,15 @@ static void registered(Fixture *f, json_object *cluster, const char *hosts)
         f->o.hosts.body = hubtest_json(hosts);
 }
 
+/* the infra-env's host list not read (observe_service() reads it only
+ * when the cluster's own hosts miss a Machine's) */
+static void hosts_not_listed(Fixture *f)
+{
+        hub_call_result_done(&f->o.hosts);
+        f->o.hosts = (HubCallResult){};
+        f->o.hosts_read = false;
+}
+
 /* the <cluster>-kubeconfig Secret exists, holding that credentials file
  * (NULL: not said) */
 static void with_kubeconfig(Fixture *f, const char *file)
@@ -657,27 +666,35 @@ TEST(hosts_get_the_sentinel_before_the_installation)
         fixture_done(&f);
 }
 
+/* listed or not: every Machine's host bound, the cluster's hosts alone
+ * decide as the infra-env's list would */
 TEST(installation_starts_once_every_machine_has_its_host)
 {
-        Fixture f;
-        _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char bufs[3][2048];
-        const char *hosts = three_masters(bufs, "known", NULL);
+        for (int listed = 1; listed >= 0; listed--) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char bufs[3][2048];
+                const char *hosts = three_masters(bufs, "known", NULL);
 
-        fixture(&f, oacp(NULL));
-        registered(&f, service_cluster("ready", hosts), hosts);
-        hubtest_reconcile(capi_controlplane_decide, &f.o.base,
-                          (HubTestAnswer[]){
-                                  { "install", 202,
-                                    "{\"id\":\"" CID "\",\"status\":\"preparing-for-installation\"}", NULL },
-                                  { NULL } },
-                          &run);
-        ASSERT_NOT_NULL(call(&run, "install"));
-        ASSERT_STREQ(call(&run, "install")->path, "/v2/clusters/" CID "/actions/install");
-        ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 0u);
-        ASSERT_CONDITION(f.o.base.object, "Available", "False", "ControlPlaneInstalling",
-                         "Controlplane installing, status: preparing-for-installation");
-        fixture_done(&f);
+                fixture(&f, oacp(NULL));
+                registered(&f, service_cluster("ready", hosts), hosts);
+                if (!listed)
+                        hosts_not_listed(&f);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base,
+                                  (HubTestAnswer[]){ { "install", 202,
+                                                       "{\"id\":\"" CID
+                                                       "\",\"status\":\"preparing-for-installation\"}",
+                                                       NULL },
+                                                     { NULL } },
+                                  &run);
+                ASSERT_NOT_NULL(call(&run, "install"));
+                ASSERT_STREQ(call(&run, "install")->path, "/v2/clusters/" CID "/actions/install");
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "bind-"), 0u);
+                ASSERT_EQ(hubtest_count(&run, HUB_WRITE_SERVICE, "sentinel-"), 0u);
+                ASSERT_CONDITION(f.o.base.object, "Available", "False", "ControlPlaneInstalling",
+                                 "Controlplane installing, status: preparing-for-installation");
+                fixture_done(&f);
+        }
 }
 
 TEST(no_installation_while_a_machine_lacks_its_host)
@@ -1096,32 +1113,39 @@ TEST(kubeconfig_certificate_not_issued_keeps_the_secret)
 }
 
 /* Machines show their host's install stage and percentage */
+/* the host's stage and percentage on its Machine, from the infra-env's
+ * list or, not listed, the cluster's hosts */
 TEST(machines_show_their_hosts_progress)
 {
-        Fixture f;
-        _cleanup_(hubtest_run_done) HubTestRun run = {};
-        char bufs[3][2048];
-        const char *hosts = three_masters(bufs, "installing-in-progress",
-                                          ",\"progress\":{\"current_stage\":\"Writing image to "
-                                          "disk\",\"installation_percentage\":45}");
-        const HubWrite *p;
-        json_object *c;
+        for (int listed = 1; listed >= 0; listed--) {
+                Fixture f;
+                _cleanup_(hubtest_run_done) HubTestRun run = {};
+                char bufs[3][2048];
+                const char *hosts = three_masters(bufs, "installing-in-progress",
+                                                  ",\"progress\":{\"current_stage\":\"Writing image to "
+                                                  "disk\",\"installation_percentage\":45}");
+                const HubWrite *p;
+                json_object *c;
 
-        fixture(&f, oacp(NULL));
-        registered(&f, service_cluster("installing", hosts), hosts);
-        with_kubeconfig(&f, NULL);
-        hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
-        p = hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0);
-        ASSERT_NOT_NULL(p);
-        ASSERT_EQ(p->target, HUB_KIND_MACHINE);
-        ASSERT_STREQ(p->name, "test-multinode-0");
-        ASSERT_STREQ(p->resource_version, "11");
-        c = json_object_array_get_idx(json_get_path(p->body, "status.conditions"), 0);
-        ASSERT_STREQ(json_get_string(c, "type"), "HostInstallation");
-        ASSERT_STREQ(json_get_string(c, "status"), "False");
-        ASSERT_STREQ(json_get_string(c, "reason"), "InstallingInProgress");
-        ASSERT_STREQ(json_get_string(c, "message"), "Writing image to disk 45%");
-        fixture_done(&f);
+                fixture(&f, oacp(NULL));
+                registered(&f, service_cluster("installing", hosts), hosts);
+                if (!listed)
+                        hosts_not_listed(&f);
+                with_kubeconfig(&f, NULL);
+                hubtest_reconcile(capi_controlplane_decide, &f.o.base, (HubTestAnswer[]){ { NULL } }, &run);
+                ASSERT_NOT_NULL(write_to(&run, HUB_WRITE_PATCH_STATUS, HUB_KIND_MACHINE, 2));
+                p = hubtest_write(&run, HUB_WRITE_PATCH_STATUS, 0);
+                ASSERT_NOT_NULL(p);
+                ASSERT_EQ(p->target, HUB_KIND_MACHINE);
+                ASSERT_STREQ(p->name, "test-multinode-0");
+                ASSERT_STREQ(p->resource_version, "11");
+                c = json_object_array_get_idx(json_get_path(p->body, "status.conditions"), 0);
+                ASSERT_STREQ(json_get_string(c, "type"), "HostInstallation");
+                ASSERT_STREQ(json_get_string(c, "status"), "False");
+                ASSERT_STREQ(json_get_string(c, "reason"), "InstallingInProgress");
+                ASSERT_STREQ(json_get_string(c, "message"), "Writing image to disk 45%");
+                fixture_done(&f);
+        }
 }
 
 TEST(paused_control_plane_does_nothing)

@@ -2572,7 +2572,9 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
          * made (its event wakes the control plane): every Secret (the
          * pull secret, the data Secrets) read from the cache, not one GET;
          * the MachineDeployments listed once, by their informer, not per
-         * reconcile; no infrastructure template read (no Machine to make) */
+         * reconcile; no infrastructure template read (no Machine to make).
+         * Of the service, the cluster alone: every Machine's host is bound
+         * to it, so the infra-env's host list is not read */
         mark = kube_request_mark();
         hub_start(&h, ns, (char *[]){ (char *)"--capi", NULL });
         wait_reconciles(&h, "capi-bootstrap", 3);
@@ -2591,6 +2593,8 @@ TEST(capi_control_plane_registers_binds_and_serves_bootstrap_data)
                 "io\","
                 "\"kind\":\"Metal3MachineTemplate\",\"name\":\"spoke-workers\"}}}}}");
         wait_reconciles(&h, "capi-controlplane", passes + 1);
+        ASSERT_TRUE(service_calls(&h, "v2GetCluster", 200) >= 2);
+        ASSERT_EQ(service_calls(&h, "v2ListHosts", 200), 0u);
         hub_stop_ok(&h);
         ASSERT_EQ(hub_requests_since(mark, ns, "get", "secrets"), 0u);
         ASSERT_EQ(hub_requests_since(mark, ns, "list", "machinedeployments"), 1u);
