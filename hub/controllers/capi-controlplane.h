@@ -131,3 +131,23 @@ unsigned capi_worker_replicas(json_object *machine_deployment, const char *clust
  * status is none of insufficient, ready, pending-for-input (CAPOA's gate
  * lets workers in while the state is one of those). */
 bool capi_installation_started(json_object *service_cluster);
+
+/* ---- between the decision (capi-controlplane.c) and what it reads
+ * (capi-controlplane-observe.c) ---- */
+
+/* the CSR that issued the kubeconfig Secret's client certificate: minted
+ * here, not the admin's (the Secret's annotation) */
+#define CAPI_ANNOTATION_KUBECONFIG_CSR "cradle.agent-install.openshift.io/kubeconfig-csr"
+
+/* the i-th Machine of the installation: the control plane's first, then
+ * the workers (pure) */
+json_object *capi_controlplane_nth_machine(const ControlPlaneObserved *o, size_t i, bool *ret_worker);
+/* the infra-env's hosts as the service listed them; not listed, the
+ * cluster's own; NULL when neither was read (pure) */
+json_object *capi_controlplane_hosts(const ControlPlaneObserved *o);
+/* a day-2 host h of the cluster (id cid) joining, its Machine not yet
+ * showing it joined: its node's CSRs are cradle-hub's to approve (pure) */
+bool capi_day2_joining(json_object *cluster, const char *cid, json_object *machine, json_object *h);
+/* the service's cluster has its credentials: the kubeconfig Secret's
+ * time (pure) */
+bool capi_kubeconfig_due(json_object *cluster);
