@@ -149,7 +149,10 @@ def _scalar(t, wt, v):
 
 
 def _time(fields, micro):
-    t = datetime.datetime.fromtimestamp(fields.get('seconds', 0), datetime.timezone.utc)
+    try:
+        t = datetime.datetime.fromtimestamp(fields.get('seconds', 0), datetime.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise DecodeError('time out of range')
     if micro:
         return t.strftime('%Y-%m-%dT%H:%M:%S.') + '%06dZ' % (fields.get('nanos', 0) // 1000)
     return t.strftime('%Y-%m-%dT%H:%M:%SZ')
