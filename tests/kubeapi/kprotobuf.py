@@ -13,6 +13,7 @@ so.
 decode(body) -> (apiVersion, kind, object as the JSON form's dict)."""
 import base64
 import datetime
+import json
 
 MAGIC = b'k8s\x00'
 
@@ -193,7 +194,6 @@ def _value(t, wt, v):
 
 
 def _fields_v1(raw):
-    import json
     try:
         return json.loads(raw.decode('utf-8') or '{}')
     except (UnicodeDecodeError, ValueError):
@@ -248,7 +248,6 @@ def _enc_value(t, v):
             d = datetime.datetime.strptime(v, fmt).replace(tzinfo=datetime.timezone.utc)
             v = {'seconds': int(d.timestamp()), 'nanos': d.microsecond * 1000}
         elif t == 'FieldsV1':
-            import json
             v = {'Raw': json.dumps(v).encode()}
         return _LEN, encode_message(t, v)
     if t == 'string':

@@ -632,9 +632,9 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             raise err_bad_request('the object provided is unrecognized (must be of type %s): %s (%s)'
                                   % (rt.kind, 'unexpected EOF' if e.truncated else e, body[:64].hex()))
         if (api_version, kind) != (rt.api_version, rt.kind):
+            version = api_version.rpartition('/')[2]
             raise err_bad_request('%s in version "%s" cannot be handled as a %s: converting (%s.%s) to (%s.%s): '
-                                  'unknown conversion' % (kind, api_version.rpartition('/')[2], rt.kind,
-                                                          api_version.rpartition('/')[2], kind,
+                                  'unknown conversion' % (kind, version, rt.kind, version, kind,
                                                           (rt.group or 'core').split('.')[0], rt.kind))
         text = json.dumps(obj)
         return obj, [], text
