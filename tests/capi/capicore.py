@@ -49,6 +49,12 @@ controllers (no BareMetalHost): a Metal3Cluster with a
 spec.controlPlaneEndpoint is provisioned; a Metal3Machine is provisioned
 with a providerID once its Machine has a dataSecretName.
 
+Objects served at v1beta1 (a cluster whose CAPI CRDs store v1beta1, as
+Cluster API up to 1.10 installs them, and the providers of that time, CAPOA
+bc5cc25d among them) are read and written in their own shape: the stand-in
+reasons in v1beta2 terms and converts at the edge (from_v1beta1(),
+to_v1beta1()), as the real core's conversion does for the fields it touches.
+
 What it leaves out is in README.md. Its writes are merge patches of what
 changed only, so a provider writing the same objects is not overwritten.
 Standard library and python3-yaml.
@@ -103,22 +109,44 @@ def crd_files():
     return out
 
 
-def crd_documents(files=None):
+def crd_documents(files=None, storage=None):
+    """The CRDs of files. storage="v1beta1" stores CAPI core's and Metal3's
+    kinds at v1beta1 (as Cluster API up to 1.10 and CAPM3 up to 1.10 install
+    them; the reference bases store v1beta2 and have no conversion webhook,
+    so an API server converts between the two with None, which prunes what
+    the other schema lacks)."""
     import yaml
     for f in files or crd_files():
         with open(f) as fh:
             for doc in yaml.safe_load_all(fh):
                 if doc and doc.get("kind") == "CustomResourceDefinition":
+                    versions = doc["spec"].get("versions") or []
+                    if storage and doc["spec"].get("group") in ("cluster.x-k8s.io", INFRA_GROUP) and \
+                            any(v["name"] == storage for v in versions):
+                        for v in versions:
+                            v["storage"] = v["name"] == storage
                     yield doc
 
 
-def ensure_crds(kube, files=None, timeout=60):
-    """Creates each CRD of files (default crd_files()) the cluster lacks and
-    waits until all are Established. A CRD already there is left as it is
-    and none is ever removed: a CRD is cluster-wide, and deleting it deletes
-    every object of its kind, others' too. Returns the CRD names."""
+def stored_version(kube, group, plural):
+    """The version a CRD of the cluster stores, or None without that CRD."""
+    try:
+        crd = kube.request("GET", "%s/%s.%s" % (CRDS, plural, group))
+    except KubeError as e:
+        if e.status == 404:
+            return None
+        raise
+    return next((v["name"] for v in crd["spec"]["versions"] if v.get("storage")), None)
+
+
+def ensure_crds(kube, files=None, timeout=60, storage=None):
+    """Creates each CRD of files (default crd_files(); storage as
+    crd_documents()) the cluster lacks and waits until all are Established.
+    A CRD already there is left as it is and none is ever removed: a CRD is
+    cluster-wide, and deleting it deletes every object of its kind, others'
+    too. Returns the CRD names."""
     names = []
-    for doc in crd_documents(files):
+    for doc in crd_documents(files, storage):
         names.append(doc["metadata"]["name"])
         try:
             kube.request("POST", CRDS, doc)
@@ -161,6 +189,119 @@ def _labels(obj):
 def _truthy_init(obj, field, v1beta1_field):
     st = (obj or {}).get("status") or {}
     return bool((st.get("initialization") or {}).get(field)) or bool(st.get(v1beta1_field))
+
+
+# ---- the v1beta1 shape --------------------------------------------------------------
+# Cluster API v1beta1 (up to 1.10) differs from v1beta2, for the fields the
+# stand-in touches, in: references (ObjectReference: apiVersion, kind, name,
+# namespace against apiGroup, kind, name), the initialization flags (plain
+# booleans in status), the conditions (v1beta2's under status.v1beta2), a
+# Machine's nodeRef (an ObjectReference) and the set counters
+# (updatedReplicas; v1beta2's under status.v1beta2). Metal3's v1beta1 kinds say
+# status.ready where v1beta2 says status.initialization.provisioned.
+
+V1BETA1_READY = {  # kind -> {v1beta2 initialization field: v1beta1 status field}
+    "Cluster": {"infrastructureProvisioned": "infrastructureReady", "controlPlaneInitialized": "controlPlaneReady"},
+    "Machine": {"bootstrapDataSecretCreated": "bootstrapReady", "infrastructureProvisioned": "infrastructureReady"},
+    "Metal3Cluster": {"provisioned": "ready"},
+    "Metal3Machine": {"provisioned": "ready"},
+}
+SET_KINDS = ("MachineSet", "MachineDeployment")
+REF_PATHS = (("infrastructureRef",), ("controlPlaneRef",), ("bootstrap", "configRef"),
+             ("template", "spec", "infrastructureRef"), ("template", "spec", "bootstrap", "configRef"))
+
+
+def served_v1beta1(obj):
+    api = (obj or {}).get("apiVersion") or ""
+    return api.endswith("/v1beta1") and api.split("/")[0] in ("cluster.x-k8s.io", INFRA_GROUP)
+
+
+def _at(d, path):
+    for k in path[:-1]:
+        d = d.get(k) if isinstance(d, dict) else None
+        if not isinstance(d, dict):
+            return None, None
+    return d, path[-1]
+
+
+def _copy(obj):
+    import copy
+    return copy.deepcopy(obj)
+
+
+def _map_refs(spec, shape_key, convert):
+    """Replaces, in place, each reference of spec (REF_PATHS) that has
+    shape_key with convert(reference)."""
+    for path in REF_PATHS:
+        parent, key = _at(spec or {}, path)
+        r = parent.get(key) if parent else None
+        if isinstance(r, dict) and shape_key in r:
+            parent[key] = convert(r)
+
+
+def from_v1beta1(obj):
+    """obj (as served at v1beta1) in the v1beta2 shape; anything else as it is."""
+    if not served_v1beta1(obj):
+        return obj
+    obj = _copy(obj)
+    kind = obj.get("kind")
+    _map_refs(obj.get("spec"), "apiVersion",
+              lambda r: ref(r["apiVersion"].rpartition("/")[0], r.get("kind"), r.get("name")))
+    st = obj.get("status")
+    if isinstance(st, dict):
+        v2 = st.pop("v1beta2", None) or {}
+        st.pop("conditions", None)
+        if "conditions" in v2:
+            st["conditions"] = v2["conditions"]
+        init = {new: True for new, old in (V1BETA1_READY.get(kind) or {}).items() if st.pop(old, None)}
+        if init:
+            st["initialization"] = init
+        if isinstance(st.get("nodeRef"), dict):
+            st["nodeRef"] = {"name": st["nodeRef"].get("name")}
+        if kind in SET_KINDS:
+            for k in ("readyReplicas", "availableReplicas", "upToDateReplicas"):
+                st.pop(k, None)
+                if k in v2:
+                    st[k] = v2[k]
+    return obj
+
+
+def to_v1beta1(obj, patch, api_version_of, namespace):
+    """patch (a body or merge patch in the v1beta2 shape) for obj, which is
+    served at v1beta1. api_version_of(group, kind) is the apiVersion a
+    reference to that kind names."""
+    if not served_v1beta1(obj):
+        return patch
+    patch = _copy(patch)
+    kind = obj.get("kind")
+    _map_refs(patch.get("spec"), "apiGroup",
+              lambda r: {"apiVersion": api_version_of(r["apiGroup"], r.get("kind")), "kind": r.get("kind"),
+                         "name": r.get("name"), "namespace": namespace})
+    st = patch.get("status")
+    if isinstance(st, dict):
+        v2 = {}
+        for new, old in (V1BETA1_READY.get(kind) or {}).items():
+            if (st.get("initialization") or {}).get(new):
+                st[old] = True
+        st.pop("initialization", None)
+        if "conditions" in st:
+            v2["conditions"] = st["conditions"]
+            # v1beta1 omits an empty reason or message (its schema wants at least one character)
+            st["conditions"] = [dict({k: c[k] for k in ("type", "status", "reason", "message", "lastTransitionTime")
+                                      if c.get(k)},
+                                     **({} if c["status"] == "True" else {"severity": "Info"}))
+                                for c in st["conditions"]]
+        if isinstance(st.get("nodeRef"), dict):
+            st["nodeRef"] = {"apiVersion": "v1", "kind": "Node", "name": st["nodeRef"].get("name")}
+        if kind in SET_KINDS:
+            for k in ("readyReplicas", "availableReplicas", "upToDateReplicas"):
+                if k in st:
+                    v2[k] = st[k]
+            if "upToDateReplicas" in st:
+                st["updatedReplicas"] = st.pop("upToDateReplicas")
+        if v2:
+            st["v1beta2"] = v2
+    return patch
 
 
 class Resolver(object):
@@ -283,14 +424,21 @@ class CapiCore(Loop):
         self.node_lookup = node_lookup or self._workload_node
         self.res = Resolver(kube)
 
+    @property
+    def core(self):
+        """The core kinds' API path, at the version the Cluster CRD stores
+        (v1beta2, or v1beta1 on a cluster of Cluster API up to 1.10)."""
+        return "/apis/cluster.x-k8s.io/" + self.res.resource("cluster.x-k8s.io", "Cluster")[0]
+
     def reconcile(self):
         """One pass over the namespace (also usable without start())."""
-        clusters = {c["metadata"]["name"]: c for c in self._list(CORE + "/namespaces/%s/clusters" % self.ns)}
-        for md in self._list(CORE + "/namespaces/%s/machinedeployments" % self.ns):
+        core = self.core
+        clusters = {c["metadata"]["name"]: c for c in self._list(core + "/namespaces/%s/clusters" % self.ns)}
+        for md in self._list(core + "/namespaces/%s/machinedeployments" % self.ns):
             self._guard(self.reconcile_machine_deployment, md, clusters)
-        for ms in self._list(CORE + "/namespaces/%s/machinesets" % self.ns):
+        for ms in self._list(core + "/namespaces/%s/machinesets" % self.ns):
             self._guard(self.reconcile_machine_set, ms, clusters)
-        machines = self._list(CORE + "/namespaces/%s/machines" % self.ns)
+        machines = self._list(core + "/namespaces/%s/machines" % self.ns)
         if self.infrastructure:
             self.reconcile_metal3(clusters, machines)
         for m in machines:
@@ -314,7 +462,11 @@ class CapiCore(Loop):
 
     def _list(self, path):
         try:
-            return self.kube.request("GET", path).get("items") or []
+            doc = self.kube.request("GET", path)
+            api = doc.get("apiVersion")
+            return [from_v1beta1(dict(o, apiVersion=o.get("apiVersion") or api, kind=o.get("kind") or
+                                      (doc.get("kind") or "")[:-len("List")]))
+                    for o in doc.get("items") or []]
         except KubeError as e:
             if e.status == 404:
                 return []
@@ -324,7 +476,7 @@ class CapiCore(Loop):
         if not r or not r.get("name"):
             return None
         try:
-            return self.kube.request("GET", self.res.path(self.ns, r["apiGroup"], r["kind"], r["name"]))
+            return from_v1beta1(self.kube.request("GET", self.res.path(self.ns, r["apiGroup"], r["kind"], r["name"])))
         except KubeError as e:
             if e.status == 404:
                 return None
@@ -337,9 +489,14 @@ class CapiCore(Loop):
     def _patch(self, obj, patch, sub=None):
         if not patch:
             return obj
-        body = dict(patch)
+        body = to_v1beta1(obj, dict(patch), self.res.api_version, self.ns)
         body.setdefault("metadata", {})["resourceVersion"] = obj["metadata"]["resourceVersion"]
-        return self.kube.request("PATCH", self._obj_path(obj, sub), body, MERGE)
+        return from_v1beta1(self.kube.request("PATCH", self._obj_path(obj, sub), body, MERGE))
+
+    def _create(self, group, kind, obj):
+        """POSTs obj (in the v1beta2 shape, apiVersion as served)."""
+        body = to_v1beta1(obj, obj, self.res.api_version, self.ns)
+        return from_v1beta1(self.kube.request("POST", self.res.path(self.ns, group, kind), body))
 
     def _patch_status(self, obj, status):
         """A merge patch of the fields of status that differ; conditions
@@ -577,7 +734,7 @@ class CapiCore(Loop):
                "spec": t.get("spec") or {}}
         if tmeta.get("annotations"):
             obj["metadata"]["annotations"] = tmeta["annotations"]
-        self.kube.request("POST", self.res.path(self.ns, group, kind), obj)
+        self._create(group, kind, obj)
         return ref(group, kind, name)
 
     def reconcile_machine_set(self, ms, clusters):
@@ -592,7 +749,7 @@ class CapiCore(Loop):
         if _labels(ms).get(CLUSTER_NAME_LABEL) != cname:
             ms = self._patch(ms, {"metadata": {"labels": {CLUSTER_NAME_LABEL: cname}}})
         uid = ms["metadata"]["uid"]
-        machines = [m for m in self._list(CORE + "/namespaces/%s/machines?labelSelector=%s"
+        machines = [m for m in self._list(self.core + "/namespaces/%s/machines?labelSelector=%s"
                                           % (self.ns, urllib.parse.quote("%s=%s" % (SET_NAME_LABEL, name))))
                     if any(r.get("uid") == uid and r.get("controller") for r in
                            m["metadata"].get("ownerReferences") or [])
@@ -610,7 +767,7 @@ class CapiCore(Loop):
                 boot = {"configRef": self._clone(boot["configRef"], ms, cname, labels)}
             infra = self._clone(tspec["infrastructureRef"], ms, cname, labels)
             mspec = dict(tspec, bootstrap=boot, infrastructureRef=infra, clusterName=cname)
-            m = {"apiVersion": CORE_API_VERSION, "kind": "Machine",
+            m = {"apiVersion": self.res.api_version("cluster.x-k8s.io", "Machine"), "kind": "Machine",
                  "metadata": {"name": "%s-%s" % (name, _rand()), "namespace": self.ns,
                               "labels": dict(labels, **{CLUSTER_NAME_LABEL: cname}),
                               "ownerReferences": [{"apiVersion": ms["apiVersion"], "kind": "MachineSet",
@@ -620,11 +777,11 @@ class CapiCore(Loop):
             ann = (t.get("metadata") or {}).get("annotations")
             if ann:
                 m["metadata"]["annotations"] = ann
-            machines.append(self.kube.request("POST", CORE + "/namespaces/%s/machines" % self.ns, m))
+            machines.append(self._create("cluster.x-k8s.io", "Machine", m))
         if len(machines) > want:
             machines.sort(key=lambda x: x["metadata"]["creationTimestamp"])
             for m in machines[want:]:
-                self.kube.request("DELETE", CORE + "/namespaces/%s/machines/%s" % (self.ns, m["metadata"]["name"]))
+                self.kube.request("DELETE", self._obj_path(m))
             machines = machines[:want]
         running = sum(1 for m in machines if (m.get("status") or {}).get("phase") == "Running")
         sel = (spec.get("selector") or {}).get("matchLabels") or {}
@@ -650,9 +807,8 @@ class CapiCore(Loop):
         ms_name = "%s-%s" % (name, digest)
         want = spec.get("replicas")
         want = 1 if want is None else want
-        path = CORE + "/namespaces/%s/machinesets" % self.ns
         try:
-            ms = self.kube.request("GET", path + "/" + ms_name)
+            ms = from_v1beta1(self.kube.request("GET", self.res.path(self.ns, "cluster.x-k8s.io", "MachineSet", ms_name)))
         except KubeError as e:
             if e.status != 404:
                 raise
@@ -660,8 +816,8 @@ class CapiCore(Loop):
             tmeta["labels"] = dict(tmeta.get("labels") or {}, **{DEPLOYMENT_NAME_LABEL: name})
             sel = dict(spec.get("selector") or {})
             sel["matchLabels"] = dict(sel.get("matchLabels") or {}, **{DEPLOYMENT_NAME_LABEL: name})
-            ms = self.kube.request("POST", path, {
-                "apiVersion": CORE_API_VERSION, "kind": "MachineSet",
+            ms = self._create("cluster.x-k8s.io", "MachineSet", {
+                "apiVersion": self.res.api_version("cluster.x-k8s.io", "MachineSet"), "kind": "MachineSet",
                 "metadata": {"name": ms_name, "namespace": self.ns,
                              "labels": {CLUSTER_NAME_LABEL: cname, DEPLOYMENT_NAME_LABEL: name},
                              "ownerReferences": [{"apiVersion": md["apiVersion"], "kind": "MachineDeployment",
