@@ -3565,10 +3565,28 @@ class Model(object):
         self.add_event("infra_env_deregistered", "Deregistered infra env", infra_env_id=ie.id)
 
     # -- infra-env files (v2DownloadInfraEnvFiles) ------------------------
+    def agent_token(self, ie):
+        """The agent's PULL_SECRET_TOKEN in the discovery ignition
+        (internal/cluster/auth.go AgentToken): local auth, the infra-env's
+        signed token (the one its image URL carries); rhsso, the pull
+        secret's cloud.openshift.com auth; none, nothing."""
+        auth = self.auth_type()
+        if auth == "local":
+            if ie.image_key is None:
+                self.generate_image(ie, event=False)
+            return ie.image_key[4]
+        if auth == "rhsso":
+            try:
+                return ((json.loads(ie.spec.get("pull_secret") or "{}").get("auths") or {})
+                        .get("cloud.openshift.com") or {}).get("auth") or ""
+            except ValueError:
+                return ""
+        return ""
+
     def discovery_ignition(self, ie):
         """The discovery ignition: Ignition 3.1.0 with the units observed in
         observed/04 (agent.service pointing at this service, proxy
-        variables from the infra-env), the SSH keys, the pull secret as
+        variables from the infra-env, the agent's token but without auth), the SSH keys, the pull secret as
         /root/.docker/config.json, the static network config files, the
         additional trust bundle; the override merged (its users, files and
         units appended; version raised to the override's)."""
@@ -3576,9 +3594,11 @@ class Model(object):
         agent = self.settings["agent_image"]
         px = d.get("proxy") or {}
         hp, hsp, np = px.get("http_proxy") or "", px.get("https_proxy") or "", px.get("no_proxy") or ""
+        token = self.agent_token(ie)
         agent_unit = ("[Service]\nType=simple\nRestart=always\nRestartSec=3\nStartLimitInterval=0\n"
                       "Environment=HTTP_PROXY=%s\nEnvironment=http_proxy=%s\nEnvironment=HTTPS_PROXY=%s\n"
-                      "Environment=https_proxy=%s\nEnvironment=NO_PROXY=%s\nEnvironment=no_proxy=%s\n"
+                      "Environment=https_proxy=%s\nEnvironment=NO_PROXY=%s\nEnvironment=no_proxy=%s\n" +
+                      ("Environment=PULL_SECRET_TOKEN=%s\n" % token if token else "") +
                       "TimeoutStartSec=600\nExecStartPre=/usr/local/bin/agent-fix-bz1964591 %s\n"
                       "ExecStartPre=podman run --privileged --rm -v /usr/local/bin:/hostbin %s cp /usr/bin/agent "
                       "/hostbin\nExecStart=/usr/local/bin/agent --url %s --infra-env-id %s --agent-version %s "

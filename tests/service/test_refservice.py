@@ -1549,6 +1549,45 @@ class TestInfraEnvs(HubBase):
             self.assertEqual(r.status, 200)
             self.assertEqual(json.loads(r.body)["ignition"]["version"], "3.1.0")
 
+    @staticmethod
+    def agent_unit_token(ignition):
+        unit = next(u["contents"] for u in json.loads(ignition)["systemd"]["units"] if u["name"] == "agent.service")
+        m = re.search(r"^Environment=PULL_SECRET_TOKEN=(.*)$", unit, re.M)
+        return m.group(1) if m else None
+
+    def test_discovery_ignition_without_auth_has_no_agent_token(self):
+        """AUTH_TYPE=none: agent.service has no PULL_SECRET_TOKEN (the
+        template's {{if .PullSecretToken}})."""
+        if self.svc.token:
+            self.skipTest("this service has a token (its AUTH_TYPE is not none)")
+        ie = self.new_ie()
+        st, ign = self.hub.infra_env_file(ie["id"], "discovery.ign")
+        self.assertEqual(st, 200, ign)
+        self.assertIsNone(self.agent_unit_token(ign))
+
+    @local_only("a refservice started with --token")
+    def test_discovery_ignition_carries_the_agent_token(self):
+        """AUTH_TYPE=local: agent.service says PULL_SECRET_TOKEN=<the
+        infra-env's signed token> (internal/cluster/auth.go AgentToken), the
+        one its image URL carries and not the service's own; a host booted
+        from it registers with it as X-Secret-Key."""
+        with RefService(token="hub-t0ken") as svc:
+            hub = HubClient(svc)
+            st, ie = hub.register_infra_env()
+            self.assertEqual(st, 201, ie)
+            st, ign = hub.infra_env_file(ie["id"], "discovery.ign")
+            self.assertEqual(st, 200, ign)
+            token = self.agent_unit_token(ign)
+            self.assertTrue(token)
+            self.assertNotEqual(token, "hub-t0ken")
+            self.assertIn("/byapikey/%s/" % token, ie["download_url"])
+            path = "/api/assisted-install/v2/infra-envs/%s/hosts" % ie["id"]
+            body = json.dumps({"host_id": str(uuid.uuid4())}).encode()
+            r = svc.raw("POST", path, body, {"Content-Type": "application/json", "X-Secret-Key": token})
+            self.assertEqual(r.status, 201, r.body)
+            r = svc.raw("POST", path, body, {"Content-Type": "application/json"})
+            self.assertEqual(r.status, 401, r.body)
+
     # AUTH_TYPE=local: the infra-env's key of a presigned URL passes urlAuth
     # for any operation, as the real local authenticator's: the events of
     # the infra-env, of a cluster, of a host (the debug URLs cradle-hub
