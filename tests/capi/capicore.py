@@ -86,6 +86,9 @@ MERGE = "application/merge-patch+json"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
 CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
+# the Machine controller's finalizer (MachineFinalizer, api/v1beta1/machine_types.go in v1.9.5, the same in
+# v1beta2)
+MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
 # Cluster API core's own selector labels (api/core/v1beta2/common_types.go);
 # providers must not depend on them
 SET_NAME_LABEL = "cluster.x-k8s.io/set-name"
@@ -110,11 +113,13 @@ def crd_files():
 
 
 def crd_documents(files=None, storage=None):
-    """The CRDs of files. storage="v1beta1" stores CAPI core's and Metal3's
-    kinds at v1beta1 (as Cluster API up to 1.10 and CAPM3 up to 1.10 install
-    them; the reference bases store v1beta2 and have no conversion webhook,
-    so an API server converts between the two with None, which prunes what
-    the other schema lacks)."""
+    """The CRDs of files. storage="v1beta1" stores and serves CAPI core's
+    and Metal3's kinds at v1beta1 only, as Cluster API up to 1.10 and CAPM3
+    up to 1.10 install them (the reference bases serve v1beta2 beside it with
+    no conversion webhook, so an API server would convert between the two
+    with None, which prunes what the other schema lacks: a real
+    kube-apiserver's namespace controller, deleting at the preferred
+    v1beta2, wrote Machines back without their references' apiVersion)."""
     import yaml
     for f in files or crd_files():
         with open(f) as fh:
@@ -124,7 +129,7 @@ def crd_documents(files=None, storage=None):
                     if storage and doc["spec"].get("group") in ("cluster.x-k8s.io", INFRA_GROUP) and \
                             any(v["name"] == storage for v in versions):
                         for v in versions:
-                            v["storage"] = v["name"] == storage
+                            v["storage"] = v["served"] = v["name"] == storage
                     yield doc
 
 
@@ -416,11 +421,16 @@ class CapiCore(Loop):
 
     name = "capicore"
 
-    def __init__(self, kube, namespace, interval=0.2, infrastructure=True, node_lookup=None):
+    def __init__(self, kube, namespace, interval=0.2, infrastructure=True, node_lookup=None, deletion=False):
         super().__init__(interval)
         self.kube = kube
         self.ns = namespace
         self.infrastructure = infrastructure
+        # CAPI core's Machine finalizer: a deleted Machine goes after its
+        # bootstrap config and infrastructure machine (off by default: a
+        # test that stops the stand-in before removing its namespace would
+        # leave its Machines behind)
+        self.deletion = deletion
         self.node_lookup = node_lookup or self._workload_node
         self.res = Resolver(kube)
 
@@ -619,6 +629,10 @@ class CapiCore(Loop):
         spec = m.get("spec") or {}
         cname = spec.get("clusterName")
         cluster = clusters.get(cname)
+        if self.deletion and m["metadata"].get("deletionTimestamp"):
+            # CAPI core deletes what a Machine references even when its Cluster is gone already
+            self._delete_machine(m)
+            return
         paused = self._paused(m, cluster)
         conds = [self._paused_condition(m, paused)]
         if paused or cluster is None:
@@ -626,6 +640,9 @@ class CapiCore(Loop):
             return
         if _labels(m).get(CLUSTER_NAME_LABEL) != cname:
             m = self._patch(m, {"metadata": {"labels": {CLUSTER_NAME_LABEL: cname}}})
+        finalizers = m["metadata"].get("finalizers") or []
+        if self.deletion and MACHINE_FINALIZER not in finalizers:
+            m = self._patch(m, {"metadata": {"finalizers": finalizers + [MACHINE_FINALIZER]}})
         bootstrap = spec.get("bootstrap") or {}
         cfg = self._get_ref(bootstrap.get("configRef"))
         status = {}
@@ -678,6 +695,26 @@ class CapiCore(Loop):
         if init:
             status["initialization"] = init
         self._patch_status(m, status)
+
+    def _delete_machine(self, m):
+        """A deleted Machine (its finalizer ours): its bootstrap config and
+        infrastructure machine deleted, and the finalizer removed once both
+        are gone (the real controller's reconcileDelete, without the drain
+        and the Node's deletion)."""
+        finalizers = m["metadata"].get("finalizers") or []
+        if MACHINE_FINALIZER not in finalizers:
+            return
+        spec = m.get("spec") or {}
+        waiting = False
+        for r in (((spec.get("bootstrap") or {}).get("configRef")), spec.get("infrastructureRef")):
+            obj = self._get_ref(r)
+            if obj is None:
+                continue
+            waiting = True
+            if not obj["metadata"].get("deletionTimestamp"):
+                self.kube.request("DELETE", self._obj_path(obj))
+        if not waiting:
+            self._patch(m, {"metadata": {"finalizers": [f for f in finalizers if f != MACHINE_FINALIZER]}})
 
     def _workload_node(self, cluster, provider_id):
         """The Node of the workload cluster (through <cluster>-kubeconfig,

@@ -242,6 +242,47 @@ class Machines(Base):
         self.assertEqual(m["status"]["phase"], "Pending")
 
 
+class Deletion(Base):
+    def strip_finalizers(self, kind, name):
+        group = "cluster.x-k8s.io" if kind == "Machine" else BOOT
+        try:
+            KUBE.request("PATCH", self.path(group, kind, name), {"metadata": {"finalizers": None}}, MERGE)
+        except KubeError as e:
+            if e.status != 404:
+                raise
+
+    def test_machine_goes_after_its_config_and_infrastructure(self):
+        """deletion=True: CAPI core's Machine finalizer; a deleted Machine
+        deletes its bootstrap config and infrastructure machine and goes
+        once both are gone (a provider's finalizer on its config is
+        honoured: the Machine waits), even when its Cluster went first."""
+        self.core.stop()
+        self.core = C.CapiCore(KUBE, self.ns, interval=0.1, deletion=True).start()
+        # a failure midway must not leave the namespace stuck on the Machine's finalizer
+        self.addCleanup(self.strip_finalizers, "Machine", "m1")
+        self.addCleanup(self.strip_finalizers, "OpenshiftAssistedConfig", "m1")
+        self.cluster("c1")
+        self.machine("m1", "c1")
+        m = self.until("the Machine's finalizer", lambda: (lambda o: o if C.MACHINE_FINALIZER in (
+            o["metadata"].get("finalizers") or []) else None)(self.machine_obj("m1")))
+        self.assertIsNotNone(m)
+        self.until("config controlled", lambda: self.controller_of(self.get(BOOT, "OpenshiftAssistedConfig", "m1")))
+        # the bootstrap provider's own finalizer on its config
+        KUBE.request("PATCH", self.path(BOOT, "OpenshiftAssistedConfig", "m1"),
+                     {"metadata": {"finalizers": ["example.com/provider"]}}, MERGE)
+        KUBE.request("DELETE", self.path("cluster.x-k8s.io", "Cluster", "c1"))
+        KUBE.request("DELETE", self.path("cluster.x-k8s.io", "Machine", "m1"))
+        self.until("the infrastructure machine deleted", lambda: self.get(C.INFRA_GROUP, "Metal3Machine", "m1") is None)
+        cfg = self.until("the config deleting", lambda: (lambda o: o if o and o["metadata"].get(
+            "deletionTimestamp") else None)(self.get(BOOT, "OpenshiftAssistedConfig", "m1")))
+        self.assertIsNotNone(cfg)
+        self.core.settle()
+        self.assertIsNotNone(self.machine_obj("m1"), "the Machine waits for its config")
+        KUBE.request("PATCH", self.path(BOOT, "OpenshiftAssistedConfig", "m1"), {"metadata": {"finalizers": None}},
+                     MERGE)
+        self.until("the Machine gone", lambda: self.machine_obj("m1") is None)
+
+
 class Sets(Base):
     def templates(self):
         self.create(BOOT, "OpenshiftAssistedConfigTemplate", "workers",

@@ -541,14 +541,16 @@ def stand_ins(lab):
     return d
 
 
-def start_agent(lab, host, service_url, infra_env_id, cluster_hosts_file):
+def start_agent(lab, host, service_url, infra_env_id, cluster_hosts_file, token=""):
     """A cradle agent in dry run in the host's namespace (host: dict with
-    ns, id, hostname, mac, ip, disk, marker), after the host's chronyd."""
+    ns, id, hostname, mac, ip, disk, marker), after the host's chronyd;
+    token: its PULL_SECRET_TOKEN (the discovery ignition's, when the
+    service authenticates agents)."""
     cradle = os.environ.get("CRADLE_BINARY") or os.path.join(BUILD, "cradle")
     d = lab.path(host["name"])
     for sub in ("opt-install-dir", "var-log", "journal", "mnt"):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
-    env = dict(os.environ, CRADLE_LOG_TARGET="stderr", PULL_SECRET_TOKEN="",
+    env = dict(os.environ, CRADLE_LOG_TARGET="stderr", PULL_SECRET_TOKEN=token,
                PATH=stand_ins(lab) + ":" + os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"),
                STANDIN_LOG=lab.path("standin.jsonl"), CRADLE_HOST_EXEC="direct",
                CRADLE_INSTALL_DIR=os.path.join(d, "opt-install-dir"),
@@ -915,6 +917,10 @@ class Install(object):
     FINALIZED_KINDS = ("Agent", "AgentClusterInstall", "ClusterDeployment", "InfraEnv", "NMStateConfig", "Secret",
                        "ConfigMap")
     CAPI = False
+    # the documentation's ClusterDeployment and AgentClusterInstall (a
+    # subclass whose resources name them otherwise says so)
+    cd_name = CD_NAME
+    aci_name = ACI_NAME
 
     def __init__(self, lab, ns, say=None, hosts=3, release=RELEASE, image_set=None, hub_args=(),
                  static_network=True, service_settings=None, controller="new-cluster"):
@@ -951,13 +957,13 @@ class Install(object):
         self.say("lab: switch 198.51.100.1/24, hosts %s, disks %s (120 GiB, sparse)" % (
             ", ".join("%s %s" % (h["hostname"] or h["name"], h["ip"]) for h in self.hosts),
             ", ".join(h["disk"] for h in self.hosts)))
-        self.kubeconfig, srv = start_kubeapi(self.lab, capi=self.CAPI)
+        self.kubeconfig, srv = self.start_kube()
         self.kube = Kube(self.kubeconfig)
         self.lab.on_close.append(self.kube.close)
         self.say("%s ready (assisted-service, hive and metal3 CRDs%s)" % (
             "test kube-apiserver" if srv else "the cluster of CRADLE_TEST_KUBECONFIG (%s:%d)" % (
                 self.kube.host, self.kube.port), "; Cluster API core's, CAPOA's and Metal3's" if self.CAPI else ""))
-        self.svc = start_refservice(self.lab, "127.0.0.1", {
+        self.svc = self.start_service({
             # the agents' own image is the installer image: cradle's installer runs in-process
             "installer_image": AGENT_IMAGE,
             # the lab's NICs are veth pairs, which the service drops unless told
@@ -967,9 +973,27 @@ class Install(object):
         self.say("%s at %s, reached by the hosts through a relay at %s" % (
             "the assisted-service of CRADLE_TEST_SERVICE_URL" if self.svc.real else
             "reference assisted-service (REST mode)", self.svc.url, self.relay.url))
-        self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, extra=self.hub_args).start(timeout=timeout)
+        self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, token_file=self.hub_token_file(),
+                       extra=self.hub_args).start(timeout=timeout)
         self.say("cradle-hub ready (namespace %s)" % self.ns)
         return self
+
+    def start_kube(self):
+        """(kubeconfig, the test kube-apiserver or None) with the CRDs the flow needs."""
+        return start_kubeapi(self.lab, capi=self.CAPI)
+
+    def start_service(self, settings):
+        return start_refservice(self.lab, "127.0.0.1", settings)
+
+    def hub_token_file(self):
+        """cradle-hub's --service-token-file: the service's token, when it has one."""
+        if not self.svc.token:
+            return None
+        p = self.lab.path("service-token")
+        with open(p, "w") as f:
+            f.write(self.svc.token)
+        os.chmod(p, 0o600)
+        return p
 
     def host_name(self, host):
         return "spoke-master-%s" % host["name"][1:]
@@ -1004,8 +1028,8 @@ class Install(object):
             self.lab.stop(p, 0.5 if self.lab.hurrying else 10)
         if not self.lab.hurrying and (self.hub is None or self.hub.proc is None or self.hub.proc.poll() is not None):
             # a test stopped its cradle-hub: one more removes the finalizers
-            self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, extra=self.hub_args,
-                           name="cradle-hub-removal").start()
+            self.hub = Hub(self.lab, self.kubeconfig, self.svc.url, self.ns, token_file=self.hub_token_file(),
+                           extra=self.hub_args, name="cradle-hub-removal").start()
         self.kube.delete("ClusterImageSet", None, self.image_set)
         self.kube.delete("Namespace", None, self.ns)
         try:
@@ -1016,11 +1040,12 @@ class Install(object):
         except LabError:
             pass
         self.left = []
-        for kind in self.FINALIZED_KINDS:
-            for o in self.kube.list(kind, self.ns):
+        for kind, path in self.finalized_collections():
+            for o in self.kube.request("GET", path).get("items") or []:
                 if o["metadata"].get("finalizers"):
                     self.left.append("%s/%s %s" % (kind, o["metadata"]["name"], o["metadata"]["finalizers"]))
-                    self.kube.patch(kind, self.ns, o["metadata"]["name"], {"metadata": {"finalizers": None}})
+                    self.kube.request("PATCH", path + "/" + o["metadata"]["name"],
+                                      {"metadata": {"finalizers": None}}, "application/merge-patch+json")
         self.say("the namespace %s was still there after %d s: finalizers removed from %s" % (
             self.ns, timeout, ", ".join(self.left) or "nothing"))
         try:
@@ -1029,12 +1054,13 @@ class Install(object):
         except LabError as e:
             self.say(str(e))
 
-    @property
-    def aci_name(self):
-        return ACI_NAME
+    def finalized_collections(self):
+        """(kind, collection URL in the lab's namespace) of the kinds whose
+        finalizers the lab removes when its namespace does not go."""
+        return [(kind, self.kube.path(kind, self.ns)) for kind in self.FINALIZED_KINDS]
 
     def aci(self):
-        return self.kube.get("AgentClusterInstall", self.ns, ACI_NAME)
+        return self.kube.get("AgentClusterInstall", self.ns, self.aci_name)
 
     def infra_env_id(self):
         ie = self.kube.get("InfraEnv", self.ns, IE_NAME)
@@ -1100,6 +1126,10 @@ class Install(object):
     def report(self):
         """The rows `kubectl get agents,agentclusterinstalls` would show;
         says each one that changed."""
+        return self.show(self.install_rows())
+
+    def install_rows(self):
+        """{what: text} of the InfraEnv, the Agents and the AgentClusterInstall."""
         rows = {}
         names = self.names()
         c = condition(self.kube.get("InfraEnv", self.ns, IE_NAME), "ImageCreated")
@@ -1119,7 +1149,7 @@ class Install(object):
             pct = (st.get("progress") or {}).get("totalPercentage")
             rows["agentclusterinstall/%s" % aci["metadata"]["name"]] = "state=%s%s %s" % (
                 (st.get("debugInfo") or {}).get("state", "-"), " %d%%" % pct if pct else "", conds)
-        return self.show(rows)
+        return rows
 
     def show(self, rows):
         """Says each row ({what: text}) that changed; True when any did."""
@@ -1149,7 +1179,7 @@ class Install(object):
         changed = self.report()
         if approve:
             self.approve()
-        cd = self.kube.get("ClusterDeployment", self.ns, CD_NAME)
+        cd = self.kube.get("ClusterDeployment", self.ns, self.cd_name)
         self.cluster_id = self.cluster_id or (((cd or {}).get("metadata") or {}).get("annotations") or {}).get(
             ANNOTATION_CLUSTER_ID)
         if self.cluster_id and self.fitted is None:
@@ -1165,10 +1195,16 @@ class Install(object):
         failed = condition(aci, "Failed")
         if failed and failed["status"] == "True":
             return "failed: %s\n%s" % (failed["message"], self.where())
+        if self.controller_failure():
+            return self.controller_failure()
+        return "changed" if changed else None
+
+    def controller_failure(self):
+        """"failed: ..." once cradle's controller exited with an error, else None."""
         if self.controller and self.controller.poll() not in (None, 0):
             tail = self.lab.log("controller").splitlines()[-15:]
             return "failed: the controller exited %d:\n%s" % (self.controller.returncode, "\n".join(tail))
-        return "changed" if changed else None
+        return None
 
     def play_new_cluster(self, state):
         """The new cluster once the cluster installs, and cradle's controller
@@ -1204,7 +1240,7 @@ class Install(object):
     def admin_kubeconfig(self):
         """The Secret of the new cluster's admin kubeconfig and its key
         (None: the record says nothing of it)."""
-        return CD_NAME + "-admin-kubeconfig", "kubeconfig"
+        return self.cd_name + "-admin-kubeconfig", "kubeconfig"
 
     def record(self):
         """What cradle's controller did, as the service and the new cluster
@@ -1290,7 +1326,7 @@ class Install(object):
                         ignore.append(validation)
                     why.append("%s %s %d (this machine %d)" % (role, key, want, have[key]))
         if ignore:
-            self.kube.patch("AgentClusterInstall", self.ns, ACI_NAME, {"metadata": {"annotations": {
+            self.kube.patch("AgentClusterInstall", self.ns, self.aci_name, {"metadata": {"annotations": {
                 "agent-install.openshift.io/ignored-host-validations": ",".join(ignore)}}})
             self.say("the service wants more than this machine has (%s): the AgentClusterInstall ignores %s" % (
                 ", ".join(why), ", ".join(ignore)))
@@ -1307,7 +1343,7 @@ class Install(object):
                                "it with ENABLE_VIRTUAL_INTERFACES=true" % self.names()[a["metadata"]["name"]])
 
     def secrets(self):
-        return (CD_NAME + "-admin-kubeconfig", CD_NAME + "-admin-password")
+        return (self.cd_name + "-admin-kubeconfig", self.cd_name + "-admin-password")
 
     def state(self):
         """The AgentClusterInstall's debugInfo.state, as last seen."""
@@ -1541,6 +1577,25 @@ class CapiInstall(Install):
         return sorted(self.kube.list("Machine", self.ns, "cluster.x-k8s.io/cluster-name=" + CAPI_CLUSTER),
                       key=lambda m: m["metadata"]["name"])
 
+    def bootstrap_data(self, machine):
+        """The value of a Machine's bootstrap data Secret, decoded ("" until
+        the Machine names one that exists)."""
+        name = ((machine.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName")
+        sec = self.kube.get("Secret", self.ns, name) if name else None
+        return base64.b64decode(((sec or {}).get("data") or {}).get("value") or "").decode(errors="replace")
+
+    def parsed_boot_data(self, machines, parse):
+        """{Machine: parse(its bootstrap data)} once parse makes something
+        of every one's; else None."""
+        out = {}
+        for m in machines:
+            value = self.bootstrap_data(m)
+            got = parse(value) if value else None
+            if not got:
+                return None
+            out[m["metadata"]["name"]] = got
+        return out
+
     def boot_data(self):
         """{Machine: hostname of its bootstrap data} once every control-plane
         Machine has its data Secret, with the infra-env id; else None."""
@@ -1556,26 +1611,15 @@ class CapiInstall(Install):
         ms = self.machines()
         if not ie_id or len(ms) < self.n_hosts:
             return None
-        out = {}
-        for m in ms:
-            name = ((m.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName")
-            sec = self.kube.get("Secret", self.ns, name) if name else None
-            value = base64.b64decode(((sec or {}).get("data") or {}).get("value") or "").decode(errors="replace")
-            hostname = ignition_hostname(value) if value else None
-            if not hostname:
-                return None
-            out[m["metadata"]["name"]] = hostname
-        return ie_id, out
+        out = self.parsed_boot_data(ms, ignition_hostname)
+        return (ie_id, out) if out is not None else None
 
     def boot_data_of(self, machines):
         """(Machine, hostname of its bootstrap data, infra-env id) for the
         first of machines whose data Secret is there, else None."""
         ie_id = (((self.oacp() or {}).get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_INFRA_ENV_ID)
         for name in sorted(machines):
-            m = self.kube.get("Machine", self.ns, name) or {}
-            secret = ((m.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName")
-            sec = self.kube.get("Secret", self.ns, secret) if secret else None
-            value = base64.b64decode(((sec or {}).get("data") or {}).get("value") or "").decode(errors="replace")
+            value = self.bootstrap_data(self.kube.get("Machine", self.ns, name) or {})
             hostname = ignition_hostname(value) if value else None
             if hostname and ie_id:
                 return name, hostname, ie_id
@@ -1629,6 +1673,17 @@ class CapiInstall(Install):
                      "installer's output)")
             return True
         return False
+
+    def play_installation(self, cluster, state, controller=True):
+        """Once the new cluster is up: the installer's kubeconfig, cradle's
+        controller (controller: True) and the new cluster, the Nodes'
+        providerIDs. True when something changed."""
+        if not self.new_cluster:
+            return False
+        changed = self.play_kubeconfig(cluster)
+        if controller:
+            changed = self.play_new_cluster(state) or changed
+        return self.play_metal3_nodes() or changed
 
     def play_metal3_nodes(self):
         """The infrastructure provider's part on the new cluster: each
@@ -1715,18 +1770,13 @@ class CapiInstall(Install):
             ANNOTATION_CLUSTER_ID)
         cluster = self.service_cluster()
         state = (cluster or {}).get("status")
-        if self.new_cluster:
-            changed = self.play_kubeconfig(cluster) or changed
-            if controller:
-                changed = self.play_new_cluster(state) or changed
-            changed = self.play_metal3_nodes() or changed
+        changed = self.play_installation(cluster, state, controller) or changed
         if self.done(state):
             return "completed"
         if state in ("error", "cancelled"):
             return "failed: the service's cluster is %s (%s)\n%s" % (state, cluster.get("status_info"), self.where())
-        if self.controller and self.controller.poll() not in (None, 0):
-            tail = self.lab.log("controller").splitlines()[-15:]
-            return "failed: the controller exited %d:\n%s" % (self.controller.returncode, "\n".join(tail))
+        if self.controller_failure():
+            return self.controller_failure()
         return "changed" if changed else None
 
     def summary(self):
