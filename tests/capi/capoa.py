@@ -72,6 +72,7 @@ WEBHOOK_CERT_DIR = "/tmp/k8s-webhook-server/serving-certs"     # bc5cc25d bootst
 NO_RESOLVER = "nameserver 127.0.0.9\noptions timeout:1 attempts:1\n"
 WEBHOOK_PORT = 9443
 CA_SECRET = "assisted-installer-ca"
+# a well-formed public key (the service refuses a made-up one); its private half is nowhere
 EXAMPLE_SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINWolkXy9klEnIeetrKnEf/R2YoHqMl7c+WShSH7UtmR lab@capoa"
 BOOT = "bootstrap.cluster.x-k8s.io"
 CP = "controlplane.cluster.x-k8s.io"
@@ -79,8 +80,8 @@ CP = "controlplane.cluster.x-k8s.io"
 
 class Unsuitable(H.LabError):
     """What the lab needs is not there (no CAPOA build, a cluster whose CRDs
-    are another generation, a service that does not sign URLs): the test
-    skips, saying this."""
+    are another generation, a real service whose kubeconfig the lab cannot
+    make the new cluster's, port 9443 taken): the test skips, saying this."""
 
 
 def capoa_dir():
