@@ -60,6 +60,7 @@ changed only, so a provider writing the same objects is not overwritten.
 Standard library and python3-yaml.
 """
 
+import copy
 import glob
 import hashlib
 import os
@@ -229,11 +230,6 @@ def _at(d, path):
     return d, path[-1]
 
 
-def _copy(obj):
-    import copy
-    return copy.deepcopy(obj)
-
-
 def _map_refs(spec, shape_key, convert):
     """Replaces, in place, each reference of spec (REF_PATHS) that has
     shape_key with convert(reference)."""
@@ -248,7 +244,7 @@ def from_v1beta1(obj):
     """obj (as served at v1beta1) in the v1beta2 shape; anything else as it is."""
     if not served_v1beta1(obj):
         return obj
-    obj = _copy(obj)
+    obj = copy.deepcopy(obj)
     kind = obj.get("kind")
     _map_refs(obj.get("spec"), "apiVersion",
               lambda r: ref(r["apiVersion"].rpartition("/")[0], r.get("kind"), r.get("name")))
@@ -277,7 +273,7 @@ def to_v1beta1(obj, patch, api_version_of, namespace):
     reference to that kind names."""
     if not served_v1beta1(obj):
         return patch
-    patch = _copy(patch)
+    patch = copy.deepcopy(patch)
     kind = obj.get("kind")
     _map_refs(patch.get("spec"), "apiGroup",
               lambda r: {"apiVersion": api_version_of(r["apiGroup"], r.get("kind")), "kind": r.get("kind"),

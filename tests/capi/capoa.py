@@ -479,8 +479,9 @@ class CapoaInstall(H.CapiInstall):
         failed = H.condition(self.aci(), "Failed")
         if failed and failed["status"] == "True":
             return "failed: %s\n%s" % (failed["message"], self.where())
-        if self.controller_failure():
-            return self.controller_failure()
+        failure = self.controller_failure()
+        if failure:
+            return failure
         for which, p in self.managers.items():
             if p.poll() is not None:
                 return "failed: CAPOA's %s manager exited %s:\n%s" % (which, p.returncode,

@@ -1195,8 +1195,9 @@ class Install(object):
         failed = condition(aci, "Failed")
         if failed and failed["status"] == "True":
             return "failed: %s\n%s" % (failed["message"], self.where())
-        if self.controller_failure():
-            return self.controller_failure()
+        failure = self.controller_failure()
+        if failure:
+            return failure
         return "changed" if changed else None
 
     def controller_failure(self):
@@ -1775,8 +1776,9 @@ class CapiInstall(Install):
             return "completed"
         if state in ("error", "cancelled"):
             return "failed: the service's cluster is %s (%s)\n%s" % (state, cluster.get("status_info"), self.where())
-        if self.controller_failure():
-            return self.controller_failure()
+        failure = self.controller_failure()
+        if failure:
+            return failure
         return "changed" if changed else None
 
     def summary(self):
