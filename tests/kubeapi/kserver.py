@@ -817,6 +817,14 @@ class ApiHandler(_Quiet, http.server.BaseHTTPRequestHandler):
             raise ApiError(405, '405: Method Not Allowed\n', content_type='text/plain; charset=utf-8')
         if path in ('/healthz', '/livez', '/readyz'):
             return self.send_bytes(200, 'ok', 'text/plain; charset=utf-8')
+        if path == '/':
+            # the root lists the paths served (Cluster API's cluster cache
+            # GETs it to tell whether a workload cluster answers)
+            paths = {'/api', '/api/v1', '/apis', '/apis/', '/healthz', '/livez', '/readyz', '/version'}
+            for g in (g for g in reg.group_order if g):
+                paths.add('/apis/' + g)
+                paths.update('/apis/%s/%s' % (g, v) for v in reg.group_versions(g))
+            return self.send_obj(200, {'paths': sorted(paths)})
         if path == '/version':
             return self.send_obj(200, VERSION_INFO)
         if path == '/api':

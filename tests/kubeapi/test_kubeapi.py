@@ -1623,6 +1623,12 @@ class BuiltIns(Base):
             __import__('hashlib').sha256(b'/v1/Pod').digest()[:8]).decode())
         v = self.ok(self.s.get('/version'))
         self.assertEqual((v['major'], v['minor']), ('1', '26'))
+        root = self.ok(self.s.get('/'))
+        self.assertEqual(list(root), ['paths'])
+        self.assertEqual(root['paths'], sorted(root['paths']))
+        for p in ('/api', '/api/v1', '/apis', '/apis/rbac.authorization.k8s.io', '/apis/rbac.authorization.k8s.io/v1',
+                  '/healthz', '/version'):
+            self.assertIn(p, root['paths'])
         self.assertEqual(self.s.get('/apis/nope.example.com').status, 404)
         for ns in ('default', 'kube-system', 'kube-public', 'kube-node-lease'):
             self.ok(self.s.get('/api/v1/namespaces/' + ns))
