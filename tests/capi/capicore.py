@@ -79,7 +79,6 @@ from hublab import Kube, KubeError, LabError, wait  # noqa: E402,F401 (Kube, Lab
 
 CORE = "/apis/cluster.x-k8s.io/v1beta2"
 CORE_API_VERSION = "cluster.x-k8s.io/v1beta2"
-CONTRACT = "v1beta2"
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 MERGE = "application/merge-patch+json"
 
@@ -113,25 +112,116 @@ def crd_files():
     return out
 
 
-def crd_documents(files=None, storage=None):
-    """The CRDs of files. storage="v1beta1" stores and serves CAPI core's
-    and Metal3's kinds at v1beta1 only, as Cluster API up to 1.10 and CAPM3
-    up to 1.10 install them (the reference bases serve v1beta2 beside it with
-    no conversion webhook, so an API server would convert between the two
-    with None, which prunes what the other schema lacks: a real
-    kube-apiserver's namespace controller, deleting at the preferred
-    v1beta2, wrote Machines back without their references' apiVersion)."""
+# The contract labels a provider's installation puts on its CRDs (kustomize,
+# from the provider's config/crd/kustomization.yaml; the bases copied into the
+# reference have none): which of a CRD's versions speak which contract. CAPI
+# core picks the version of a reference by them and refuses a CRD without one
+# (contracts/overview.md §"API version labels"). Per group, as
+# openshift-assisted/cluster-api-provider-openshift-assisted's
+# {bootstrap,controlplane}/config/crd/kustomization.yaml and
+# metal3-io/cluster-api-provider-metal3's config/crd/kustomization.yaml (at
+# the commits the reference copies) say them.
+CONTRACT_LABELS = {
+    "bootstrap.cluster.x-k8s.io": {"cluster.x-k8s.io/v1beta1": "v1alpha1", "cluster.x-k8s.io/v1beta2": "v1alpha2"},
+    "controlplane.cluster.x-k8s.io": {"cluster.x-k8s.io/v1beta1": "v1alpha2",
+                                      "cluster.x-k8s.io/v1beta2": "v1alpha3"},
+    INFRA_GROUP: {"cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2"},
+}
+CONTRACT_LABEL_PREFIX = "cluster.x-k8s.io/v"
+
+
+def contract_labels(doc, labels=None):
+    """The contract labels (labels, default CONTRACT_LABELS, by group) of
+    the versions doc serves, for a CRD that has none of its own."""
+    meta = doc.setdefault("metadata", {})
+    if any(k.startswith(CONTRACT_LABEL_PREFIX) for k in meta.get("labels") or {}):
+        return doc
+    served = {v["name"] for v in doc["spec"].get("versions") or [] if v.get("served")}
+    pairs = {}
+    for label, versions in ((labels or CONTRACT_LABELS).get(doc["spec"].get("group")) or {}).items():
+        keep = [v for v in versions.split("_") if v in served]
+        if keep:
+            pairs[label] = "_".join(keep)
+    if pairs:
+        meta["labels"] = dict(meta.get("labels") or {}, **pairs)
+    return doc
+
+
+def kube_version_key(v):
+    """Kubernetes' order of API versions (v1alpha1 < v1beta1 < v1 < v2)."""
+    import re
+    m = re.match(r"^v(\d+)(?:(alpha|beta)(\d+))?$", v)
+    if not m:
+        return (-1, 0, 0, v)
+    return (int(m.group(1)), {"alpha": 0, "beta": 1, None: 2}[m.group(2)], int(m.group(3) or 0), v)
+
+
+def crd_documents(files=None, storage=None, labels=None):
+    """The CRDs of files, with their contract labels (contract_labels();
+    labels as there). storage="v1beta1" installs them as in Cluster API's
+    v1beta1 era (CAPI and CAPM3 up to 1.10, CAPOA up to bc5cc25d): each kind
+    stored and served at its v1beta1-contract version only (CAPI core's
+    v1beta1; a provider's the latest its cluster.x-k8s.io/v1beta1 label
+    names). The reference bases serve a newer version beside it with no
+    conversion webhook, so an API server would convert between the two with
+    None, which prunes what the other schema lacks: a real kube-apiserver's
+    namespace controller, deleting at the preferred v1beta2, wrote Machines
+    back without their references' apiVersion."""
     import yaml
     for f in files or crd_files():
         with open(f) as fh:
             for doc in yaml.safe_load_all(fh):
                 if doc and doc.get("kind") == "CustomResourceDefinition":
-                    versions = doc["spec"].get("versions") or []
-                    if storage and doc["spec"].get("group") in ("cluster.x-k8s.io", INFRA_GROUP) and \
-                            any(v["name"] == storage for v in versions):
-                        for v in versions:
-                            v["storage"] = v["served"] = v["name"] == storage
-                    yield doc
+                    if storage:
+                        _install_era(doc, storage, labels)
+                    yield contract_labels(doc, labels)
+
+
+def _install_era(doc, contract, labels):
+    """Stores and serves doc at the version that speaks contract only."""
+    versions = doc["spec"].get("versions") or []
+    group = doc["spec"].get("group")
+    if group == "cluster.x-k8s.io":
+        keep = contract
+    else:
+        label = "cluster.x-k8s.io/" + contract
+        named = _labels(doc).get(label) or ((labels or CONTRACT_LABELS).get(group) or {}).get(label) or ""
+        named = [v for v in named.split("_") if v]
+        keep = max(named, key=kube_version_key) if named else None
+    if keep and any(v["name"] == keep for v in versions):
+        for v in versions:
+            v["storage"] = v["served"] = v["name"] == keep
+
+
+def write_crds(directory, files=None, storage=None, labels=None, prefix="capi"):
+    """crd_documents() written one per file into directory (for a test
+    kube-apiserver's --apply); returns their paths."""
+    import yaml
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for i, doc in enumerate(crd_documents(files, storage, labels)):
+        p = os.path.join(directory, "%s-%03d.yaml" % (prefix, i))
+        with open(p, "w") as f:
+            yaml.safe_dump(doc, f)
+        paths.append(p)
+    return paths
+
+
+def workload_node(kube, kubeconfig, namespace, cluster, provider_id, prefix="capi-node-"):
+    """A test's workload cluster, the API server of kubeconfig itself: the
+    <cluster>-kubeconfig Secret naming it (as a control plane writes it)
+    and a Node with provider_id, its name unique. Returns the Node; the
+    caller deletes it (Nodes are cluster-wide)."""
+    import base64
+    with open(kubeconfig, "rb") as f:
+        kc = f.read()
+    kube.request("POST", "/api/v1/namespaces/%s/secrets" % namespace, {
+        "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
+        "metadata": {"name": cluster + "-kubeconfig", "labels": {CLUSTER_NAME_LABEL: cluster}},
+        "data": {"value": base64.b64encode(kc).decode()}})
+    return kube.request("POST", "/api/v1/nodes", {
+        "apiVersion": "v1", "kind": "Node", "metadata": {"name": prefix + _rand(8)},
+        "spec": {"providerID": provider_id}})
 
 
 def stored_version(kube, group, plural):
@@ -145,14 +235,14 @@ def stored_version(kube, group, plural):
     return next((v["name"] for v in crd["spec"]["versions"] if v.get("storage")), None)
 
 
-def ensure_crds(kube, files=None, timeout=60, storage=None):
-    """Creates each CRD of files (default crd_files(); storage as
+def ensure_crds(kube, files=None, timeout=60, storage=None, labels=None):
+    """Creates each CRD of files (default crd_files(); storage and labels as
     crd_documents()) the cluster lacks and waits until all are Established.
     A CRD already there is left as it is and none is ever removed: a CRD is
     cluster-wide, and deleting it deletes every object of its kind, others'
     too. Returns the CRD names."""
     names = []
-    for doc in crd_documents(files, storage):
+    for doc in crd_documents(files, storage, labels):
         names.append(doc["metadata"]["name"])
         try:
             kube.request("POST", CRDS, doc)
@@ -293,7 +383,8 @@ def to_v1beta1(obj, patch, api_version_of, namespace):
                                      **({} if c["status"] == "True" else {"severity": "Info"}))
                                 for c in st["conditions"]]
         if isinstance(st.get("nodeRef"), dict):
-            st["nodeRef"] = {"apiVersion": "v1", "kind": "Node", "name": st["nodeRef"].get("name")}
+            st["nodeRef"] = dict({"apiVersion": "v1", "kind": "Node", "name": st["nodeRef"].get("name")},
+                                 **{k: v for k, v in st["nodeRef"].items() if k == "uid"})
         if kind in SET_KINDS:
             for k in ("readyReplicas", "availableReplicas", "upToDateReplicas"):
                 if k in st:
@@ -306,11 +397,14 @@ def to_v1beta1(obj, patch, api_version_of, namespace):
 
 
 class Resolver(object):
-    """Paths of the objects a ContractVersionedObjectReference names. The
-    version is the last of the CRD's `cluster.x-k8s.io/v1beta2` label
-    (bootstrap §"All resources: version"); the reference CRDs are the
-    upstream bases, which lack the label (kustomize adds it), so a CRD
-    without it is read at its storage version."""
+    """Paths of the objects a reference names. A provider's kind is read at
+    the latest version its CRD's contract label names: the label of the
+    contract the core speaks (v1beta1 where the Cluster CRD stores v1beta1,
+    as Cluster API up to 1.10 installs it; else v1beta2) or, under v1beta2,
+    of the older v1beta1 it stays compatible with; a CRD with neither is
+    refused, as the real core refuses it (contracts/overview.md §"API
+    version labels"). CAPI core's own kinds are read at their storage
+    version."""
 
     def __init__(self, kube):
         self.kube = kube
@@ -322,6 +416,10 @@ class Resolver(object):
             self.cache[key] = self._lookup(group, kind)
         return self.cache[key]
 
+    def contract(self):
+        """The contract the core speaks: the Cluster CRD's storage version."""
+        return self.resource("cluster.x-k8s.io", "Cluster")[0]
+
     def _lookup(self, group, kind):
         gdoc = self.kube.request("GET", "/apis/" + group)
         for v in gdoc.get("versions") or []:
@@ -329,13 +427,22 @@ class Resolver(object):
             for r in res.get("resources") or []:
                 if r.get("kind") == kind and "/" not in r["name"]:
                     crd = self.kube.request("GET", "%s/%s.%s" % (CRDS, r["name"], group))
-                    label = _labels(crd).get("cluster.x-k8s.io/" + CONTRACT)
-                    if label:
-                        version = label.split("_")[-1]
-                    else:
-                        version = next(x["name"] for x in crd["spec"]["versions"] if x.get("storage"))
-                    return version, r["name"]
+                    if group == "cluster.x-k8s.io":
+                        return next(x["name"] for x in crd["spec"]["versions"] if x.get("storage")), r["name"]
+                    return self._contract_version(crd), r["name"]
         raise LookupError("no resource of kind %s in group %s" % (kind, group))
+
+    def _contract_version(self, crd):
+        contract = self.contract()
+        compatible = [contract] + (["v1beta1"] if contract == "v1beta2" else [])
+        labels = _labels(crd)
+        for c in compatible:
+            versions = [x for x in (labels.get("cluster.x-k8s.io/" + c) or "").split("_") if x]
+            if versions:
+                return max(versions, key=kube_version_key)
+        raise LookupError("the CRD %s has no contract label %s: CAPI core cannot tell which of its versions "
+                          "speaks the contract" % (crd["metadata"]["name"],
+                                                   " or ".join("cluster.x-k8s.io/" + c for c in compatible)))
 
     def path(self, ns, group, kind, name=None, sub=None):
         version, plural = self.resource(group, kind)
@@ -411,14 +518,17 @@ class CapiCore(Loop):
     request(method, path, body=None, ctype=...) that returns the decoded
     JSON and raises an exception with .status on HTTP errors (hublab.Kube).
     infrastructure=False leaves the Metal3 kinds to someone else;
-    node_lookup(cluster, provider_id) -> Node name or None replaces reading
-    the workload cluster through <cluster>-kubeconfig.
+    node_lookup(cluster, provider_id) -> (Node name, uid) or None replaces reading
+    the workload cluster through <cluster>-kubeconfig. core=False plays
+    only the Metal3 stand-in (the real core is someone else: capijudge.py).
     """
 
     name = "capicore"
 
-    def __init__(self, kube, namespace, interval=0.2, infrastructure=True, node_lookup=None, deletion=False):
+    def __init__(self, kube, namespace, interval=0.2, infrastructure=True, node_lookup=None, deletion=False,
+                 core=True):
         super().__init__(interval)
+        self.core_kinds = core
         self.kube = kube
         self.ns = namespace
         self.infrastructure = infrastructure
@@ -430,6 +540,11 @@ class CapiCore(Loop):
         self.node_lookup = node_lookup or self._workload_node
         self.res = Resolver(kube)
 
+    def admit(self, obj, operation="CREATE"):
+        """obj as it is: the stand-in plays none of CAPI's webhooks (the real
+        core's, capijudge.RealCore.admit(), default and validate)."""
+        return obj
+
     @property
     def core(self):
         """The core kinds' API path, at the version the Cluster CRD stores
@@ -440,13 +555,16 @@ class CapiCore(Loop):
         """One pass over the namespace (also usable without start())."""
         core = self.core
         clusters = {c["metadata"]["name"]: c for c in self._list(core + "/namespaces/%s/clusters" % self.ns)}
-        for md in self._list(core + "/namespaces/%s/machinedeployments" % self.ns):
-            self._guard(self.reconcile_machine_deployment, md, clusters)
-        for ms in self._list(core + "/namespaces/%s/machinesets" % self.ns):
-            self._guard(self.reconcile_machine_set, ms, clusters)
+        if self.core_kinds:
+            for md in self._list(core + "/namespaces/%s/machinedeployments" % self.ns):
+                self._guard(self.reconcile_machine_deployment, md, clusters)
+            for ms in self._list(core + "/namespaces/%s/machinesets" % self.ns):
+                self._guard(self.reconcile_machine_set, ms, clusters)
         machines = self._list(core + "/namespaces/%s/machines" % self.ns)
         if self.infrastructure:
             self.reconcile_metal3(clusters, machines)
+        if not self.core_kinds:
+            return
         for m in machines:
             self._guard(self.reconcile_machine, m, clusters)
         for c in clusters.values():
@@ -675,9 +793,11 @@ class CapiCore(Loop):
         node = (m.get("status") or {}).get("nodeRef")
         pid = (m.get("spec") or {}).get("providerID")
         if not node and pid and init.get("infrastructureProvisioned"):
-            name = self.node_lookup(cluster, pid)
-            if name:
-                node = {"name": name}
+            found = self.node_lookup(cluster, pid)
+            if found:
+                node = {"name": found[0]}
+                if served_v1beta1(m):
+                    node["uid"] = found[1]  # v1beta1's nodeRef is an ObjectReference, uid and all
                 status["nodeRef"] = node
         if node:
             phase = "Running"
@@ -713,8 +833,9 @@ class CapiCore(Loop):
             self._patch(m, {"metadata": {"finalizers": [f for f in finalizers if f != MACHINE_FINALIZER]}})
 
     def _workload_node(self, cluster, provider_id):
-        """The Node of the workload cluster (through <cluster>-kubeconfig,
-        key value) whose spec.providerID is provider_id."""
+        """(name, uid) of the Node of the workload cluster (through
+        <cluster>-kubeconfig, key value) whose spec.providerID is
+        provider_id, or None."""
         try:
             sec = self.kube.request("GET", "/api/v1/namespaces/%s/secrets/%s-kubeconfig"
                                     % (self.ns, cluster["metadata"]["name"]))
@@ -736,7 +857,7 @@ class CapiCore(Loop):
         try:
             for n in wl.request("GET", "/api/v1/nodes").get("items") or []:
                 if (n.get("spec") or {}).get("providerID") == provider_id:
-                    return n["metadata"]["name"]
+                    return n["metadata"]["name"], n["metadata"]["uid"]
         except (OSError, KubeError):
             return None
         finally:

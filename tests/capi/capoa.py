@@ -61,6 +61,7 @@ sys.path.insert(0, os.path.join(TESTS, "kubeapi"))
 sys.path.insert(0, os.path.join(TESTS, "service"))
 
 import capicore as C  # noqa: E402
+import capijudge  # noqa: E402
 import hublab as H  # noqa: E402
 
 DIR_ENV = "CRADLE_TEST_CAPOA_DIR"
@@ -102,6 +103,28 @@ def manager(d, which):
 
 def crd_files(d):
     return sorted(glob.glob(os.path.join(d, "*", "config", "crd", "bases", "*.yaml")))
+
+
+def contract_labels(d):
+    """{group: {contract label: versions}} as the checkout's
+    <provider>/config/crd/kustomization.yaml gives them (labels[].pairs or
+    commonLabels): what its installation puts on its CRDs, and what CAPI
+    core reads to pick the version of a reference to its kinds."""
+    import yaml
+    out = {}
+    for kust in sorted(glob.glob(os.path.join(d, "*", "config", "crd", "kustomization.yaml"))):
+        with open(kust) as f:
+            k = yaml.safe_load(f) or {}
+        pairs = dict(k.get("commonLabels") or {})
+        for entry in k.get("labels") or []:
+            pairs.update(entry.get("pairs") or {})
+        pairs = {key: v for key, v in pairs.items() if key.startswith(C.CONTRACT_LABEL_PREFIX)}
+        for base in glob.glob(os.path.join(os.path.dirname(kust), "bases", "*.yaml")):
+            with open(base) as f:
+                for doc in yaml.safe_load_all(f):
+                    if doc and doc.get("kind") == "CustomResourceDefinition" and pairs:
+                        out[doc["spec"]["group"]] = pairs
+    return out
 
 
 def reference_capi_files():
@@ -221,25 +244,19 @@ class CapoaInstall(H.CapiInstall):
             try:
                 H.ensure_crds(kube)
                 C.ensure_crds(kube, reference_capi_files(), storage="v1beta1")
-                C.ensure_crds(kube, crd_files(self.dir))
+                C.ensure_crds(kube, crd_files(self.dir), labels=contract_labels(self.dir))
                 self.check_generation(kube)
             finally:
                 kube.close()
             return real, None
         import kubeapi_harness
-        import yaml
         d = self.lab.path("crds")
-        os.makedirs(d, exist_ok=True)
         args = []
         for sub in H.CRD_DIRS:
             args += ["--apply", os.path.join(H.CRDS, sub)]
-        for i, doc in enumerate(C.crd_documents(reference_capi_files(), storage="v1beta1")):
-            p = os.path.join(d, "capi-%03d.yaml" % i)
-            with open(p, "w") as f:
-                yaml.safe_dump(doc, f)
+        for p in C.write_crds(d, reference_capi_files(), storage="v1beta1") + \
+                C.write_crds(d, crd_files(self.dir), labels=contract_labels(self.dir), prefix="capoa"):
             args += ["--apply", p]
-        for f in crd_files(self.dir):
-            args += ["--apply", f]
         srv = kubeapi_harness.Server(args, state_dir=self.lab.path("kubeapi")).start(timeout=180)
         self.lab.on_close.append(srv.stop)
         return os.path.join(srv.state, "kubeconfig"), srv
@@ -336,10 +353,10 @@ class CapoaInstall(H.CapiInstall):
         if self.core is None:
             # started before the namespace, so stopped after its removal (the lab closes backwards): a
             # deleted Machine goes after its config, whose CAPOA finalizer needs the Machine to find
-            self.core = C.CapiCore(self.kube, self.ns, interval=1, deletion=True).start()
+            self.core = capijudge.core_for(self.kube, self.kubeconfig, self.ns, interval=1, deletion=True).start()
             self.lab.on_close.append(self.core.stop)
-            self.say("Cluster API core's controllers and Metal3's, as tests/capi/capicore.py plays them at v1beta1, "
-                     "watching %s" % self.ns)
+            self.say("Cluster API core's controllers: %s; Metal3's as tests/capi/capicore.py plays them at v1beta1; "
+                     "watching %s" % (capijudge.judging(), self.ns))
         self.namespace()
         with open(self.webhook_certificate()[0]) as f:
             ca = f.read()
@@ -351,7 +368,7 @@ class CapoaInstall(H.CapiInstall):
                 self.say("left out %s/%s: this cluster serves no %s %s (the Metal3 stand-in needs none)" % (
                     o["kind"], o["metadata"]["name"], o["apiVersion"], o["kind"]))
                 continue
-            self.kube.request("POST", path, o)
+            self.kube.request("POST", path, self.core.admit(o))
             self.say("applied %s/%s (CAPOA's example)" % (o["kind"], o["metadata"]["name"]))
 
     # ---- hosts --------------------------------------------------------------------------

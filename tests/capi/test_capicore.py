@@ -9,7 +9,6 @@ and left there; each test works in a namespace of its own, and the Node the
 workload lookup needs has a unique name and is deleted at the end).
 """
 
-import base64
 import os
 import sys
 import time
@@ -214,15 +213,7 @@ class Machines(Base):
         self.assertEqual(m["status"]["addresses"], [{"type": "Hostname", "address": "m1"}])
         self.assertNotIn("nodeRef", m["status"])
         # the workload cluster (here: the same API server) gets the Node
-        with open(KUBECONFIG, "rb") as f:
-            kc = f.read()
-        KUBE.request("POST", "/api/v1/namespaces/%s/secrets" % self.ns, {
-            "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
-            "metadata": {"name": "c1-kubeconfig", "labels": {C.CLUSTER_NAME_LABEL: "c1"}},
-            "data": {"value": base64.b64encode(kc).decode()}})
-        node = "capi-node-" + uuid.uuid4().hex[:8]
-        KUBE.request("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": node},
-                                               "spec": {"providerID": pid}})
+        node = C.workload_node(KUBE, KUBECONFIG, self.ns, "c1", pid)["metadata"]["name"]
         self.addCleanup(KUBE.request, "DELETE", "/api/v1/nodes/" + node)
         m = self.until("Machine Running", lambda: (lambda o: o if o["status"].get("phase") == "Running"
                                                    else None)(self.machine_obj("m1")))

@@ -465,7 +465,7 @@ def start_kubeapi(lab, capi=False):
     args = []
     for d in CRD_DIRS:
         args += ["--apply", os.path.join(CRDS, d)]
-    for f in capicore().crd_files() if capi else ():
+    for f in capicore().write_crds(lab.path("capi-crds")) if capi else ():
         args += ["--apply", f]
     srv = kubeapi_harness.Server(args, state_dir=lab.path("kubeapi")).start(timeout=180)
     lab.on_close.append(srv.stop)

@@ -353,7 +353,8 @@ class CapiDeployment(unittest.TestCase):
         values = {"CRADLE_SERVICE_URL": self.svc.url, "CRADLE_HUB_IMAGE": IMAGE}
         self.objects = repo.objects("bootstrap-cradle", values) + repo.objects("control-plane-cradle", values)
         # CAPI core's and Metal3's CRDs from the reference, CAPOA's kinds from the components
-        crds = [f for f in capicore.crd_files() if os.sep + "capoa" + os.sep not in f]
+        crds = capicore.write_crds(os.path.join(self.tmp, "capi-crds"),
+                                   [f for f in capicore.crd_files() if os.sep + "capoa" + os.sep not in f])
         args = []
         for f in crds:
             args += ["--apply", f]
