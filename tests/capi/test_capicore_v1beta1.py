@@ -159,15 +159,19 @@ class Conversion(unittest.TestCase):
 
 
 class Base(unittest.TestCase):
+    deletion = False  # capicore's Machine finalizer (the real core always has it)
+
     def setUp(self):
         if SKIP:
             self.skipTest(SKIP)
         self.ns = "capi1-" + uuid.uuid4().hex[:8]
+        # the core first, so that it is stopped after the namespace is gone: the real
+        # core's finalizers (Cluster, Machine, sets) need it to go
+        self.core = capijudge.core_for(KUBE, KUBECONFIG, self.ns, interval=0.1, deletion=self.deletion).start()
+        self.addCleanup(self.core.stop)
         KUBE.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                     "metadata": {"name": self.ns}})
-        self.addCleanup(KUBE.request, "DELETE", "/api/v1/namespaces/" + self.ns)
-        self.core = capijudge.core_for(KUBE, KUBECONFIG, self.ns, interval=0.1).start()
-        self.addCleanup(self.core.stop)
+        self.addCleanup(C.remove_namespace, KUBE, self.ns)
         self.res = C.Resolver(KUBE)
 
     def post(self, base, plural, body):
@@ -205,20 +209,42 @@ class Base(unittest.TestCase):
         return [(r["kind"], r["name"]) for r in (obj or {})["metadata"].get("ownerReferences") or []
                 if r.get("controller")]
 
-    def cluster(self, name):
+    def cluster(self, name, paused=False):
         self.post(INFRA, "metal3clusters", {
             "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "Metal3Cluster",
             "metadata": {"name": name},
             "spec": {"controlPlaneEndpoint": {"host": "api.%s.example.com" % name, "port": 6443}}})
         self.provider(CP, "OpenshiftAssistedControlPlane", name, {
             "distributionVersion": "4.14.0", "replicas": 3,
-            "machineTemplate": {"infrastructureRef": C.ref(C.INFRA_GROUP, "Metal3MachineTemplate", name + "-cp")}})
+            "machineTemplate": {"infrastructureRef": objref("infrastructure.cluster.x-k8s.io/v1beta1",
+                                                            "Metal3MachineTemplate", name + "-cp", self.ns)}})
+        spec = {"infrastructureRef": objref("infrastructure.cluster.x-k8s.io/v1beta1", "Metal3Cluster", name, self.ns),
+                "controlPlaneRef": objref(self.res.api_version(CP, "OpenshiftAssistedControlPlane"),
+                                          "OpenshiftAssistedControlPlane", name, self.ns)}
+        if paused:
+            spec["paused"] = True
         return self.post(CORE, "clusters", {
-            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": name},
-            "spec": {"infrastructureRef": objref("infrastructure.cluster.x-k8s.io/v1beta1", "Metal3Cluster", name,
-                                                 self.ns),
-                     "controlPlaneRef": objref(self.res.api_version(CP, "OpenshiftAssistedControlPlane"),
-                                               "OpenshiftAssistedControlPlane", name, self.ns)}})
+            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": name}, "spec": spec})
+
+    def machine(self, name, cluster, **meta):
+        self.provider(BOOT, "OpenshiftAssistedConfig", name)
+        self.post(INFRA, "metal3machines", {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
+                                            "kind": "Metal3Machine", "metadata": {"name": name}, "spec": {}})
+        return self.post(CORE, "machines", {
+            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": dict(meta, name=name),
+            "spec": {"clusterName": cluster,
+                     "bootstrap": {"configRef": objref(self.res.api_version(BOOT, "OpenshiftAssistedConfig"),
+                                                       "OpenshiftAssistedConfig", name, self.ns)},
+                     "infrastructureRef": objref("infrastructure.cluster.x-k8s.io/v1beta1", "Metal3Machine", name,
+                                                 self.ns)}})
+
+    def config(self, name):
+        try:
+            return KUBE.request("GET", self.res.path(self.ns, BOOT, "OpenshiftAssistedConfig", name))
+        except KubeError as e:
+            if e.status == 404:
+                return None
+            raise
 
 
 class Clusters(Base):
@@ -250,18 +276,9 @@ class Clusters(Base):
 class Machines(Base):
     def test_machine_through_running_in_v1beta1_terms(self):
         self.cluster("c1")
-        self.provider(BOOT, "OpenshiftAssistedConfig", "m1")
-        self.post(INFRA, "metal3machines", {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1",
-                                            "kind": "Metal3Machine", "metadata": {"name": "m1"}, "spec": {}})
-        self.post(CORE, "machines", {
-            "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"name": "m1"},
-            "spec": {"clusterName": "c1",
-                     "bootstrap": {"configRef": objref(self.res.api_version(BOOT, "OpenshiftAssistedConfig"),
-                                                       "OpenshiftAssistedConfig", "m1", self.ns)},
-                     "infrastructureRef": objref("infrastructure.cluster.x-k8s.io/v1beta1", "Metal3Machine", "m1",
-                                                 self.ns)}})
+        self.machine("m1", "c1")
         cfg = self.until("config controlled by the Machine", lambda: (lambda o: o if self.controller_of(o) else None)(
-            KUBE.request("GET", self.res.path(self.ns, BOOT, "OpenshiftAssistedConfig", "m1"))))
+            self.config("m1")))
         self.assertEqual(self.controller_of(cfg), [("Machine", "m1")])
         self.assertEqual(cfg["metadata"]["labels"][C.CLUSTER_NAME_LABEL], "c1")
         self.core.settle()
@@ -287,6 +304,119 @@ class Machines(Base):
         m = self.until("Machine Running", lambda: (lambda o: o if o["status"].get("phase") == "Running"
                                                    else None)(self.get(CORE, "machines", "m1")))
         self.assertEqual(m["status"]["nodeRef"], {"apiVersion": "v1", "kind": "Node", "name": node, "uid": uid})
+
+
+    def test_data_secret_name_waits_for_ready(self):
+        """status.dataSecretName alone is not copied: the Machine acts once
+        the config says status.ready (bootstrap §initialization completed)."""
+        self.cluster("c1")
+        self.machine("m2", "c1")
+        self.until("config controlled", lambda: self.controller_of(self.config("m2")))
+        self.provider_status(BOOT, "OpenshiftAssistedConfig", "m2", {"dataSecretName": "m2-data"})
+        self.core.settle()
+        m = self.get(CORE, "machines", "m2")
+        self.assertNotIn("dataSecretName", m["spec"]["bootstrap"], "copied before the config was ready")
+        self.assertEqual(m["status"]["phase"], "Pending")
+        self.assertIsNot(m["status"].get("bootstrapReady"), True)
+
+
+class Deletion(Base):
+    deletion = True
+
+    def drop_provider_finalizer(self, name):
+        try:
+            KUBE.request("PATCH", self.res.path(self.ns, BOOT, "OpenshiftAssistedConfig", name),
+                         {"metadata": {"finalizers": None}}, MERGE)
+        except KubeError as e:
+            if e.status != 404:
+                raise
+
+    def test_machine_goes_after_its_config_and_infrastructure(self):
+        """CAPI core's Machine finalizer: a deleted Machine deletes its
+        infrastructure machine and bootstrap config and goes once both are
+        gone, a provider's finalizer on the config holding it, even when
+        its Cluster went first."""
+        self.addCleanup(self.drop_provider_finalizer, "m1")
+        self.cluster("c1")
+        self.machine("m1", "c1")
+        self.until("the Machine's finalizer", lambda: C.MACHINE_FINALIZER in (
+            self.get(CORE, "machines", "m1")["metadata"].get("finalizers") or []))
+        self.until("config controlled", lambda: self.controller_of(self.config("m1")))
+        KUBE.request("PATCH", self.res.path(self.ns, BOOT, "OpenshiftAssistedConfig", "m1"),
+                     {"metadata": {"finalizers": ["example.com/provider"]}}, MERGE)
+        KUBE.request("DELETE", "%s/namespaces/%s/clusters/c1" % (CORE, self.ns))
+        KUBE.request("DELETE", "%s/namespaces/%s/machines/m1" % (CORE, self.ns))
+        self.until("the infrastructure machine deleted", lambda: self.get(INFRA, "metal3machines", "m1") is None)
+        cfg = self.until("the config deleting", lambda: (lambda o: o if o and o["metadata"].get(
+            "deletionTimestamp") else None)(self.config("m1")))
+        self.assertIsNotNone(cfg)
+        self.core.settle()
+        self.assertIsNotNone(self.get(CORE, "machines", "m1"), "the Machine waits for its config")
+        self.drop_provider_finalizer("m1")
+        self.until("the Machine gone", lambda: self.get(CORE, "machines", "m1") is None)
+
+
+    def test_paused_machine_deletion_waits(self):
+        """A paused Machine's deletion waits until it is unpaused: its
+        infrastructure machine stays, and so does the Machine."""
+        self.cluster("c1")
+        self.machine("m1", "c1")
+        self.until("the Machine's finalizer", lambda: C.MACHINE_FINALIZER in (
+            self.get(CORE, "machines", "m1")["metadata"].get("finalizers") or []))
+        path = "%s/namespaces/%s/machines/m1" % (CORE, self.ns)
+        KUBE.request("PATCH", path, {"metadata": {"annotations": {C.PAUSED_ANNOTATION: ""}}}, MERGE)
+        self.addCleanup(lambda: self.get(CORE, "machines", "m1") and KUBE.request(
+            "PATCH", path, {"metadata": {"annotations": {C.PAUSED_ANNOTATION: None}}}, MERGE))
+        self.until("Paused", lambda: (v1beta2_condition(self.get(CORE, "machines", "m1"), "Paused") or {})
+                   .get("status") == "True")
+        KUBE.request("DELETE", path)
+        self.core.settle()
+        self.assertIsNotNone(self.get(INFRA, "metal3machines", "m1"), "deleted while paused")
+        self.assertIsNotNone(self.get(CORE, "machines", "m1"))
+        KUBE.request("PATCH", path, {"metadata": {"annotations": {C.PAUSED_ANNOTATION: None}}}, MERGE)
+        self.until("the Machine gone once unpaused", lambda: self.get(CORE, "machines", "m1") is None)
+        self.assertIsNone(self.get(INFRA, "metal3machines", "m1"))
+
+
+class Pausing(Base):
+    def unpause(self, plural, name, patch):
+        try:
+            KUBE.request("PATCH", "%s/namespaces/%s/%s/%s" % (CORE, self.ns, plural, name), patch, MERGE)
+        except KubeError as e:
+            if e.status != 404:
+                raise
+
+    def test_paused_cluster(self):
+        """Nothing of a Cluster with spec.paused is reconciled; its objects
+        say so in a v1beta2 Paused condition (bootstrap §pausing)."""
+        self.cluster("c1", paused=True)
+        # the real core does not delete what is paused either: unpaused before the namespace goes
+        self.addCleanup(self.unpause, "clusters", "c1", {"spec": {"paused": False}})
+        self.machine("m1", "c1")
+        self.until("Paused on the Machine", lambda: (v1beta2_condition(self.get(CORE, "machines", "m1"), "Paused")
+                                                     or {}).get("status") == "True")
+        self.core.settle()
+        self.assertEqual(self.controller_of(self.config("m1")), [])
+        c = self.get(CORE, "clusters", "c1")
+        self.assertEqual(v1beta2_condition(c, "Paused")["status"], "True")
+        # not copied from the Metal3Cluster (the real core writes v1beta1's empty struct)
+        self.assertIn((c["spec"].get("controlPlaneEndpoint") or {}).get("host"), (None, ""))
+        self.unpause("clusters", "c1", {"spec": {"paused": False}})
+        self.until("config controlled once unpaused", lambda: self.controller_of(self.config("m1")))
+        self.until("Paused False", lambda: (v1beta2_condition(self.get(CORE, "machines", "m1"), "Paused")
+                                            or {}).get("status") == "False")
+
+    def test_paused_annotation(self):
+        self.cluster("c1")
+        self.machine("m1", "c1", annotations={C.PAUSED_ANNOTATION: ""})
+        self.addCleanup(self.unpause, "machines", "m1", {"metadata": {"annotations": {C.PAUSED_ANNOTATION: None}}})
+        self.machine("m2", "c1")
+        self.until("m2 reconciled", lambda: self.controller_of(self.config("m2")))
+        self.until("m1's Paused condition", lambda: v1beta2_condition(self.get(CORE, "machines", "m1"), "Paused"))
+        self.core.settle()
+        self.assertEqual(self.controller_of(self.config("m1")), [])
+        self.assertEqual(v1beta2_condition(self.get(CORE, "machines", "m1"), "Paused")["status"], "True")
+        self.assertEqual(v1beta2_condition(self.get(CORE, "machines", "m2"), "Paused")["status"], "False")
 
 
 class Sets(Base):
