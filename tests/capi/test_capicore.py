@@ -42,8 +42,14 @@ def setUpModule():
         import kubeapi_harness
         SERVER = kubeapi_harness.Server([]).start(timeout=120)
         KUBECONFIG = os.path.join(SERVER.state, "kubeconfig")
-    KUBE = Kube(KUBECONFIG)
-    C.ensure_crds(KUBE)
+    try:
+        KUBE = Kube(KUBECONFIG)
+        C.ensure_crds(KUBE)
+    except BaseException:
+        # unittest runs no tearDownModule after a failed setUpModule: the server would outlive the test
+        if SERVER:
+            SERVER.stop()
+        raise
 
 
 def tearDownModule():

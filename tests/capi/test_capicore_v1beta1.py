@@ -47,20 +47,27 @@ INFRA = "/apis/infrastructure.cluster.x-k8s.io/v1beta1"
 
 def setUpModule():
     global KUBE, KUBECONFIG, SERVER, SKIP
+    # a wrong CRADLE_TEST_CAPI_CORE fails before any server starts
+    print("CAPI core here: " + capijudge.judging(), file=sys.stderr)
     KUBECONFIG = os.environ.get("CRADLE_TEST_KUBECONFIG")
     if not KUBECONFIG:
         import kubeapi_harness
         SERVER = kubeapi_harness.Server([]).start(timeout=120)
         KUBECONFIG = os.path.join(SERVER.state, "kubeconfig")
-    KUBE = Kube(KUBECONFIG)
-    print("CAPI core here: " + capijudge.judging(), file=sys.stderr)
-    C.ensure_crds(KUBE, storage="v1beta1")
-    for group, plural in (("cluster.x-k8s.io", "clusters"), ("cluster.x-k8s.io", "machines"),
-                          ("cluster.x-k8s.io", "machinedeployments"), (C.INFRA_GROUP, "metal3machines")):
-        stored = C.stored_version(KUBE, group, plural)
-        if stored != "v1beta1":
-            SKIP = "this cluster's %s.%s CRD stores %s, not v1beta1" % (plural, group, stored)
-            break
+    try:
+        KUBE = Kube(KUBECONFIG)
+        C.ensure_crds(KUBE, storage="v1beta1")
+        for group, plural in (("cluster.x-k8s.io", "clusters"), ("cluster.x-k8s.io", "machines"),
+                              ("cluster.x-k8s.io", "machinedeployments"), (C.INFRA_GROUP, "metal3machines")):
+            stored = C.stored_version(KUBE, group, plural)
+            if stored != "v1beta1":
+                SKIP = "this cluster's %s.%s CRD stores %s, not v1beta1" % (plural, group, stored)
+                break
+    except BaseException:
+        # unittest runs no tearDownModule after a failed setUpModule: the server would outlive the test
+        if SERVER:
+            SERVER.stop()
+        raise
 
 
 def tearDownModule():
