@@ -65,6 +65,7 @@ import glob
 import hashlib
 import os
 import random
+import re
 import string
 import sys
 import tempfile
@@ -149,11 +150,21 @@ def contract_labels(doc, labels=None):
 
 def kube_version_key(v):
     """Kubernetes' order of API versions (v1alpha1 < v1beta1 < v1 < v2)."""
-    import re
     m = re.match(r"^v(\d+)(?:(alpha|beta)(\d+))?$", v)
     if not m:
         return (-1, 0, 0, v)
     return (int(m.group(1)), {"alpha": 0, "beta": 1, None: 2}[m.group(2)], int(m.group(3) or 0), v)
+
+
+def latest_contract_version(labels, contracts):
+    """The latest version named by the first of contracts (e.g. ["v1beta2",
+    "v1beta1"]) whose cluster.x-k8s.io/<contract> label labels has, or
+    None (upstream's GetLatestContractAndAPIVersionFromContract)."""
+    for c in contracts:
+        versions = [v for v in (labels.get("cluster.x-k8s.io/" + c) or "").split("_") if v]
+        if versions:
+            return max(versions, key=kube_version_key)
+    return None
 
 
 def crd_documents(files=None, storage=None, labels=None):
@@ -184,10 +195,7 @@ def _install_era(doc, contract, labels):
     if group == "cluster.x-k8s.io":
         keep = contract
     else:
-        label = "cluster.x-k8s.io/" + contract
-        named = _labels(doc).get(label) or ((labels or CONTRACT_LABELS).get(group) or {}).get(label) or ""
-        named = [v for v in named.split("_") if v]
-        keep = max(named, key=kube_version_key) if named else None
+        keep = latest_contract_version(dict((labels or CONTRACT_LABELS).get(group) or {}, **_labels(doc)), [contract])
     if keep and any(v["name"] == keep for v in versions):
         for v in versions:
             v["storage"] = v["served"] = v["name"] == keep
@@ -253,8 +261,7 @@ def remove_namespace(kube, namespace, timeout=60):
         held = []
     for plural in ("machinedeployments", "machinesets", "machines", "clusters"):
         base = "/apis/cluster.x-k8s.io/%s/namespaces/%s/%s" % (
-            next((v["name"] for v in kube.request("GET", "%s/%s.cluster.x-k8s.io" % (CRDS, plural))["spec"]
-                  ["versions"] if v.get("storage")), "v1beta2"), namespace, plural)
+            stored_version(kube, "cluster.x-k8s.io", plural) or "v1beta2", namespace, plural)
         for o in kube.request("GET", base).get("items") or []:
             if o["metadata"].get("finalizers"):
                 held.append("%s/%s %s" % (plural, o["metadata"]["name"], o["metadata"]["finalizers"]))
@@ -475,11 +482,9 @@ class Resolver(object):
     def _contract_version(self, crd):
         contract = self.contract()
         compatible = [contract] + (["v1beta1"] if contract == "v1beta2" else [])
-        labels = _labels(crd)
-        for c in compatible:
-            versions = [x for x in (labels.get("cluster.x-k8s.io/" + c) or "").split("_") if x]
-            if versions:
-                return max(versions, key=kube_version_key)
+        version = latest_contract_version(_labels(crd), compatible)
+        if version:
+            return version
         raise LookupError("the CRD %s has no contract label %s: CAPI core cannot tell which of its versions "
                           "speaks the contract" % (crd["metadata"]["name"],
                                                    " or ".join("cluster.x-k8s.io/" + c for c in compatible)))
@@ -595,16 +600,17 @@ class CapiCore(Loop):
         """One pass over the namespace (also usable without start())."""
         core = self.core
         clusters = {c["metadata"]["name"]: c for c in self._list(core + "/namespaces/%s/clusters" % self.ns)}
-        if self.core_kinds:
-            for md in self._list(core + "/namespaces/%s/machinedeployments" % self.ns):
-                self._guard(self.reconcile_machine_deployment, md, clusters)
-            for ms in self._list(core + "/namespaces/%s/machinesets" % self.ns):
-                self._guard(self.reconcile_machine_set, ms, clusters)
+        if not self.core_kinds:
+            if self.infrastructure:
+                self.reconcile_metal3(clusters, self._list(core + "/namespaces/%s/machines" % self.ns))
+            return
+        for md in self._list(core + "/namespaces/%s/machinedeployments" % self.ns):
+            self._guard(self.reconcile_machine_deployment, md, clusters)
+        for ms in self._list(core + "/namespaces/%s/machinesets" % self.ns):
+            self._guard(self.reconcile_machine_set, ms, clusters)
         machines = self._list(core + "/namespaces/%s/machines" % self.ns)
         if self.infrastructure:
             self.reconcile_metal3(clusters, machines)
-        if not self.core_kinds:
-            return
         for m in machines:
             self._guard(self.reconcile_machine, m, clusters)
         for c in clusters.values():

@@ -245,6 +245,14 @@ class Base(unittest.TestCase):
                      "infrastructureRef": objref("infrastructure.cluster.x-k8s.io/v1beta1", "Metal3Machine", name,
                                                  self.ns)}})
 
+    def patch_if_there(self, path, patch):
+        """A merge patch that a vanished object does not fail (clean-ups)."""
+        try:
+            KUBE.request("PATCH", path, patch, MERGE)
+        except KubeError as e:
+            if e.status != 404:
+                raise
+
     def config(self, name):
         try:
             return KUBE.request("GET", self.res.path(self.ns, BOOT, "OpenshiftAssistedConfig", name))
@@ -331,12 +339,8 @@ class Deletion(Base):
     deletion = True
 
     def drop_provider_finalizer(self, name):
-        try:
-            KUBE.request("PATCH", self.res.path(self.ns, BOOT, "OpenshiftAssistedConfig", name),
-                         {"metadata": {"finalizers": None}}, MERGE)
-        except KubeError as e:
-            if e.status != 404:
-                raise
+        self.patch_if_there(self.res.path(self.ns, BOOT, "OpenshiftAssistedConfig", name),
+                            {"metadata": {"finalizers": None}})
 
     def test_machine_goes_after_its_config_and_infrastructure(self):
         """CAPI core's Machine finalizer: a deleted Machine deletes its
@@ -372,8 +376,7 @@ class Deletion(Base):
             self.get(CORE, "machines", "m1")["metadata"].get("finalizers") or []))
         path = "%s/namespaces/%s/machines/m1" % (CORE, self.ns)
         KUBE.request("PATCH", path, {"metadata": {"annotations": {C.PAUSED_ANNOTATION: ""}}}, MERGE)
-        self.addCleanup(lambda: self.get(CORE, "machines", "m1") and KUBE.request(
-            "PATCH", path, {"metadata": {"annotations": {C.PAUSED_ANNOTATION: None}}}, MERGE))
+        self.addCleanup(self.patch_if_there, path, {"metadata": {"annotations": {C.PAUSED_ANNOTATION: None}}})
         self.until("Paused", lambda: (v1beta2_condition(self.get(CORE, "machines", "m1"), "Paused") or {})
                    .get("status") == "True")
         KUBE.request("DELETE", path)
@@ -387,11 +390,7 @@ class Deletion(Base):
 
 class Pausing(Base):
     def unpause(self, plural, name, patch):
-        try:
-            KUBE.request("PATCH", "%s/namespaces/%s/%s/%s" % (CORE, self.ns, plural, name), patch, MERGE)
-        except KubeError as e:
-            if e.status != 404:
-                raise
+        self.patch_if_there("%s/namespaces/%s/%s/%s" % (CORE, self.ns, plural, name), patch)
 
     def test_paused_cluster(self):
         """Nothing of a Cluster with spec.paused is reconciled; its objects
